@@ -1,0 +1,36 @@
+"""Access to the data shipped in the wheel: built-in policies, profiles and schemas.
+
+The repository keeps ``policies/`` and ``schemas/`` at its top level; the wheel maps
+them into ``linter/_data/`` (see pyproject.toml). A source checkout run in place (or an
+editable install) has no ``_data`` folder, so the checkout's top-level folders are used.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from importlib.resources.abc import Traversable
+from typing import Any
+
+
+@functools.cache
+def data_root() -> Traversable:
+    packaged = resources.files("linter") / "_data"
+    if packaged.is_dir():
+        return packaged
+    return resources.files("linter") / ".."
+
+
+def builtin_policies() -> Traversable:
+    return data_root() / "policies"
+
+
+def schema_file(name: str) -> Traversable:
+    return data_root() / "schemas" / name
+
+
+@functools.cache
+def load_schema(name: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(schema_file(name).read_text(encoding="utf-8"))
+    return loaded

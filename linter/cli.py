@@ -1,0 +1,152 @@
+"""Command line: parse options, build the pieces, run, return an exit code.
+
+Exit codes (stable, documented in the README):
+  0  nothing at or above the fail level
+  1  findings at or above the fail level (syntax findings included)
+  2  usage error
+  3  tool failure: invalid policy or configuration, unreadable input, internal error
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from typing import TextIO
+
+import click
+
+from linter import __version__
+from linter.errors import LinterError
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_FAILURE = 0, 1, 2, 3
+_SEVERITIES = click.Choice(["error", "warning", "info"], case_sensitive=False)
+
+
+def _use_color(stream: TextIO) -> bool:
+    return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="servelint")
+@click.option("--traceback", is_flag=True, help="Show the full traceback of a tool failure.")
+def cli(traceback: bool) -> None:
+    """Policy-as-code linter for LLM inference deployments kept in Git."""
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--policy-dir", "policy_dirs", multiple=True, type=click.Path(),
+              help="Directory of your own policy files (repeatable).")
+@click.option("--no-builtin", is_flag=True, help="Use only the policies from --policy-dir.")
+@click.option("--format", "fmt", default="text", show_default=True,
+              type=click.Choice(["text", "json"]), help="Output format.")
+@click.option("--fail-level", default="error", show_default=True, type=_SEVERITIES,
+              help="Lowest severity that makes the exit code 1.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True),
+              help="Write the report to this file instead of standard output.")
+def lint(paths: tuple[str, ...], policy_dirs: tuple[str, ...], no_builtin: bool, fmt: str,
+         fail_level: str, output: str | None) -> int:
+    """Lint Helm values, manifests and server configs (files, directories, - for stdin)."""
+    from linter.findings import Severity, exit_code
+    from linter.policy import load_policies
+    from linter.reporters import get as get_reporter
+    from linter.runner import lint as run_lint
+    from linter.sources.files import expand
+
+    if not paths:
+        raise click.UsageError("give at least one file or directory (or - for stdin)")
+    inputs = expand(paths)
+    policies = load_policies(policy_dirs, builtin=not no_builtin)
+    result = run_lint(policies, inputs)
+    _emit(get_reporter(fmt), result, output)
+    if result.read_failures:
+        return EXIT_FAILURE
+    return exit_code(result.findings, Severity.parse(fail_level))
+
+
+def _emit(reporter_cls: type, result: object, output: str | None) -> None:
+    if output is None:
+        reporter_cls(color=_use_color(sys.stdout)).report(result, sys.stdout)
+        return
+    with open(output, "w", encoding="utf-8") as handle:
+        reporter_cls(color=False).report(result, handle)
+
+
+@cli.command()
+@click.option("--policy-dir", "policy_dirs", multiple=True, type=click.Path())
+def rules(policy_dirs: tuple[str, ...]) -> int:
+    """List every rule: id, severity and title."""
+    from linter.policy import load_policies
+
+    for policy in load_policies(policy_dirs):
+        for rule in policy.rules:
+            click.echo(f"{rule.id:<48} {rule.severity.label:<8} {rule.title}")
+    return EXIT_OK
+
+
+@cli.command()
+@click.argument("rule_id")
+@click.option("--policy-dir", "policy_dirs", multiple=True, type=click.Path())
+def explain(rule_id: str, policy_dirs: tuple[str, ...]) -> int:
+    """Explain a rule: why it exists, where it comes from, how to fix it."""
+    from linter.policy import load_policies
+
+    for policy in load_policies(policy_dirs):
+        for rule in policy.rules:
+            if rule.id == rule_id:
+                click.echo(_explanation(rule))
+                return EXIT_OK
+    raise click.BadParameter(f"no rule '{rule_id}' (see 'servelint rules')",
+                             param_hint="RULE_ID")
+
+
+def _explanation(rule: object) -> str:
+    from linter.policy.model import Rule
+
+    assert isinstance(rule, Rule)
+    lines = [f"{rule.id} ({rule.severity.label})", ""]
+    if rule.title:
+        lines += [rule.title, ""]
+    if rule.description:
+        lines += [rule.description.strip(), ""]
+    if rule.fix:
+        lines += ["Fix:", *("  " + line for line in rule.fix.strip().splitlines()), ""]
+    if rule.references:
+        lines += ["Sources:", *(f"  {ref}" for ref in rule.references), ""]
+    lines.append(f"Defined in {rule.source}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        result = cli.main(args=args, prog_name="servelint", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.UsageError as exc:
+        exc.show()
+        return EXIT_USAGE
+    except click.Abort:
+        click.echo("Aborted.", err=True)
+        return 130
+    except click.ClickException as exc:
+        exc.show()
+        return EXIT_FAILURE
+    except LinterError as exc:
+        _show_failure(exc, "--traceback" in args)
+        return exc.exit_code
+    except Exception as exc:  # the one catch-all: a bug must still exit 3, not crash
+        _show_failure(exc, "--traceback" in args)
+        return EXIT_FAILURE
+    return result if isinstance(result, int) else EXIT_OK
+
+
+def _show_failure(exc: BaseException, show_traceback: bool) -> None:
+    if show_traceback:
+        traceback.print_exception(exc, file=sys.stderr)
+        return
+    message = exc.format_message() if isinstance(exc, LinterError) else \
+        f"internal error: {type(exc).__name__}: {exc} (run with --traceback for details)"
+    click.echo(f"servelint: {message}", err=True)

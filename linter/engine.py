@@ -1,0 +1,128 @@
+"""Evaluate policies on documents and workloads; every rule failure becomes a finding.
+
+Rules only say true (compliant) or false; the engine fills in the rule id, severity and
+location. A rule that cannot be evaluated is reported for that subject, never skipped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from linter.documents import Document
+from linter.errors import ExpressionError
+from linter.expr import activation
+from linter.findings import Finding
+from linter.model.workload import Origin, Workload
+from linter.policy.model import Policy, Rule
+from linter.positions import PathT, format_path, parse_path
+
+
+@dataclasses.dataclass(frozen=True)
+class Subject:
+    """What one policy evaluation looks at: a document or a workload."""
+
+    target: str
+    variable: str
+    data: Any
+    locate: Callable[[PathT], Origin]
+    label: str
+
+
+def document_subject(document: Document) -> Subject:
+    def locate(path: PathT) -> Origin:
+        span = document.span(path)
+        return Origin(document.source, span.line, span.column, document.index,
+                      format_path(path))
+
+    return Subject("document", "doc", document.data, locate, document.source)
+
+
+def workload_subject(workload: Workload) -> Subject:
+    return Subject("workload", "workload", workload.data, workload.locate, workload.name)
+
+
+def evaluate(policies: Sequence[Policy], subjects: Iterable[Subject]) -> list[Finding]:
+    findings: list[Finding] = []
+    for subject in subjects:
+        bound = activation({subject.variable: subject.data, "variables": {}})
+        for policy in policies:
+            if policy.target == subject.target:
+                findings.extend(_evaluate_policy(policy, subject, bound))
+    return findings
+
+
+def _evaluate_policy(policy: Policy, subject: Subject, bound: Any) -> list[Finding]:
+    for condition in policy.match_conditions:
+        try:
+            matched = condition.expr.evaluate(bound)
+        except ExpressionError as exc:
+            rule = policy.rules[0]
+            return [_error_finding(rule, subject, f"matchCondition '{condition.name}': {exc}")]
+        if matched is not True:
+            return []
+    findings: list[Finding] = []
+    for rule in policy.rules:
+        findings.extend(_evaluate_rule(rule, subject, bound))
+    return findings
+
+
+def _evaluate_rule(rule: Rule, subject: Subject, bound: Any) -> list[Finding]:
+    if rule.for_each is None:
+        return _check(rule, subject, bound, None)
+    try:
+        items = rule.for_each.evaluate(bound)
+    except ExpressionError as exc:
+        return [_error_finding(rule, subject, f"forEach: {exc}")]
+    if not isinstance(items, list):
+        return [_error_finding(rule, subject, "forEach must return a list")]
+    findings: list[Finding] = []
+    for index, item in enumerate(items):
+        per_item = activation({subject.variable: subject.data, "variables": {},
+                               "item": item, "index": index})
+        findings.extend(_check(rule, subject, per_item, index))
+    return findings
+
+
+def _check(rule: Rule, subject: Subject, bound: Any, index: int | None) -> list[Finding]:
+    try:
+        compliant = rule.expression.evaluate(bound)
+        if not isinstance(compliant, bool):
+            raise ExpressionError(f"expression returned {type(compliant).__name__}, not bool")
+        if compliant:
+            return []
+        message = _message(rule, bound)
+        path = _field_path(rule, bound, index)
+    except ExpressionError as exc:
+        return [_error_finding(rule, subject, str(exc))]
+    origin = subject.locate(path)
+    return [Finding(rule.id, rule.severity, message, origin.source, origin.line, origin.column,
+                    origin.key or format_path(path), origin.doc_index)]
+
+
+def _message(rule: Rule, bound: Any) -> str:
+    if rule.message_expression is None:
+        return rule.message or rule.id
+    message = rule.message_expression.evaluate(bound)
+    if not isinstance(message, str):
+        raise ExpressionError("messageExpression must return a string")
+    return message
+
+
+def _field_path(rule: Rule, bound: Any, index: int | None) -> PathT:
+    if rule.field_path_expression is not None:
+        text = rule.field_path_expression.evaluate(bound)
+        if not isinstance(text, str):
+            raise ExpressionError("fieldPathExpression must return a string")
+        return parse_path(text)
+    if rule.field_path:
+        text = rule.field_path.replace("{index}", str(index if index is not None else 0))
+        return parse_path(text)
+    return ()
+
+
+def _error_finding(rule: Rule, subject: Subject, detail: str) -> Finding:
+    origin = subject.locate(())
+    return Finding(rule.id, rule.severity, f"cannot evaluate rule: {detail}", origin.source,
+                   origin.line, origin.column, "", origin.doc_index)

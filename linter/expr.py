@@ -1,0 +1,92 @@
+"""CEL expressions. The only module that imports the CEL runtime (cel-expr-python)."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from cel_expr_python import cel
+from cel_expr_python.ext import ext_bindings, ext_math, ext_strings
+
+from linter.errors import ExpressionError
+
+# Every name an expression can see. Keeping one environment for all targets lets a
+# policy be type-checked once, whatever it targets.
+VARIABLES = ("doc", "workload", "variables", "item", "index", "params")
+_POSITION = re.compile(r"<input>:(\d+):(\d+): (.*?)(?:\n|$)")
+
+
+class CompiledExpr:
+    """A compiled CEL expression that evaluates to a plain Python value."""
+
+    __slots__ = ("_expr", "text")
+
+    def __init__(self, text: str, expr: Any) -> None:
+        self.text = text
+        self._expr = expr
+
+    def evaluate(self, activation: Any) -> Any:
+        """Evaluate against an activation; a CEL error value raises ExpressionError."""
+        try:
+            result = self._expr.eval(activation)
+        except RuntimeError as exc:  # the runtime raises for budget exhaustion
+            raise ExpressionError(_clean(str(exc))) from exc
+        if result.type() == cel.Type.ERROR:
+            raise ExpressionError(_clean(str(result.value())))
+        return result.plain_value()
+
+
+class CompileError(ExpressionError):
+    def __init__(self, message: str, line: int, column: int) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+
+
+@functools.cache
+def _environment() -> Any:
+    return cel.NewEnv(
+        variables={name: cel.Type.INT if name == "index" else cel.Type.DYN
+                   for name in VARIABLES},
+        extensions=[ext_strings.ExtStrings(), ext_math.ExtMath(), ext_bindings.ExtBindings()],
+    )
+
+
+def compile_expression(text: str) -> CompiledExpr:
+    """Compile ``text``; raise CompileError with the 1-based line and column inside it."""
+    try:
+        return CompiledExpr(text, _environment().compile(text))
+    except RuntimeError as exc:
+        match = _POSITION.search(str(exc))
+        if match is None:
+            raise CompileError(_clean(str(exc)), 1, 1) from exc
+        raise CompileError(match.group(3), int(match.group(1)), int(match.group(2))) from exc
+
+
+def with_variables(text: str, variables: list[tuple[str, str]]) -> str:
+    """Wrap ``text`` so that ``variables.<name>`` is bound, each seeing the ones before it.
+
+    Each level rebinds ``variables`` to a map of all names so far, so an error in a
+    variable surfaces in the rules that use it, with CEL's own message.
+    """
+    wrapped = text
+    for level in range(len(variables), 0, -1):
+        entries = [f"{name!r}: variables.{name}" for name, _ in variables[: level - 1]]
+        name, expression = variables[level - 1]
+        entries.append(f"{name!r}: ({expression})")
+        wrapped = f"cel.bind(variables, {{{', '.join(entries)}}}, {wrapped})"
+    return wrapped
+
+
+def activation(data: Mapping[str, Any]) -> Any:
+    """Bind variables once, for several expressions evaluated on the same subject."""
+    return _environment().Activation(dict(data))
+
+
+def _clean(message: str) -> str:
+    message = message.split(" [", 1)[0] if message.endswith("]") else message
+    for prefix in ("INVALID_ARGUMENT: ", "UNKNOWN: ", "NOT_FOUND: ", "INTERNAL: "):
+        message = message.removeprefix(prefix)
+    return message.strip()

@@ -1,0 +1,96 @@
+"""Findings, their ordering, and the exit-code policy shared by lint and drift."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+
+class Severity(enum.IntEnum):
+    INFO = 0
+    WARNING = 1
+    ERROR = 2
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        return cls[text.upper()]
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+@dataclasses.dataclass(frozen=True)
+class Suppression:
+    """Why a finding is not counted: the contract of errata item 6."""
+
+    reason: str
+    until: str | None
+    source: str  # inline | annotation | config | baseline
+
+    def to_json(self) -> dict[str, Any]:
+        return {"reason": self.reason, "until": self.until, "source": self.source}
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    rule_id: str
+    severity: Severity
+    message: str
+    file: str
+    line: int
+    column: int
+    path: str = ""
+    doc_index: int = 0
+    # Extra structured data a front end adds (drift: desired, live, source).
+    extra: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False, hash=False)
+    suppression: Suppression | None = None
+
+    @property
+    def suppressed(self) -> bool:
+        return self.suppression is not None
+
+    def sort_key(self) -> tuple[str, int, int, int, str, str, str]:
+        return (self.file, self.doc_index, self.line, self.column, self.rule_id, self.path,
+                self.message)
+
+    def with_suppression(self, suppression: Suppression) -> Finding:
+        return dataclasses.replace(self, suppression=suppression)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rule": self.rule_id,
+            "severity": self.severity.label,
+            "message": self.message,
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "path": self.path,
+        }
+        out.update(self.extra)
+        out["suppressed"] = self.suppressed
+        if self.suppression is not None:
+            out["suppression"] = self.suppression.to_json()
+        return out
+
+
+def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    return sorted(set(findings), key=Finding.sort_key)
+
+
+def summarize(findings: Sequence[Finding]) -> dict[str, int]:
+    counts = {"error": 0, "warning": 0, "info": 0, "suppressed": 0}
+    for finding in findings:
+        if finding.suppressed:
+            counts["suppressed"] += 1
+        else:
+            counts[finding.severity.label] += 1
+    return counts
+
+
+def exit_code(findings: Iterable[Finding], fail_level: Severity) -> int:
+    """0 when nothing active is at or above ``fail_level``, else 1."""
+    failing = any(not f.suppressed and f.severity >= fail_level for f in findings)
+    return 1 if failing else 0

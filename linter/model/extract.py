@@ -1,0 +1,20 @@
+"""Find inference workloads in parsed inputs. Extractors are registered in EXTRACTORS."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from linter.documents import ParsedFile
+from linter.model.workload import Workload
+
+Extractor = Callable[[Sequence[ParsedFile]], list[Workload]]
+
+# Filled by the serving-model extractors (Kubernetes objects, Helm values, Triton configs).
+EXTRACTORS: list[Extractor] = []
+
+
+def extract_workloads(files: Sequence[ParsedFile]) -> list[Workload]:
+    workloads: list[Workload] = []
+    for extractor in EXTRACTORS:
+        workloads.extend(extractor(files))
+    return workloads

@@ -1,0 +1,34 @@
+"""Which parser reads which input. One entry per format; chosen by file name or content."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import PurePath
+
+from linter.documents import ParsedFile, parse_json, parse_yaml
+
+Parser = Callable[[str, str], ParsedFile]
+
+PARSERS: dict[str, Parser] = {
+    "yaml": parse_yaml,
+    "json": parse_json,
+}
+
+
+def format_for(name: str, text: str) -> str:
+    """The format of an input: by suffix, else by a look at the content (for stdin)."""
+    suffix = PurePath(name).suffix.lower()
+    if suffix == ".json":
+        return "json"
+    if suffix in (".yaml", ".yml"):
+        return "yaml"
+    if suffix == ".pbtxt" and "pbtxt" in PARSERS:
+        return "pbtxt"
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        return "json"
+    return "yaml"
+
+
+def parse(name: str, text: str) -> ParsedFile:
+    return PARSERS[format_for(name, text)](name, text)

@@ -1,0 +1,157 @@
+"""Discover policy files, validate them, build the model and compile every expression.
+
+Any problem here is a PolicyError (exit 3) and nothing is evaluated: a half-loaded
+policy set would let a broken rule pass silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from linter import _resources
+from linter.documents import Document, parse_yaml
+from linter.errors import ExpressionError, PolicyError
+from linter.expr import CompileError, CompiledExpr, compile_expression, with_variables
+from linter.findings import Severity
+from linter.policy.model import NamedExpr, Policy, Rule
+from linter.positions import PathT
+from linter.policy.schema import schema_errors
+
+POLICY_API_VERSION = "servelint/v1"
+
+
+def load_policies(user_dirs: Iterable[str] = (), *, builtin: bool = True) -> list[Policy]:
+    """Built-in policies (unless ``builtin`` is false) plus those in ``user_dirs``."""
+    policies: list[Policy] = []
+    if builtin:
+        for name, text in _builtin_files():
+            policies.extend(_policies_from_text(name, text, builtin=True))
+    for directory in user_dirs:
+        for path in _policy_files(Path(directory)):
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise PolicyError(f"{path}: cannot read policy file: {exc}") from exc
+            policies.extend(_policies_from_text(str(path), text, builtin=False))
+    _check_unique(policies)
+    return policies
+
+
+def _builtin_files() -> Iterator[tuple[str, str]]:
+    root = _resources.builtin_policies()
+    for entry in sorted(root.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith((".yaml", ".yml")) and entry.is_file():
+            yield f"<builtin>/policies/{entry.name}", entry.read_text(encoding="utf-8")
+
+
+def _policy_files(directory: Path) -> list[Path]:
+    if not directory.is_dir():
+        raise PolicyError(f"{directory}: policy directory not found")
+    return sorted(
+        p for p in directory.rglob("*")
+        if p.suffix in (".yaml", ".yml") and p.is_file()
+        and not any(part.startswith(".") for part in p.relative_to(directory).parts)
+    )
+
+
+def _policies_from_text(source: str, text: str, *, builtin: bool) -> list[Policy]:
+    parsed = parse_yaml(source, text)
+    if parsed.problems:
+        problem = parsed.problems[0]
+        raise PolicyError(f"{source}:{problem.line}:{problem.column}: {problem.message}")
+    policies = []
+    for document in parsed.documents:
+        if not _is_policy(document):
+            continue
+        if not builtin:
+            errors = schema_errors(document, "policy.schema.json")
+            if errors:
+                raise PolicyError("\n".join(f"{source}:{error}" for error in errors))
+        policies.append(_build(document, builtin))
+    return policies
+
+
+def _is_policy(document: Document) -> bool:
+    data = document.data
+    # Other servelint kinds (policy tests, profiles) may share a policy directory.
+    return isinstance(data, dict) and (
+        data.get("kind") == "Policy" or data.get("apiVersion") == POLICY_API_VERSION
+        and data.get("kind") not in ("PolicyTest", "Profile", "ModelPreset")
+    )
+
+
+def _build(document: Document, builtin: bool) -> Policy:
+    data: dict[str, Any] = document.data
+    spec = data["spec"]
+    name = data["metadata"]["name"]
+    variables = [(v["name"], v["expression"]) for v in spec.get("variables", [])]
+    for i, (_, expression) in enumerate(variables):
+        _compile(document, ("spec", "variables", i, "expression"), expression)
+    conditions = tuple(
+        NamedExpr(c["name"], _compile(document, ("spec", "matchConditions", i, "expression"),
+                                      c["expression"]))
+        for i, c in enumerate(spec.get("matchConditions", []))
+    )
+    rules = tuple(
+        _build_rule(document, name, i, raw, variables) for i, raw in enumerate(spec["rules"])
+    )
+    return Policy(name, data["metadata"].get("description", ""), spec["target"], conditions,
+                  rules, document.source, builtin)
+
+
+def _build_rule(document: Document, policy: str, index: int, raw: dict[str, Any],
+                variables: list[tuple[str, str]]) -> Rule:
+    base: PathT = ("spec", "rules", index)
+
+    def compiled(key: str) -> CompiledExpr | None:
+        text = raw.get(key)
+        if text is None:
+            return None
+        _compile(document, (*base, key), text)  # positions refer to the text as written
+        return _compile(document, (*base, key), with_variables(text, variables))
+
+    expression = compiled("expression")
+    assert expression is not None  # required by the schema
+    return Rule(
+        id=f"{policy}/{raw['id']}",
+        severity=Severity.parse(raw["severity"]),
+        expression=expression,
+        message=raw.get("message"),
+        message_expression=compiled("messageExpression"),
+        field_path=raw.get("fieldPath"),
+        field_path_expression=compiled("fieldPathExpression"),
+        for_each=compiled("forEach"),
+        title=raw.get("title", ""),
+        description=raw.get("description", ""),
+        fix=raw.get("fix", ""),
+        references=tuple(raw.get("references", ())),
+        source=document.source,
+        line=document.span(base).line,
+    )
+
+
+def _compile(document: Document, path: PathT, text: str) -> CompiledExpr:
+    try:
+        return compile_expression(text)
+    except CompileError as exc:
+        span = document.span(path)
+        where = ".".join(str(p) for p in path)
+        raise PolicyError(
+            f"{document.source}:{span.line}: {where}: CEL error at {exc.line}:{exc.column} "
+            f"of the expression: {exc}"
+        ) from exc
+    except ExpressionError as exc:  # pragma: no cover - compile only raises CompileError
+        raise PolicyError(f"{document.source}: {exc}") from exc
+
+
+def _check_unique(policies: list[Policy]) -> None:
+    seen: dict[str, str] = {}
+    for policy in policies:
+        if policy.name in seen:
+            raise PolicyError(
+                f"{policy.source}: policy '{policy.name}' is already defined in "
+                f"{seen[policy.name]}"
+            )
+        seen[policy.name] = policy.source

@@ -1,0 +1,45 @@
+"""The policy model, built once from validated policy files."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from linter.expr import CompiledExpr
+from linter.findings import Severity
+
+
+@dataclasses.dataclass(frozen=True)
+class NamedExpr:
+    name: str
+    expr: CompiledExpr
+
+
+@dataclasses.dataclass(frozen=True)
+class Rule:
+    """One rule; ``expression`` is true when the subject complies."""
+
+    id: str  # full id: <policy>/<rule>
+    severity: Severity
+    expression: CompiledExpr
+    message: str | None
+    message_expression: CompiledExpr | None
+    field_path: str | None
+    field_path_expression: CompiledExpr | None
+    for_each: CompiledExpr | None
+    title: str
+    description: str
+    fix: str
+    references: tuple[str, ...]
+    source: str  # policy file
+    line: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Policy:
+    name: str
+    description: str
+    target: str  # document | workload
+    match_conditions: tuple[NamedExpr, ...]
+    rules: tuple[Rule, ...]
+    source: str
+    builtin: bool

@@ -1,0 +1,80 @@
+"""Positions inside documents: 1-based spans and the path → span line map."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+PathT = tuple[str | int, ...]
+
+
+class Span(NamedTuple):
+    """A 1-based line and column."""
+
+    line: int
+    column: int
+
+
+LineMap = Mapping[PathT, Span]
+
+
+def format_path(path: PathT) -> str:
+    """Render a path tuple as a dotted path: ``spec.containers[0].image``."""
+    out: list[str] = []
+    for part in path:
+        if isinstance(part, int):
+            out.append(f"[{part}]")
+        elif out:
+            out.append(f".{part}" if _plain_key(part) else f"[{part!r}]")
+        else:
+            out.append(part if _plain_key(part) else f"[{part!r}]")
+    return "".join(out)
+
+
+def parse_path(text: str) -> PathT:
+    """Parse a dotted path (``a.b[0].c``, ``a['x.y']``) back into a path tuple."""
+    parts: list[str | int] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == ".":
+            i += 1
+        elif ch == "[":
+            end = _closing_bracket(text, i)
+            inner = text[i + 1 : end]
+            if inner[:1] in ("'", '"'):
+                parts.append(inner[1:-1])
+            elif inner.lstrip("-").isdigit():
+                parts.append(int(inner))
+            else:
+                parts.append(inner)
+            i = end + 1
+        else:
+            j = i
+            while j < n and text[j] not in ".[":
+                j += 1
+            parts.append(text[i:j])
+            i = j
+    return tuple(parts)
+
+
+def _closing_bracket(text: str, start: int) -> int:
+    quote = text[start + 1] if start + 1 < len(text) else ""
+    if quote in ("'", '"'):
+        end = text.find(quote + "]", start + 2)
+        return len(text) - 1 if end < 0 else end + 1
+    end = text.find("]", start)
+    return len(text) - 1 if end < 0 else end
+
+
+def _plain_key(key: str) -> bool:
+    return bool(key) and all(ch.isalnum() or ch in "_-/" for ch in key)
+
+
+def nearest_span(line_map: LineMap, path: PathT) -> Span | None:
+    """The span of ``path`` or of its closest ancestor that has one."""
+    for end in range(len(path), -1, -1):
+        span = line_map.get(path[:end])
+        if span is not None:
+            return span
+    return None

@@ -1,0 +1,50 @@
+"""Human-readable output: one line per finding, then a summary."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TextIO
+
+from linter.findings import Finding, Severity, summarize
+
+if TYPE_CHECKING:
+    from linter.runner import RunResult
+
+_COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
+_DIM = "\033[2m"
+_RESET = "\033[0m"
+
+
+def format_finding(finding: Finding, *, color: bool = False) -> str:
+    """``file:line:col: severity rule-id message`` (plus the suppression, if any)."""
+    severity = finding.severity.label
+    if color:
+        severity = f"{_COLORS[finding.severity]}{severity}{_RESET}"
+    line = f"{finding.file}:{finding.line}:{finding.column}: {severity} {finding.rule_id} " \
+           f"{finding.message}"
+    if finding.suppression is not None:
+        until = f", until {finding.suppression.until}" if finding.suppression.until else ""
+        note = f" [suppressed ({finding.suppression.source}): {finding.suppression.reason}{until}]"
+        line = f"{_DIM}{line}{note}{_RESET}" if color else line + note
+    return line
+
+
+def format_summary(result: RunResult) -> str:
+    counts = summarize(result.findings)
+    parts = [f"{counts['error']} error{'s' * (counts['error'] != 1)}",
+             f"{counts['warning']} warning{'s' * (counts['warning'] != 1)}",
+             f"{counts['info']} info"]
+    suppressed = f", {counts['suppressed']} suppressed" if counts["suppressed"] else ""
+    files = f"{result.files_checked} file{'s' * (result.files_checked != 1)}"
+    return f"{', '.join(parts)}{suppressed} in {files}"
+
+
+class TextReporter:
+    def __init__(self, *, color: bool = False) -> None:
+        self.color = color
+
+    def report(self, result: RunResult, stream: TextIO) -> None:
+        for note in result.notes:
+            stream.write(f"note: {note}\n")
+        for finding in result.findings:
+            stream.write(format_finding(finding, color=self.color) + "\n")
+        stream.write(format_summary(result) + "\n")

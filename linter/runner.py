@@ -1,0 +1,55 @@
+"""The lint pipeline: inputs → documents → workloads → policies → findings."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from linter import engine
+from linter.documents import DEFAULT_LIMITS, Limits, ParsedFile
+from linter.findings import Finding, Severity, sort_findings
+from linter.model.extract import extract_workloads
+from linter.parsers import parse
+from linter.policy.model import Policy
+from linter.sources import files as file_sources
+
+
+@dataclasses.dataclass
+class RunResult:
+    findings: list[Finding]
+    files_checked: int
+    read_failures: int = 0
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+
+def read_inputs(inputs: Sequence[file_sources.Input], limits: Limits = DEFAULT_LIMITS
+                ) -> tuple[list[ParsedFile], list[Finding]]:
+    """Read and parse every input; a file that cannot be read is a ``read-error`` finding."""
+    parsed: list[ParsedFile] = []
+    failures: list[Finding] = []
+    for item in inputs:
+        result = file_sources.read(item, limits.max_bytes)
+        if result.text is None:
+            failures.append(Finding("read-error", Severity.ERROR, result.error or "cannot read",
+                                    item.name, 1, 1))
+            continue
+        parsed.append(parse(item.name, result.text))
+    return parsed, failures
+
+
+def lint(policies: Sequence[Policy], inputs: Sequence[file_sources.Input],
+         limits: Limits = DEFAULT_LIMITS) -> RunResult:
+    parsed, failures = read_inputs(inputs, limits)
+    return lint_parsed(policies, parsed, failures)
+
+
+def lint_parsed(policies: Sequence[Policy], parsed: Sequence[ParsedFile],
+                failures: Sequence[Finding] = ()) -> RunResult:
+    findings: list[Finding] = list(failures)
+    for parsed_file in parsed:
+        findings.extend(parsed_file.problems)
+    subjects = [engine.document_subject(d) for f in parsed for d in f.documents]
+    if any(p.target == "workload" for p in policies):
+        subjects.extend(engine.workload_subject(w) for w in extract_workloads(parsed))
+    findings.extend(engine.evaluate(policies, subjects))
+    return RunResult(sort_findings(findings), len(parsed) + len(failures), len(failures))

@@ -1,0 +1,1 @@
+"""Where inputs come from: files and directories, standard input, a cluster."""
