@@ -28,7 +28,21 @@ def _use_color(stream: TextIO) -> bool:
     return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """Turns a command's returned int into the exit code, and LinterError into exit 3."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            result = super().invoke(ctx)
+        except LinterError as exc:
+            _show_failure(exc, bool(ctx.params.get("traceback")))
+            ctx.exit(exc.exit_code)
+        if isinstance(result, int):
+            ctx.exit(result)
+        return result
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="servelint")
 @click.option("--traceback", is_flag=True, help="Show the full traceback of a tool failure.")
 def cli(traceback: bool) -> None:
@@ -134,9 +148,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.ClickException as exc:
         exc.show()
         return EXIT_FAILURE
-    except LinterError as exc:
-        _show_failure(exc, "--traceback" in args)
-        return exc.exit_code
     except Exception as exc:  # the one catch-all: a bug must still exit 3, not crash
         _show_failure(exc, "--traceback" in args)
         return EXIT_FAILURE
