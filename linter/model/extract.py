@@ -5,16 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from linter.documents import ParsedFile
+from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Workload
 
-Extractor = Callable[[Sequence[ParsedFile]], list[Workload]]
+Extractor = Callable[[Sequence[ParsedFile], ModelSettings], list[Workload]]
 
 # Filled by the serving-model extractors (Kubernetes objects, Helm values, Triton configs).
 EXTRACTORS: list[Extractor] = []
 
 
-def extract_workloads(files: Sequence[ParsedFile]) -> list[Workload]:
+def extract_workloads(files: Sequence[ParsedFile], settings: ModelSettings = DEFAULT_SETTINGS
+                      ) -> list[Workload]:
     workloads: list[Workload] = []
     for extractor in EXTRACTORS:
-        workloads.extend(extractor(files))
+        workloads.extend(extractor(files, settings))
     return workloads

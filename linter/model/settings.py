@@ -1,0 +1,30 @@
+"""User settings that feed the serving model (from the configuration file or flags)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSettings:
+    """What the extractors may be told instead of guessing.
+
+    - ``profile_dirs``: extra chart-layout profile folders (besides the packaged ones).
+    - ``presets``: extra model presets, keyed by model id (``meta-llama/Llama-3.1-8B``),
+      each a mapping of Hugging Face ``config.json`` fields.
+    - ``model_configs``: paths of Hugging Face ``config.json`` files, keyed by model id.
+    - ``gpu_memory_bytes``: GPU memory when the manifest does not name the GPU type.
+    - ``gpu_product``: GPU type (``NVIDIA-L4``) when the manifest does not name it.
+    - ``model_load_seconds``: worst-case model load time, for the probe rules.
+    """
+
+    profile_dirs: tuple[str, ...] = ()
+    presets: Mapping[str, Mapping[str, object]] = dataclasses.field(default_factory=dict)
+    model_configs: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    gpu_memory_bytes: int | None = None
+    gpu_product: str | None = None
+    model_load_seconds: float | None = None
+
+
+DEFAULT_SETTINGS = ModelSettings()
