@@ -104,6 +104,7 @@ class _Builder:
             return self._mapping(node, path, depth)
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, (*path, i), depth + 1) for i, item in enumerate(node.value)]
+        assert isinstance(node, yaml.ScalarNode)
         return self._scalar(node)
 
     def _mapping(self, node: yaml.MappingNode, path: PathT, depth: int) -> dict[str, Any]:
@@ -151,7 +152,7 @@ class _Builder:
     def _scalar_or_tree(self, node: yaml.Node) -> Any:
         return _Builder(self.source, self.limits).build(node, (), 0)
 
-    def _scalar(self, node: yaml.Node) -> Any:
+    def _scalar(self, node: yaml.ScalarNode) -> Any:
         tag = node.tag
         if not tag.startswith(_TAG):
             return node.value  # custom tags (!Ref, !!python/...) are kept as plain text
@@ -207,6 +208,9 @@ def parse_yaml(source: str, text: str, limits: Limits = DEFAULT_LIMITS) -> Parse
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         problem = exc.problem or str(exc)
         context = f" {exc.context}" if exc.context else ""
+        started = exc.context_mark
+        if started is not None and mark is not None and started.line != mark.line:
+            context += f" started at line {started.line + 1}, column {started.column + 1}"
         parsed.problems.append(
             syntax_finding(source, f"invalid YAML: {problem}{context}", line, col,
                            builder.doc_index)

@@ -85,8 +85,14 @@ def activation(data: Mapping[str, Any]) -> Any:
     return _environment().Activation(dict(data))
 
 
+_MISSING_KEY = re.compile(r'Key not found in map ?: ?"?([^"]*)"?')
+
+
 def _clean(message: str) -> str:
     message = message.split(" [", 1)[0] if message.endswith("]") else message
     for prefix in ("INVALID_ARGUMENT: ", "UNKNOWN: ", "NOT_FOUND: ", "INTERNAL: "):
         message = message.removeprefix(prefix)
+    missing = _MISSING_KEY.search(message)
+    if missing:
+        return f"no such key '{missing.group(1)}' (guard it with has())"
     return message.strip()

@@ -1,4 +1,4 @@
-"""A workload of the serving model: what CEL sees as ``workload``, and where each value came from."""
+"""A serving-model workload: what CEL sees as ``workload``, and where each value came from."""
 
 from __future__ import annotations
 

@@ -13,11 +13,11 @@ from typing import Any
 from linter import _resources
 from linter.documents import Document, parse_yaml
 from linter.errors import ExpressionError, PolicyError
-from linter.expr import CompileError, CompiledExpr, compile_expression, with_variables
+from linter.expr import CompiledExpr, CompileError, compile_expression, with_variables
 from linter.findings import Severity
 from linter.policy.model import NamedExpr, Policy, Rule
-from linter.positions import PathT
 from linter.policy.schema import schema_errors
+from linter.positions import PathT, format_path
 
 POLICY_API_VERSION = "servelint/v1"
 
@@ -77,8 +77,8 @@ def _is_policy(document: Document) -> bool:
     data = document.data
     # Other servelint kinds (policy tests, profiles) may share a policy directory.
     return isinstance(data, dict) and (
-        data.get("kind") == "Policy" or data.get("apiVersion") == POLICY_API_VERSION
-        and data.get("kind") not in ("PolicyTest", "Profile", "ModelPreset")
+        data.get("kind") == "Policy" or (data.get("apiVersion") == POLICY_API_VERSION
+        and data.get("kind") not in ("PolicyTest", "Profile", "ModelPreset"))
     )
 
 
@@ -137,10 +137,9 @@ def _compile(document: Document, path: PathT, text: str) -> CompiledExpr:
         return compile_expression(text)
     except CompileError as exc:
         span = document.span(path)
-        where = ".".join(str(p) for p in path)
         raise PolicyError(
-            f"{document.source}:{span.line}: {where}: CEL error at {exc.line}:{exc.column} "
-            f"of the expression: {exc}"
+            f"{document.source}:{span.line}:{span.column}: {format_path(path)}: invalid CEL "
+            f"(expression line {exc.line}, column {exc.column}): {exc}"
         ) from exc
     except ExpressionError as exc:  # pragma: no cover - compile only raises CompileError
         raise PolicyError(f"{document.source}: {exc}") from exc
