@@ -13,12 +13,15 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
 from linter import __version__
 from linter.errors import LinterError
+
+if TYPE_CHECKING:
+    from linter.reporters.outputs import OutputSpec
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_FAILURE = 0, 1, 2, 3
 _SEVERITIES = click.Choice(["error", "warning", "info"], case_sensitive=False)
@@ -42,6 +45,17 @@ class _Group(click.Group):
         return result
 
 
+def _output_specs(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+                  ) -> list[OutputSpec]:
+    """``--format FORMAT[:FILE]``, repeatable (issue 6: several reports from one run)."""
+    from linter.reporters.outputs import parse_spec
+
+    try:
+        return [parse_spec(value) for value in values]
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="servelint")
 @click.option("--traceback", is_flag=True, help="Show the full traceback of a tool failure.")
@@ -54,30 +68,42 @@ def cli(traceback: bool) -> None:
 @click.option("--policy-dir", "policy_dirs", multiple=True, type=click.Path(),
               help="Directory of your own policy files (repeatable).")
 @click.option("--no-builtin", is_flag=True, help="Use only the policies from --policy-dir.")
-@click.option("--format", "fmt", default="text", show_default=True,
-              type=click.Choice(["text", "json"]), help="Output format.")
+@click.option("--format", "formats", multiple=True, metavar="FORMAT[:FILE]",
+              callback=_output_specs,
+              help="Output format: text (default), json, sarif, junit or github, optionally "
+                   "written to FILE. Repeatable: --format text --format sarif:out.sarif.")
 @click.option("--fail-level", default="error", show_default=True, type=_SEVERITIES,
               help="Lowest severity that makes the exit code 1.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True),
               help="Write the report to this file instead of standard output.")
-def lint(paths: tuple[str, ...], policy_dirs: tuple[str, ...], no_builtin: bool, fmt: str,
-         fail_level: str, output: str | None) -> int:
+def lint(paths: tuple[str, ...], policy_dirs: tuple[str, ...], no_builtin: bool,
+         formats: list[OutputSpec], fail_level: str, output: str | None) -> int:
     """Lint Helm values, manifests and server configs (files, directories, - for stdin)."""
     from linter.findings import Severity, exit_code
     from linter.policy import load_policies
-    from linter.reporters import get as get_reporter
+    from linter.reporters.outputs import write_outputs
     from linter.runner import lint as run_lint
     from linter.sources.files import expand
 
     if not paths:
         raise click.UsageError("give at least one file or directory (or - for stdin)")
+    outputs = _plan_outputs(formats, output)
     inputs = expand(paths)
     policies = load_policies(policy_dirs, builtin=not no_builtin)
     result = run_lint(policies, inputs)
-    _emit(get_reporter(fmt), result, output)
+    write_outputs(result, outputs, sys.stdout, color=_use_color(sys.stdout))
     if result.read_failures:
         return EXIT_FAILURE
     return exit_code(result.findings, Severity.parse(fail_level))
+
+
+def _plan_outputs(formats: Sequence[OutputSpec], output: str | None) -> list[OutputSpec]:
+    from linter.reporters.outputs import plan_outputs
+
+    try:
+        return plan_outputs(formats, output)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--format'") from None
 
 
 def _emit(reporter_cls: type, result: object, output: str | None) -> None:

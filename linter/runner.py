@@ -20,6 +20,8 @@ class RunResult:
     files_checked: int
     read_failures: int = 0
     notes: list[str] = dataclasses.field(default_factory=list)
+    # The policies that were evaluated: reporters take rule metadata from them (SARIF).
+    policies: tuple[Policy, ...] = ()
 
 
 def read_inputs(inputs: Sequence[file_sources.Input], limits: Limits = DEFAULT_LIMITS
@@ -52,4 +54,5 @@ def lint_parsed(policies: Sequence[Policy], parsed: Sequence[ParsedFile],
     if any(p.target == "workload" for p in policies):
         subjects.extend(engine.workload_subject(w) for w in extract_workloads(parsed))
     findings.extend(engine.evaluate(policies, subjects))
-    return RunResult(sort_findings(findings), len(parsed) + len(failures), len(failures))
+    return RunResult(sort_findings(findings), len(parsed) + len(failures), len(failures),
+                     policies=tuple(policies))
