@@ -1,0 +1,100 @@
+"""What a team decides about findings, applied after evaluation (issue 7).
+
+Order: rules switched off are dropped; suppressions (inline, annotation, config) are
+attached; the baseline marks known findings; severity overrides apply last, so they
+also reach the findings about suppressions. Rules switched off are also removed from
+the policies before evaluation, which is where the time goes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from collections.abc import Collection, Sequence
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING
+
+from linter import baseline as baselines
+from linter import suppress
+from linter.config import EMPTY, Config
+from linter.documents import ParsedFile
+from linter.findings import Finding, sort_findings
+from linter.policy.model import Policy
+
+if TYPE_CHECKING:
+    from linter.runner import RunResult
+
+# Input that was not checked at all can never be switched off.
+ALWAYS_ON = ("syntax", "read-error", "input-limit")
+CORE_RULES = (*ALWAYS_ON, "duplicate-key")
+
+
+@dataclasses.dataclass(frozen=True)
+class Governance:
+    config: Config = EMPTY
+    today: datetime.date = dataclasses.field(default_factory=datetime.date.today)
+    baseline: baselines.Baseline | None = None
+    known_rules: Collection[str] | None = None
+
+    def apply(self, result: RunResult, parsed: Sequence[ParsedFile]) -> RunResult:
+        linted = [p.source for p in parsed]
+        findings = [f for f in result.findings if not is_disabled(self.config, f.rule_id)]
+        directives, problems = suppress.collect(parsed, self.config, linted)
+        findings = suppress.apply([*findings, *problems], directives, self.today,
+                                  self.known_rules)
+        notes: list[str] = []
+        if self.baseline is not None:
+            findings, notes = baselines.apply(findings, self.baseline, linted)
+        findings = [_override(self.config, f) for f in findings
+                    if not is_disabled(self.config, f.rule_id)]
+        return dataclasses.replace(result, findings=sort_findings(findings),
+                                   notes=[*result.notes, *notes])
+
+
+def is_disabled(config: Config, rule_id: str) -> bool:
+    if rule_id in ALWAYS_ON:
+        return False
+    return any(fnmatchcase(rule_id, entry) or rule_id.startswith(entry + "/")
+               for entry in config.disable)
+
+
+def _override(config: Config, finding: Finding) -> Finding:
+    severity = config.severity.get(finding.rule_id)
+    if severity is None:
+        severity = next((level for pattern, level in config.severity.items()
+                         if fnmatchcase(finding.rule_id, pattern)), None)
+    if severity is None or severity == finding.severity:
+        return finding
+    return dataclasses.replace(finding, severity=severity)
+
+
+def select_policies(policies: Sequence[Policy], config: Config) -> list[Policy]:
+    """``policies`` without the rules the configuration switches off."""
+    selected: list[Policy] = []
+    for policy in policies:
+        rules = tuple(r for r in policy.rules if not is_disabled(config, r.id))
+        if rules:
+            selected.append(dataclasses.replace(policy, rules=rules))
+    return selected
+
+
+def known_rules(policies: Sequence[Policy]) -> set[str]:
+    return {*CORE_RULES, *suppress.META_RULES, *(r.id for p in policies for r in p.rules)}
+
+
+def config_notes(config: Config, known: Collection[str]) -> list[str]:
+    """Entries of ``disable`` and ``severity`` that name no rule: probably a typo."""
+    notes: list[str] = []
+    for index, entry in enumerate(config.disable):
+        if entry in ALWAYS_ON:
+            notes.append(f"{config.source}:{config.line_of('disable', index)}: '{entry}' "
+                         "cannot be switched off: unchecked input is always reported")
+        elif not any(fnmatchcase(r, entry) or r.startswith(entry + "/") for r in known):
+            notes.append(f"{config.source}:{config.line_of('disable', index)}: disable: "
+                         f"'{entry}' names no rule of the loaded policies")
+    notes.extend(
+        f"{config.source}:{config.line_of('severity', pattern)}: severity: "
+        f"'{pattern}' names no rule of the loaded policies"
+        for pattern in config.severity if not any(fnmatchcase(r, pattern) for r in known)
+    )
+    return notes

@@ -1,0 +1,48 @@
+"""Validate servelint's own data files (configuration, policy tests) against their schemas.
+
+Every message is ``line:col: where: what is wrong``. An unknown key points at the key
+itself, not at the mapping that holds it: that is the line the user has to change.
+jsonschema is imported here only, when such a file exists.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from linter._resources import load_schema
+from linter.documents import Document
+from linter.positions import PathT, format_path
+
+
+def schema_errors(document: Document, schema_name: str) -> list[str]:
+    """Every violation of ``schema_name`` in ``document``, sorted by position."""
+    import jsonschema
+
+    validator_cls: Any = jsonschema.Draft202012Validator
+    validator = validator_cls(load_schema(schema_name))
+    messages: set[tuple[int, int, str]] = set()
+    for error in validator.iter_errors(document.data):
+        for path, text in _explain(error):
+            span = document.span(path)
+            messages.add((span.line, span.column, f"{format_path(path) or '(top level)'}: {text}"))
+    return [f"{line}:{col}: {text}" for line, col, text in sorted(messages)]
+
+
+def _explain(error: Any) -> list[tuple[PathT, str]]:
+    path: PathT = tuple(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = set(error.schema.get("properties", {}))
+        unknown = [key for key in error.instance if key not in allowed]
+        hint = f" (known keys: {', '.join(sorted(allowed))})" if allowed else ""
+        return [((*path, key), f"unknown key '{key}'{hint}") for key in unknown]
+    if error.validator == "oneOf" and not any("required" in o for o in error.schema["oneOf"]):
+        return [(path, f"{error.instance!r} is not valid: {error.schema.get('description', '')}"
+                 .rstrip(": "))]
+    if error.validator == "oneOf":
+        options = [" or ".join(o.get("required", [])) for o in error.schema["oneOf"]]
+        return [(path, f"needs exactly one of: {', '.join(options)}")]
+    if error.validator == "pattern" and error.schema.get("pattern") == "\\S":
+        return [(path, "must not be empty")]
+    if error.validator == "pattern" and "description" in error.schema:
+        return [(path, f"{error.instance!r} is not valid: {error.schema['description']}")]
+    return [(path, str(error.message))]

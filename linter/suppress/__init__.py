@@ -1,0 +1,54 @@
+"""Suppressions: inline comments, Kubernetes annotations and configuration entries."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from linter.config import Config
+from linter.documents import ParsedFile
+from linter.findings import Finding
+from linter.globs import matches_any, relative_to
+from linter.suppress import annotations as annotation_scan
+from linter.suppress import inline
+from linter.suppress.apply import apply
+from linter.suppress.model import META_RULES, Directive
+
+__all__ = ["META_RULES", "Directive", "apply", "collect"]
+
+
+def collect(parsed_files: Sequence[ParsedFile], config: Config, linted: Sequence[str]
+            ) -> tuple[list[Directive], list[Finding]]:
+    """Every directive of this run, and findings about comments that cannot be read."""
+    directives: list[Directive] = []
+    problems: list[Finding] = []
+    for parsed in parsed_files:
+        if "servelint" not in parsed.text:  # the one cheap test most files stop at
+            continue
+        for scanner in (inline.scan, annotation_scan.scan):
+            found, bad = scanner(parsed)
+            directives.extend(found)
+            problems.extend(bad)
+    directives.extend(_from_config(config, linted))
+    return directives, problems
+
+
+def _from_config(config: Config, linted: Sequence[str]) -> list[Directive]:
+    directives: list[Directive] = []
+    for entry in config.suppressions:
+        paths, root = entry.paths, config.root
+        covers = _path_scope(paths, root)
+        in_play = not paths or any(matches_any(paths, relative_to(root, f)) for f in linted)
+        directives.extend(
+            Directive(rule, entry.reason, entry.until, "config", config.source or "", entry.line,
+                      entry.column, covers, in_play)
+            for rule in entry.rules
+        )
+    return directives
+
+
+def _path_scope(paths: tuple[str, ...], root: Path) -> Callable[[Finding], bool]:
+    def covers(finding: Finding) -> bool:
+        return not paths or matches_any(paths, relative_to(root, finding.file))
+
+    return covers
