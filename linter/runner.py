@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from linter import engine
 from linter.documents import DEFAULT_LIMITS, Limits, ParsedFile
 from linter.findings import Finding, Severity, sort_findings
 from linter.model.extract import extract_workloads
+from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.parsers import parse
 from linter.policy.model import Policy
 from linter.sources import files as file_sources
+
+if TYPE_CHECKING:
+    from linter.governance import Governance
 
 
 @dataclasses.dataclass
@@ -40,19 +45,23 @@ def read_inputs(inputs: Sequence[file_sources.Input], limits: Limits = DEFAULT_L
 
 
 def lint(policies: Sequence[Policy], inputs: Sequence[file_sources.Input],
-         limits: Limits = DEFAULT_LIMITS) -> RunResult:
+         limits: Limits = DEFAULT_LIMITS, *, settings: ModelSettings = DEFAULT_SETTINGS,
+         governance: Governance | None = None) -> RunResult:
     parsed, failures = read_inputs(inputs, limits)
-    return lint_parsed(policies, parsed, failures)
+    result = lint_parsed(policies, parsed, failures, settings=settings)
+    # Suppressions, baseline and severity overrides apply after evaluation (issue 7).
+    return result if governance is None else governance.apply(result, parsed)
 
 
 def lint_parsed(policies: Sequence[Policy], parsed: Sequence[ParsedFile],
-                failures: Sequence[Finding] = ()) -> RunResult:
+                failures: Sequence[Finding] = (), *,
+                settings: ModelSettings = DEFAULT_SETTINGS) -> RunResult:
     findings: list[Finding] = list(failures)
     for parsed_file in parsed:
         findings.extend(parsed_file.problems)
     subjects = [engine.document_subject(d) for f in parsed for d in f.documents]
     if any(p.target == "workload" for p in policies):
-        subjects.extend(engine.workload_subject(w) for w in extract_workloads(parsed))
+        subjects.extend(engine.workload_subject(w) for w in extract_workloads(parsed, settings))
     findings.extend(engine.evaluate(policies, subjects))
     return RunResult(sort_findings(findings), len(parsed) + len(failures), len(failures),
                      policies=tuple(policies))
