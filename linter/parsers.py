@@ -5,9 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import PurePath
 
-from linter.documents import ParsedFile, parse_json, parse_yaml
+from linter.documents import DEFAULT_LIMITS, Limits, ParsedFile, parse_json, parse_yaml
 
 Parser = Callable[[str, str], ParsedFile]
+
+_LIMITED: dict[str, Callable[[str, str, Limits], ParsedFile]] = {
+    "yaml": parse_yaml,
+    "json": parse_json,
+}
 
 PARSERS: dict[str, Parser] = {
     "yaml": parse_yaml,
@@ -30,5 +35,9 @@ def format_for(name: str, text: str) -> str:
     return "yaml"
 
 
-def parse(name: str, text: str) -> ParsedFile:
-    return PARSERS[format_for(name, text)](name, text)
+def parse(name: str, text: str, limits: Limits = DEFAULT_LIMITS) -> ParsedFile:
+    fmt = format_for(name, text)
+    if limits != DEFAULT_LIMITS and fmt in _LIMITED:
+        # Configured input limits (issue 7) reach the parsers that enforce them.
+        return _LIMITED[fmt](name, text, limits)
+    return PARSERS[fmt](name, text)

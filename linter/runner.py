@@ -40,7 +40,7 @@ def read_inputs(inputs: Sequence[file_sources.Input], limits: Limits = DEFAULT_L
             failures.append(Finding("read-error", Severity.ERROR, result.error or "cannot read",
                                     item.name, 1, 1))
             continue
-        parsed.append(parse(item.name, result.text))
+        parsed.append(parse(item.name, result.text, limits))
     return parsed, failures
 
 
