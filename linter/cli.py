@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import sys
 import traceback
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
@@ -56,6 +56,27 @@ def _output_specs(ctx: click.Context, param: click.Parameter, values: tuple[str,
         raise click.BadParameter(str(exc), ctx, param) from None
 
 
+def _governance_options(command: Callable[..., int]) -> Callable[..., int]:
+    """Configuration, baseline and date options of ``lint`` (issue 7)."""
+    options = [
+        click.option("--config", type=click.Path(dir_okay=False),
+                     help="Configuration file (default: .servelint.yaml or [tool.servelint] "
+                          "in pyproject.toml, searched upward to the git root)."),
+        click.option("--no-config", is_flag=True, help="Ignore any configuration file."),
+        click.option("--baseline", type=click.Path(dir_okay=False),
+                     help="Known findings (from --write-baseline): shown as suppressed, "
+                          "only new findings count."),
+        click.option("--write-baseline", type=click.Path(dir_okay=False),
+                     help="Record the current findings in this baseline file."),
+        click.option("--today", type=click.DateTime(["%Y-%m-%d"]),
+                     callback=lambda ctx, param, value: value.date() if value else None,
+                     help="Judge suppression end dates as of this day (YYYY-MM-DD)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="servelint")
 @click.option("--traceback", is_flag=True, help="Show the full traceback of a tool failure.")
@@ -72,29 +93,31 @@ def cli(traceback: bool) -> None:
               callback=_output_specs,
               help="Output format: text (default), json, sarif, junit or github, optionally "
                    "written to FILE. Repeatable: --format text --format sarif:out.sarif.")
-@click.option("--fail-level", default="error", show_default=True, type=_SEVERITIES,
-              help="Lowest severity that makes the exit code 1.")
+@click.option("--fail-level", default=None, type=_SEVERITIES,
+              help="Lowest severity that makes the exit code 1 (default: the configuration "
+                   "file's failLevel, else error).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True),
               help="Write the report to this file instead of standard output.")
+@_governance_options
 def lint(paths: tuple[str, ...], policy_dirs: tuple[str, ...], no_builtin: bool,
-         formats: list[OutputSpec], fail_level: str, output: str | None) -> int:
+         formats: list[OutputSpec], fail_level: str | None, output: str | None,
+         **governance: Any) -> int:
     """Lint Helm values, manifests and server configs (files, directories, - for stdin)."""
-    from linter.findings import Severity, exit_code
-    from linter.policy import load_policies
+    from linter.findings import exit_code
+    from linter.lintplan import LintOptions, build, execute
     from linter.reporters.outputs import write_outputs
-    from linter.runner import lint as run_lint
-    from linter.sources.files import expand
 
     if not paths:
         raise click.UsageError("give at least one file or directory (or - for stdin)")
+    if governance["baseline"] and governance["write_baseline"]:
+        raise click.UsageError("--baseline and --write-baseline exclude each other")
     outputs = _plan_outputs(formats, output)
-    inputs = expand(paths)
-    policies = load_policies(policy_dirs, builtin=not no_builtin)
-    result = run_lint(policies, inputs)
+    plan = build(LintOptions(paths, policy_dirs, no_builtin, fail_level, **governance))
+    result = execute(plan)
     write_outputs(result, outputs, sys.stdout, color=_use_color(sys.stdout))
     if result.read_failures:
         return EXIT_FAILURE
-    return exit_code(result.findings, Severity.parse(fail_level))
+    return exit_code(result.findings, plan.fail_level)
 
 
 def _plan_outputs(formats: Sequence[OutputSpec], output: str | None) -> list[OutputSpec]:

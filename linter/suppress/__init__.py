@@ -9,7 +9,7 @@ from linter.config import Config
 from linter.documents import ParsedFile
 from linter.findings import Finding
 from linter.globs import matches_any, relative_to
-from linter.suppress import annotations as annotation_scan
+from linter.suppress import annotated
 from linter.suppress import inline
 from linter.suppress.apply import apply
 from linter.suppress.model import META_RULES, Directive
@@ -25,7 +25,7 @@ def collect(parsed_files: Sequence[ParsedFile], config: Config, linted: Sequence
     for parsed in parsed_files:
         if "servelint" not in parsed.text:  # the one cheap test most files stop at
             continue
-        for scanner in (inline.scan, annotation_scan.scan):
+        for scanner in (inline.scan, annotated.scan):
             found, bad = scanner(parsed)
             directives.extend(found)
             problems.extend(bad)

@@ -1,0 +1,118 @@
+"""Turn ``servelint lint`` options and the configuration file into one run.
+
+Command-line flags win over the configuration file; a list given on the command line
+(``--policy-dir``) replaces the file's list rather than adding to it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from linter import baseline as baselines
+from linter import runner
+from linter.config import EMPTY, Config, find_config, load_config
+from linter.documents import Limits
+from linter.findings import Severity
+from linter.globs import matches_any, relative_to
+from linter.governance import Governance, config_notes, known_rules, select_policies
+from linter.model.settings import ModelSettings
+from linter.policy import load_policies
+from linter.policy.model import Policy
+from linter.sources.files import STDIN_NAME, Input, expand
+
+
+@dataclasses.dataclass(frozen=True)
+class LintOptions:
+    paths: tuple[str, ...]
+    policy_dirs: tuple[str, ...] = ()
+    no_builtin: bool = False
+    fail_level: str | None = None
+    config: str | None = None
+    no_config: bool = False
+    baseline: str | None = None
+    write_baseline: str | None = None
+    today: datetime.date | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class LintPlan:
+    policies: tuple[Policy, ...]
+    inputs: tuple[Input, ...]
+    limits: Limits
+    settings: ModelSettings
+    governance: Governance
+    fail_level: Severity
+    write_baseline: Path | None
+    notes: tuple[str, ...]
+
+
+def read_config(path: str | None, no_config: bool) -> Config:
+    if no_config:
+        return EMPTY
+    found = Path(path) if path is not None else find_config(Path.cwd())
+    return EMPTY if found is None else load_config(found)
+
+
+def build(options: LintOptions) -> LintPlan:
+    config = read_config(options.config, options.no_config)
+    policy_dirs = options.policy_dirs or tuple(_under(config.root, d) for d in config.policy_dirs)
+    builtin = not options.no_builtin and config.builtin is not False
+    loaded = load_policies(policy_dirs, builtin=builtin)
+    known = known_rules(loaded)
+    inputs, skipped = _select_inputs(expand(options.paths), config)
+    notes = config_notes(config, known)
+    if skipped:
+        notes.append(f"{config.source}: {skipped} input{'s' * (skipped != 1)} skipped by "
+                     "include/exclude")
+    baseline_file = options.baseline or (
+        _under(config.root, config.baseline) if config.baseline else None)
+    loaded_baseline = None
+    if baseline_file is not None and options.write_baseline is None:
+        loaded_baseline = baselines.load(Path(baseline_file))
+    governance = Governance(config, options.today or datetime.date.today(), loaded_baseline,
+                            known)
+    level = options.fail_level or (config.fail_level.label if config.fail_level else "error")
+    return LintPlan(tuple(select_policies(loaded, config)), tuple(inputs), config.limits,
+                    config.model, governance, Severity.parse(level),
+                    Path(options.write_baseline) if options.write_baseline else None,
+                    tuple(notes))
+
+
+def execute(plan: LintPlan) -> runner.RunResult:
+    result = runner.lint(plan.policies, plan.inputs, plan.limits, settings=plan.settings,
+                         governance=plan.governance)
+    notes = [*plan.notes, *result.notes]
+    findings = result.findings
+    if plan.write_baseline is not None:
+        written = baselines.write(plan.write_baseline, findings)
+        findings, _ = baselines.apply(findings, written, [i.name for i in plan.inputs])
+        notes.append(f"baseline {plan.write_baseline}: recorded {len(written.entries)} "
+                     f"finding{'s' * (len(written.entries) != 1)}")
+    return dataclasses.replace(result, findings=findings, notes=notes)
+
+
+def _select_inputs(inputs: Sequence[Input], config: Config) -> tuple[list[Input], int]:
+    if not config.include and not config.exclude:
+        return list(inputs), 0
+    kept = [i for i in inputs if i.name == STDIN_NAME or _wanted(config, i.name)]
+    return kept, len(inputs) - len(kept)
+
+
+def _wanted(config: Config, name: str) -> bool:
+    relative = relative_to(config.root, name)
+    if config.include and not matches_any(config.include, relative):
+        return False
+    return not matches_any(config.exclude, relative)
+
+
+def _under(root: Path, relative: str) -> str:
+    """``root/relative`` spelled relative to the working directory when below it."""
+    path = Path(os.path.abspath(root / relative))
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
