@@ -47,6 +47,8 @@ def _builtin_files() -> Iterator[tuple[str, str]]:
 
 
 def _policy_files(directory: Path) -> list[Path]:
+    if directory.is_file() and directory.suffix in (".yaml", ".yml"):
+        return [directory]  # one policy file: policy tests name the files they test
     if not directory.is_dir():
         raise PolicyError(f"{directory}: policy directory not found")
     return sorted(
