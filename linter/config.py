@@ -173,14 +173,15 @@ def _build(document: Document, path: Path) -> Config:
         limits=Limits(limits.get("maxBytes", DEFAULT_LIMITS.max_bytes),
                       limits.get("maxNodes", DEFAULT_LIMITS.max_nodes),
                       limits.get("maxDepth", DEFAULT_LIMITS.max_depth)),
-        model=_model(data.get("model", {}), path.resolve().parent),
+        model=model_settings(data.get("model", {}), path.resolve().parent),
         suppressions=tuple(_suppression(document, i, raw)
                            for i, raw in enumerate(data.get("suppressions", ()))),
         document=document,
     )
 
 
-def _model(raw: dict[str, Any], root: Path) -> ModelSettings:
+def model_settings(raw: dict[str, Any], root: Path) -> ModelSettings:
+    """The ``model:`` section (already validated), paths resolved against ``root``."""
     memory = raw.get("gpuMemory")
     load_time = raw.get("modelLoadTime")
     return ModelSettings(

@@ -7,11 +7,14 @@ jsonschema is imported here only, when such a file exists.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from linter._resources import load_schema
 from linter.documents import Document
 from linter.positions import PathT, format_path
+
+_BASE = "https://servelint.dev/schemas/"
 
 
 def schema_errors(document: Document, schema_name: str) -> list[str]:
@@ -19,7 +22,7 @@ def schema_errors(document: Document, schema_name: str) -> list[str]:
     import jsonschema
 
     validator_cls: Any = jsonschema.Draft202012Validator
-    validator = validator_cls(load_schema(schema_name))
+    validator = validator_cls(load_schema(schema_name), registry=_registry())
     messages: set[tuple[int, int, str]] = set()
     for error in validator.iter_errors(document.data):
         for path, text in _explain(error):
@@ -41,8 +44,22 @@ def _explain(error: Any) -> list[tuple[PathT, str]]:
     if error.validator == "oneOf":
         options = [" or ".join(o.get("required", [])) for o in error.schema["oneOf"]]
         return [(path, f"needs exactly one of: {', '.join(options)}")]
+    if error.validator == "not" and "description" in error.schema:
+        return [(path, str(error.schema["description"]))]
     if error.validator == "pattern" and error.schema.get("pattern") == "\\S":
         return [(path, "must not be empty")]
     if error.validator == "pattern" and "description" in error.schema:
         return [(path, f"{error.instance!r} is not valid: {error.schema['description']}")]
     return [(path, str(error.message))]
+
+
+@functools.cache
+def _registry() -> Any:
+    """Our schemas by name, so one can ``$ref`` another (policy tests reuse ``model``)."""
+    from referencing import Registry, Resource
+
+    resources = [
+        (f"{_BASE}{name}", Resource.from_contents(load_schema(name)))
+        for name in ("config.schema.json", "policy.schema.json", "policytest.schema.json")
+    ]
+    return Registry().with_resources(resources)
