@@ -139,14 +139,46 @@ def _emit(reporter_cls: type, result: object, output: str | None) -> None:
 
 @cli.command()
 @click.option("--policy-dir", "policy_dirs", multiple=True, type=click.Path())
-def rules(policy_dirs: tuple[str, ...]) -> int:
+@click.option("--no-builtin", is_flag=True, help="Only the policies from --policy-dir.")
+@click.option("--format", "fmt", default="text", show_default=True,
+              type=click.Choice(["text", "markdown"]),
+              help="text: one line per rule; markdown: the rule reference (docs/rules.md).")
+def rules(policy_dirs: tuple[str, ...], no_builtin: bool, fmt: str) -> int:
     """List every rule: id, severity and title."""
     from linter.policy import load_policies
+    from linter.ruledocs import render_markdown
 
-    for policy in load_policies(policy_dirs):
+    policies = load_policies(policy_dirs, builtin=not no_builtin)
+    if fmt == "markdown":
+        click.echo(render_markdown(policies), nl=False)
+        return EXIT_OK
+    for policy in policies:
         for rule in policy.rules:
             click.echo(f"{rule.id:<48} {rule.severity.label:<8} {rule.title}")
     return EXIT_OK
+
+
+@cli.command("test")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--format", "fmt", default="text", show_default=True,
+              type=click.Choice(["text", "junit"]), help="Report format.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True),
+              help="Write the report to this file instead of standard output.")
+def run_policy_tests(paths: tuple[str, ...], fmt: str, output: str | None) -> int:
+    """Run policy tests: *_test.yaml files of kind PolicyTest under PATHS (default: .).
+
+    Exit 0 when every expectation holds, 1 when one fails, 3 when a test file is invalid.
+    """
+    from linter.policytest import report, run_paths
+
+    outcome = run_paths(paths or (".",))
+    rendered = report.junit(outcome) if fmt == "junit" else report.text(outcome)
+    if output is None:
+        click.echo(rendered, nl=False)
+    else:
+        with open(output, "w", encoding="utf-8") as handle:
+            handle.write(rendered)
+    return outcome.exit_code
 
 
 @cli.command()
