@@ -63,13 +63,14 @@ def build(options: LintOptions) -> LintPlan:
     builtin = not options.no_builtin and config.builtin is not False
     loaded = load_policies(policy_dirs, builtin=builtin)
     known = known_rules(loaded)
-    inputs, skipped = _select_inputs(expand(options.paths), config)
+    baseline_file = options.baseline or (
+        _under(config.root, config.baseline) if config.baseline else None)
+    own_files = {f for f in (config.source, baseline_file, options.write_baseline) if f}
+    inputs, skipped = _select_inputs(expand(options.paths), config, own_files)
     notes = config_notes(config, known)
     if skipped:
         notes.append(f"{config.source}: {skipped} input{'s' * (skipped != 1)} skipped by "
                      "include/exclude")
-    baseline_file = options.baseline or (
-        _under(config.root, config.baseline) if config.baseline else None)
     loaded_baseline = None
     if baseline_file is not None and options.write_baseline is None:
         loaded_baseline = baselines.load(Path(baseline_file))
@@ -95,9 +96,13 @@ def execute(plan: LintPlan) -> runner.RunResult:
     return dataclasses.replace(result, findings=findings, notes=notes)
 
 
-def _select_inputs(inputs: Sequence[Input], config: Config) -> tuple[list[Input], int]:
+def _select_inputs(inputs: Sequence[Input], config: Config, own_files: set[str]
+                   ) -> tuple[list[Input], int]:
+    # servelint's own configuration and baseline are not deployment inputs.
+    own = {os.path.abspath(f) for f in own_files}
+    inputs = [i for i in inputs if i.path is None or os.path.abspath(i.path) not in own]
     if not config.include and not config.exclude:
-        return list(inputs), 0
+        return inputs, 0
     kept = [i for i in inputs if i.name == STDIN_NAME or _wanted(config, i.name)]
     return kept, len(inputs) - len(kept)
 
