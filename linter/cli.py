@@ -19,6 +19,7 @@ import click
 
 from linter import __version__
 from linter.errors import LinterError
+from linter.helm.options import chart_options, check_chart_usage, lint_with_chart
 
 if TYPE_CHECKING:
     from linter.reporters.outputs import OutputSpec
@@ -99,21 +100,26 @@ def cli(traceback: bool) -> None:
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True),
               help="Write the report to this file instead of standard output.")
 @_governance_options
+@chart_options
 def lint(paths: tuple[str, ...], policy_dirs: tuple[str, ...], no_builtin: bool,
          formats: list[OutputSpec], fail_level: str | None, output: str | None,
-         **governance: Any) -> int:
+         chart: str | None = None, values_files: tuple[str, ...] = (),
+         set_values: tuple[str, ...] = (), environments: tuple[str, ...] = (),
+         helm: str | None = None, no_render: bool = False, **governance: Any) -> int:
     """Lint Helm values, manifests and server configs (files, directories, - for stdin)."""
     from linter.findings import exit_code
     from linter.lintplan import LintOptions, build, execute
     from linter.reporters.outputs import write_outputs
 
-    if not paths:
-        raise click.UsageError("give at least one file or directory (or - for stdin)")
+    check_chart_usage(paths, chart, values_files, set_values, environments)
     if governance["baseline"] and governance["write_baseline"]:
         raise click.UsageError("--baseline and --write-baseline exclude each other")
     outputs = _plan_outputs(formats, output)
     plan = build(LintOptions(paths, policy_dirs, no_builtin, fail_level, **governance))
     result = execute(plan)
+    if chart is not None:
+        result = lint_with_chart(plan, result, chart, values_files, set_values, environments,
+                                 helm, no_render)
     write_outputs(result, outputs, sys.stdout, color=_use_color(sys.stdout))
     if result.read_failures:
         return EXIT_FAILURE

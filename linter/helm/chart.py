@@ -8,8 +8,9 @@ single, unnamed release.
 
 For each file as written, document policies run once. For each environment, the merged
 values feed the serving model (workload policies), and the chart rendered by ``helm
-template`` is linted like any manifest. Findings that belong to one environment carry it
-in ``extra["environment"]`` (JSON ``"environment"``).
+template`` is linted like any manifest. A finding of named environments lists them in
+``extra["environments"]`` (JSON ``"environments"``); one that several environments share
+is reported once.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from linter import engine
-from linter.documents import Document, ParsedFile, parse_yaml
+from linter.documents import DEFAULT_LIMITS, Document, Limits, ParsedFile, parse_yaml
 from linter.errors import SourceError
 from linter.findings import Finding, Severity, summarize
 from linter.helm.render import find_helm, render
@@ -31,7 +32,7 @@ from linter.runner import RunResult, lint_parsed, read_inputs
 from linter.sources.files import Input
 
 VALUES_RULE = "helm-values"
-ENVIRONMENT_KEY = "environment"
+ENVIRONMENTS_KEY = "environments"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,22 +117,68 @@ def helm_for(explicit: str | None, no_render: bool) -> tuple[str | None, str]:
     return helm, ""
 
 
+@dataclasses.dataclass
+class ChartRun:
+    """The chart's findings before governance, and every file they may point into."""
+
+    result: RunResult
+    parsed: list[ParsedFile]  # values files as written, then rendered templates
+
+
 def lint_chart(policies: Sequence[Policy], request: ChartRequest,
-               settings: ModelSettings = DEFAULT_SETTINGS) -> RunResult:
+               settings: ModelSettings = DEFAULT_SETTINGS,
+               limits: Limits = DEFAULT_LIMITS) -> ChartRun:
     """Lint the values files as written, then every environment's release."""
-    as_written, documents, findings, failures = _lint_values_files(policies, request)
+    as_written, documents, findings, failures = _lint_values_files(policies, request, limits)
     notes: list[str] = [request.render_note] if request.render_note else []
-    files_checked = len(as_written)
+    parsed = list(as_written)
+    per_environment: list[tuple[Environment, list[Finding]]] = []
     for env in request.environments:
         env_findings, env_notes, rendered = _lint_environment(policies, request, env,
                                                               documents, settings)
-        files_checked += rendered
-        findings.extend(_tagged(f, env.name) for f in env_findings)
+        per_environment.append((env, env_findings))
+        parsed.extend(rendered)
         notes.extend(env_notes)
-        if env.name is not None:
-            notes.append(_environment_summary(request, env, env_findings))
-    return RunResult(_ordered(findings), files_checked + failures, failures, notes,
-                     tuple(policies))
+    findings.extend(_by_environment(per_environment))
+    result = RunResult(ordered(findings), len(parsed) + failures, failures, notes,
+                       tuple(policies))
+    return ChartRun(result, parsed)
+
+
+def environment_notes(request: ChartRequest, findings: Sequence[Finding]) -> list[str]:
+    """One summary line per named environment (after suppressions and baselines)."""
+    notes = []
+    for env in request.environments:
+        if env.name is None:
+            continue
+        mine = [f for f in findings if env.name in f.extra.get(ENVIRONMENTS_KEY, ())]
+        layers = [request.chart.values] if request.chart.values else []
+        layers += [*request.common_files, *env.files]
+        sets = f" + {len(request.sets)} --set" if request.sets else ""
+        counts = summarize(mine)
+        suppressed = f", {counts['suppressed']} suppressed" if counts["suppressed"] else ""
+        notes.append(f"environment {env.name} ({' + '.join(layers)}{sets}): "
+                     f"{_count(counts['error'], 'error')}, "
+                     f"{_count(counts['warning'], 'warning')}, {counts['info']} info{suppressed}")
+    return notes
+
+
+def _count(number: int, word: str) -> str:
+    return f"{number} {word}{'s' * (number != 1)}"
+
+
+def _by_environment(per_environment: Sequence[tuple[Environment, list[Finding]]]
+                    ) -> list[Finding]:
+    """Each finding once, naming every environment it occurs in (JSON ``environments``)."""
+    merged: dict[tuple[str, int, int, int, str, str, str], tuple[Finding, list[str]]] = {}
+    for env, findings in per_environment:
+        for finding in findings:
+            _, names = merged.setdefault(finding.sort_key(), (finding, []))
+            if env.name is not None and env.name not in names:
+                names.append(env.name)
+    return [finding if not names else
+            dataclasses.replace(finding, extra={**finding.extra, ENVIRONMENTS_KEY: names})
+            for finding, names in merged.values()]
 
 
 def _values_paths(request: ChartRequest) -> list[str]:
@@ -142,11 +189,11 @@ def _values_paths(request: ChartRequest) -> list[str]:
     return list(dict.fromkeys(paths))
 
 
-def _lint_values_files(policies: Sequence[Policy], request: ChartRequest
+def _lint_values_files(policies: Sequence[Policy], request: ChartRequest, limits: Limits
                        ) -> tuple[list[ParsedFile], dict[str, Document | None], list[Finding], int]:
     """Document policies on each values file as written; its Helm reading for merging."""
     inputs = [Input(path, Path(path)) for path in _values_paths(request)]
-    parsed, failures = read_inputs(inputs)
+    parsed, failures = read_inputs(inputs, limits)
     findings = list(failures)
     documents: dict[str, Document | None] = {f.file: None for f in failures}
     for parsed_file in parsed:
@@ -170,36 +217,34 @@ def _helm_document(parsed: ParsedFile, findings: list[Finding]) -> Document | No
 
 def _lint_environment(policies: Sequence[Policy], request: ChartRequest, env: Environment,
                       documents: dict[str, Document | None], settings: ModelSettings
-                      ) -> tuple[list[Finding], list[str], int]:
+                      ) -> tuple[list[Finding], list[str], list[ParsedFile]]:
     files = [*request.common_files, *env.files]
     broken = [f for f in ([request.chart.values] if request.chart.values else []) + files
               if documents.get(f) is None]
     label = env.name or "release"
     if broken:
         return [], [f"{_env_words(env)}values not merged: {', '.join(broken)} could not be "
-                    "read as a values file (see its finding)"], 0
+                    "read as a values file (see its finding)"], []
     findings: list[Finding] = []
     chart_doc = documents[request.chart.values] if request.chart.values else None
     try:
         merged = merge_values(chart_doc, [d for f in files if (d := documents[f])],
                               request.sets, label=label)
     except ValuesError as exc:
-        return [_values_finding(exc)], [], 0
+        return [_values_finding(exc)], [], []
     findings.extend(_clash_findings(merged))
     workload_policies = [p for p in policies if p.target == "workload"]
     if workload_policies:
         subjects = [engine.workload_subject(w) for w in values_workloads(merged, settings)]
         findings.extend(engine.evaluate(workload_policies, subjects))
-    notes: list[str] = []
-    rendered_count = 0
-    if request.helm is not None:
-        rendered = render(request.helm, request.chart.directory, request.chart.name, files,
-                          request.sets, _release_name(request.chart))
-        findings.extend(rendered.problems)
-        findings.extend(lint_parsed(policies, rendered.files).findings)
-        notes.extend(f"{_env_words(env)}helm: {line}" for line in rendered.warnings)
-        rendered_count = len(rendered.files)
-    return findings, notes, rendered_count
+    if request.helm is None:
+        return findings, [], []
+    rendered = render(request.helm, request.chart.directory, request.chart.name, files,
+                      request.sets, _release_name(request.chart))
+    findings.extend(rendered.problems)
+    findings.extend(lint_parsed(policies, rendered.files, settings=settings).findings)
+    notes = [f"{_env_words(env)}helm: {line}" for line in rendered.warnings]
+    return findings, notes, rendered.files
 
 
 def values_workloads(merged: MergedValues, settings: ModelSettings) -> list[Workload]:
@@ -236,36 +281,9 @@ def _env_words(env: Environment) -> str:
     return f"environment {env.name}: " if env.name is not None else ""
 
 
-def _environment_summary(request: ChartRequest, env: Environment,
-                         findings: Sequence[Finding]) -> str:
-    layers = [request.chart.values] if request.chart.values else []
-    layers += [*request.common_files, *env.files]
-    counts = summarize(findings)
-    sets = f" + {len(request.sets)} --set" if request.sets else ""
-    return (f"environment {env.name} ({' + '.join(layers)}{sets}): {counts['error']} "
-            f"error{'s' * (counts['error'] != 1)}, {counts['warning']} "
-            f"warning{'s' * (counts['warning'] != 1)}, {counts['info']} info")
-
-
-def _tagged(finding: Finding, environment: str | None) -> Finding:
-    if environment is None:
-        return finding
-    return dataclasses.replace(finding, extra={**finding.extra, ENVIRONMENT_KEY: environment})
-
-
-def _ordered(findings: Sequence[Finding]) -> list[Finding]:
-    """Sorted, duplicates dropped; findings of different environments are kept apart."""
-    unique: dict[tuple[str, int, int, int, str, str, str, str], Finding] = {}
+def ordered(findings: Sequence[Finding]) -> list[Finding]:
+    """Sorted, duplicates dropped (the first one, with its environments, is kept)."""
+    unique: dict[tuple[str, int, int, int, str, str, str], Finding] = {}
     for finding in findings:
-        key = (*finding.sort_key(), str(finding.extra.get(ENVIRONMENT_KEY, "")))
-        unique.setdefault(key, finding)
+        unique.setdefault(finding.sort_key(), finding)
     return [unique[key] for key in sorted(unique)]
-
-
-def combine(first: RunResult, second: RunResult) -> RunResult:
-    """One result for a run that linted plain paths and a chart."""
-    return RunResult(_ordered([*first.findings, *second.findings]),
-                     first.files_checked + second.files_checked,
-                     first.read_failures + second.read_failures,
-                     [*first.notes, *second.notes],
-                     tuple(dict.fromkeys([*first.policies, *second.policies])))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 if TYPE_CHECKING:
-    from linter.policy.model import Policy
+    from linter.lintplan import LintPlan
     from linter.runner import RunResult
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -65,14 +65,15 @@ def check_chart_usage(paths: Sequence[str], chart: str | None, values: Sequence[
                                "or --chart DIR")
 
 
-def lint_with_chart(policies: Sequence[Policy], result: RunResult, chart: str,
-                    values: Sequence[str], sets: Sequence[str], environments: Sequence[str],
-                    helm: str | None, no_render: bool) -> RunResult:
+def lint_with_chart(plan: LintPlan, result: RunResult, chart: str, values: Sequence[str],
+                    sets: Sequence[str], environments: Sequence[str], helm: str | None,
+                    no_render: bool) -> RunResult:
     """``result`` (the plain paths) combined with the chart's environments."""
-    from linter.helm.chart import build_request, combine, lint_chart
+    from linter.helm.chart import build_request
+    from linter.helm.run import run_chart
 
     try:
         request = build_request(chart, values, sets, environments, helm, no_render)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--env'") from None
-    return combine(result, lint_chart(policies, request))
+    return run_chart(plan, result, request)

@@ -24,7 +24,7 @@ from typing import Any
 from linter.documents import Document, parse_yaml
 from linter.errors import LinterError
 from linter.helm.nodes import Node, unwrap, where, wrap_document
-from linter.helm.strvals import SetError, apply_set
+from linter.helm.strvals import SET_SOURCE, SetError, apply_set
 from linter.model.workload import Origin
 from linter.positions import PathT, Span, format_path
 
@@ -157,6 +157,7 @@ def _coalesce_top(user: dict[str, Node], chart: dict[str, Node], clashes: list[C
         elif value.value is None:
             del user[key]  # a user null deletes the chart's default
         elif value.is_map and default.is_map:
+            _keep_written_origin(value, default)
             _coalesce_tables(value.value, default.value, (key,), clashes)
         else:
             _note_clash(value, default, (key,), clashes)
@@ -173,9 +174,16 @@ def _coalesce_tables(user: dict[str, Node], chart: dict[str, Node], path: PathT,
             if default.value is not None:
                 del user[key]
         elif value.is_map and default.is_map:
+            _keep_written_origin(value, default)
             _coalesce_tables(value.value, default.value, (*path, key), clashes)
         else:
             _note_clash(value, default, (*path, key), clashes)
+
+
+def _keep_written_origin(value: Node, default: Node) -> None:
+    # `--set a.b=1` writes a.b, not the map a: a finding on a points at the chart's line.
+    if value.origin.source == SET_SOURCE:
+        value.origin = default.origin
 
 
 def _note_clash(value: Node, default: Node, path: PathT, clashes: list[Clash]) -> None:
