@@ -1,0 +1,170 @@
+"""The hooks under the real pre-commit, installed from this repository as a package.
+
+A snapshot of the working tree becomes a throw-away git repository; a second repository
+points its .pre-commit-config.yaml at it and commits. pre-commit clones the snapshot and
+pip-installs it into its own virtualenv, as it does for users, so the built-in data
+(linter/_data) must come from the wheel. The install (~20 s) happens once per session.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).parent / "fixtures" / "precommit"
+DUPLICATE = ("charts/vllm/values-prod.yaml:3:1: error duplicate-key duplicate key 'nameOverride'"
+             " (first at line 2); Helm and Kubernetes silently keep the last value")
+BAD_POLICY = ("servelint: policies/team.yaml:9:7: spec.rules[0].severity: 'fatal' is not one"
+              " of ['error', 'warning', 'info']")
+
+
+class HookRepo(NamedTuple):
+    path: Path
+    rev: str
+    env: dict[str, str]
+
+
+def _git(args: list[str], cwd: Path, env: dict[str, str]) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          check=True)
+    return done.stdout.strip()
+
+
+def _isolated_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("GIT_") and not k.startswith("PRE_COMMIT")}
+    env.update({
+        "PRE_COMMIT_HOME": str(home / "pre-commit-cache"),
+        "PRE_COMMIT_COLOR": "never",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "servelint tests", "GIT_AUTHOR_EMAIL": "tests@servelint.invalid",
+        "GIT_COMMITTER_NAME": "servelint tests",
+        "GIT_COMMITTER_EMAIL": "tests@servelint.invalid",
+    })
+    return env
+
+
+@pytest.fixture(scope="session")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> HookRepo:
+    """This working tree (tracked and new files, .gitignore honoured) as a one-commit repo."""
+    base = tmp_path_factory.mktemp("precommit")
+    env = _isolated_env(base)
+    snapshot = base / "servelint"
+    names = _git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], ROOT, env)
+    for name in filter(None, names.split("\0")):
+        source = ROOT / name
+        if source.is_file():  # a tracked file deleted in the working tree is left out
+            (snapshot / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, snapshot / name)
+    _git(["init", "-q", "-b", "main"], snapshot, env)
+    _git(["add", "-A"], snapshot, env)
+    _git(["commit", "-q", "-m", "snapshot"], snapshot, env)
+    return HookRepo(snapshot, _git(["rev-parse", "HEAD"], snapshot, env), env)
+
+
+Run = Callable[[list[str]], tuple[int, list[str]]]
+
+
+@pytest.fixture
+def consumer(hook_repo: HookRepo, tmp_path: Path) -> tuple[Path, Run]:
+    """A repository using both hooks, with pre-commit installed as its git hook."""
+    repo = tmp_path / "fleet"
+    repo.mkdir()
+    _git(["init", "-q", "-b", "main"], repo, hook_repo.env)
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hook_repo.path}\n    rev: {hook_repo.rev}\n    hooks:\n"
+        "      - id: servelint\n      - id: servelint-policies\n", encoding="utf-8")
+    _git(["add", ".pre-commit-config.yaml"], repo, hook_repo.env)
+
+    def run(args: list[str]) -> tuple[int, list[str]]:
+        done = subprocess.run(args, cwd=repo, env=hook_repo.env, capture_output=True,
+                              text=True, check=False, timeout=600)
+        lines = (done.stdout + done.stderr).splitlines()
+        # pre-commit's one-time "[INFO] Installing environment" lines depend on test order.
+        return done.returncode, [line for line in lines if not line.startswith("[INFO]")]
+
+    code, output = run([sys.executable, "-m", "pre_commit", "install"])
+    assert (code, output) == (0, "pre-commit installed at .git/hooks/pre-commit".splitlines())
+    return repo, run
+
+
+def _commits(repo: Path, env: dict[str, str]) -> int:
+    done = subprocess.run(["git", "rev-list", "--count", "--all"], cwd=repo, env=env,
+                          capture_output=True, text=True, check=False)
+    return int(done.stdout.strip() or 0)
+
+
+def _stage(repo: Path, env: dict[str, str], name: str, fixture: Path) -> None:
+    target = repo / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(fixture, target)
+    _git(["add", name], repo, env)
+
+
+def test_bad_values_file_stops_the_commit_then_the_fix_goes_through(
+        hook_repo: HookRepo, consumer: tuple[Path, Run]) -> None:
+    repo, run = consumer
+    _stage(repo, hook_repo.env, "charts/vllm/values-prod.yaml", FIXTURES / "values-bad.yaml")
+    code, output = run(["git", "commit", "-q", "-m", "raise the context"])
+    assert (code, output, _commits(repo, hook_repo.env)) == (1, [
+        "servelint................................................................Failed",
+        "- hook id: servelint",
+        "- exit code: 1",
+        "",
+        DUPLICATE,
+        "1 error, 0 warnings, 0 info in 2 files",  # .pre-commit-config.yaml is staged too
+        "",
+        "servelint policies...................................(no files to check)Skipped",
+    ], 0)
+
+    _stage(repo, hook_repo.env, "charts/vllm/values-prod.yaml", FIXTURES / "values-good.yaml")
+    code, output = run(["git", "commit", "-q", "-m", "raise the context"])
+    assert (code, output, _commits(repo, hook_repo.env)) == (0, [
+        "servelint................................................................Passed",
+        "servelint policies...................................(no files to check)Skipped",
+    ], 1)
+
+
+def test_policy_hook_validates_the_repository_policies(
+        hook_repo: HookRepo, consumer: tuple[Path, Run]) -> None:
+    repo, run = consumer
+    _stage(repo, hook_repo.env, "policies/team.yaml", FIXTURES / "bad-policies" / "team.yaml")
+    code, output = run(["git", "commit", "-q", "-m", "team policy"])
+    assert (code, output, _commits(repo, hook_repo.env)) == (1, [
+        "servelint................................................................Passed",
+        "servelint policies.......................................................Failed",
+        "- hook id: servelint-policies",
+        "- exit code: 3",
+        "",
+        BAD_POLICY,
+        "",
+    ], 0)
+
+    _stage(repo, hook_repo.env, "policies/team.yaml", FIXTURES / "policies" / "team.yaml")
+    code, output = run(["git", "commit", "-q", "-m", "team policy"])
+    assert (code, output, _commits(repo, hook_repo.env)) == (0, [
+        "servelint................................................................Passed",
+        "servelint policies.......................................................Passed",
+    ], 1)
+
+
+def test_hook_environment_holds_the_packaged_data(hook_repo: HookRepo,
+                                                  consumer: tuple[Path, Run]) -> None:
+    _, run = consumer
+    code, _ = run([sys.executable, "-m", "pre_commit", "install-hooks"])
+    cache = Path(hook_repo.env["PRE_COMMIT_HOME"])
+    packages = sorted(cache.glob("repo*/py_env-*/lib/python3*/site-packages/linter"))
+    assert (code, len(packages)) == (0, 1)
+    data = packages[0] / "_data"
+    assert ((data / "schemas" / "policy.schema.json").is_file(),
+            (data / "policies").is_dir(), (packages[0] / "cli.py").is_file()) == (
+        True, True, True)
