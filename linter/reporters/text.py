@@ -21,6 +21,9 @@ def format_finding(finding: Finding, *, color: bool = False) -> str:
         severity = f"{_COLORS[finding.severity]}{severity}{_RESET}"
     line = f"{finding.file}:{finding.line}:{finding.column}: {severity} {finding.rule_id} " \
            f"{finding.message}"
+    environments = finding.extra.get("environments")
+    if environments:  # lint --chart --env: the environments this finding occurs in
+        line += f" [{', '.join(environments)}]"
     if finding.suppression is not None:
         until = f", until {finding.suppression.until}" if finding.suppression.until else ""
         note = f" [suppressed ({finding.suppression.source}): {finding.suppression.reason}{until}]"
