@@ -6,6 +6,8 @@ from collections.abc import Callable
 from pathlib import PurePath
 
 from linter.documents import DEFAULT_LIMITS, Limits, ParsedFile, parse_json, parse_yaml
+from linter.triton.detect import looks_like_pbtxt
+from linter.triton.pbtxt import parse_pbtxt
 
 Parser = Callable[[str, str], ParsedFile]
 
@@ -17,6 +19,7 @@ _LIMITED: dict[str, Callable[[str, str, Limits], ParsedFile]] = {
 PARSERS: dict[str, Parser] = {
     "yaml": parse_yaml,
     "json": parse_json,
+    "pbtxt": parse_pbtxt,
 }
 
 
@@ -32,6 +35,8 @@ def format_for(name: str, text: str) -> str:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         return "json"
+    if looks_like_pbtxt(text):  # a Triton config.pbtxt piped to stdin
+        return "pbtxt"
     return "yaml"
 
 

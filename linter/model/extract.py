@@ -7,11 +7,12 @@ from collections.abc import Callable, Sequence
 from linter.documents import ParsedFile
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Workload
+from linter.triton.extract import extract_triton
 
 Extractor = Callable[[Sequence[ParsedFile], ModelSettings], list[Workload]]
 
 # Filled by the serving-model extractors (Kubernetes objects, Helm values, Triton configs).
-EXTRACTORS: list[Extractor] = []
+EXTRACTORS: list[Extractor] = [extract_triton]
 
 
 def extract_workloads(files: Sequence[ParsedFile], settings: ModelSettings = DEFAULT_SETTINGS

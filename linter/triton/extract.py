@@ -1,0 +1,68 @@
+"""The Triton extractor: every model configuration becomes a ``TritonModelConfig`` workload.
+
+Inputs are ``config.pbtxt`` documents (format ``pbtxt``) and JSON documents that are a
+model configuration's JSON form (``GET /v2/models/<model>/config``). The workload holds
+the configuration as ``triton.models[0]`` in that JSON form, plus ``derived`` facts
+(``derive``); origins point every path, derived ones included, at the line to edit.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from pathlib import PurePath
+from typing import Any
+
+from linter.documents import Document, ParsedFile
+from linter.model.settings import ModelSettings
+from linter.model.workload import Origin, Workload
+from linter.positions import PathT, format_path
+from linter.triton import jsonform
+from linter.triton.derive import derive
+from linter.triton.detect import is_model_config_json
+
+KIND = "TritonModelConfig"
+SOURCE = "triton-config"
+_MODEL: PathT = ("triton", "models", 0)
+_TRTLLM_PARAMETERS = frozenset({"gpt_model_type", "gpt_model_path"})
+
+
+def extract_triton(files: Sequence[ParsedFile], settings: ModelSettings) -> list[Workload]:
+    """One workload per Triton model configuration found in ``files``."""
+    return [
+        _workload(document)
+        for parsed in files
+        for document in parsed.documents
+        if document.fmt == "pbtxt" or (document.fmt == "json"
+                                       and is_model_config_json(document.data))
+    ]
+
+
+def _workload(document: Document) -> Workload:
+    config: dict[str, Any] = copy.deepcopy(document.data)
+    if document.fmt == "json":
+        jsonform.normalize(config)
+    parent = PurePath(document.source).parent.name
+    derived, sources = derive(config, parent or document.source)
+    derived["trtllm"] = (derived["backend_kind"] == "tensorrtllm"
+                         or bool(_TRTLLM_PARAMETERS & set(derived["parameters"])))
+    suffix = f"#{document.index}" if document.index else ""
+    data = {
+        "id": f"file:{document.source}{suffix}",
+        "kind": KIND,
+        "name": derived["name"],
+        "source": SOURCE,
+        "engine": {"name": "trtllm" if derived["trtllm"] else "triton"},
+        "triton": {"models": [{**config, "derived": derived}]},
+    }
+    anchor = _origin(document, ())
+    origins = {(*_MODEL, *path): _origin(document, path) for path in document.line_map}
+    origins[(*_MODEL, "derived")] = anchor
+    for derived_path, config_path in sources.items():
+        origins[(*_MODEL, "derived", *derived_path)] = _origin(document, config_path)
+    return Workload(derived["name"], data, anchor, origins)
+
+
+def _origin(document: Document, path: PathT) -> Origin:
+    span = document.span(path)
+    return Origin(document.source, span.line, span.column, document.index, format_path(path))

@@ -1,0 +1,109 @@
+"""Parse a Triton ``config.pbtxt`` into a Document whose data is the config's JSON form.
+
+The text is parsed by protobuf's own ``text_format`` against Triton's ``ModelConfig``
+definition (see ``descriptor``), so what it accepts and rejects is what Triton's parser
+does. The data is ``MessageToDict(preserving_proto_field_name=True)`` with Triton's
+64-bit fix-ups (``jsonform``); the line map comes from ``textproto``.
+
+protobuf is imported only here, inside ``parse_pbtxt``: a run without ``.pbtxt`` inputs
+never loads it.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any
+
+from linter.documents import Document, ParsedFile, syntax_finding
+from linter.findings import Finding
+from linter.positions import PathT, Span, format_path
+from linter.triton.detect import is_model_config_name, looks_like_model_config
+
+FORMAT = "pbtxt"
+_POSITION_PREFIX = re.compile(r"^\d+:\d+ : ")
+
+
+def parse_pbtxt(source: str, text: str) -> ParsedFile:
+    """Parse one ``config.pbtxt``; problems become findings, never exceptions."""
+    if not is_model_config_name(source) and not looks_like_model_config(text):
+        # Other tools use .pbtxt too (TensorFlow graphs, saved_model.pbtxt): not ours.
+        return ParsedFile(source, text, [], [])
+    from google.protobuf import json_format, text_format
+
+    from linter.triton import descriptor, jsonform, textproto
+
+    message_class = descriptor.model_config_class()
+    walked = textproto.walk(text, message_class.DESCRIPTOR)
+    problems = [_placeholder_finding(source, p) for p in walked.placeholders]
+    message = message_class()
+    try:
+        text_format.Parse(textproto.substitute(text, walked.placeholders), message)
+    except text_format.ParseError as exc:
+        detail = _POSITION_PREFIX.sub("", str(exc))
+        if detail.startswith("'': "):  # protobuf quotes the offending line; here it is EOF
+            detail = "unexpected end of file: " + detail[4:]
+        problems.append(syntax_finding(source, f"invalid Triton model configuration: {detail}",
+                                       exc.GetLine() or 1, exc.GetColumn() or 1))
+        return ParsedFile(source, text, [], problems)
+    data: dict[str, Any] = json_format.MessageToDict(message, preserving_proto_field_name=True)
+    jsonform.normalize(data)
+    for item in walked.placeholders:
+        _put(data, item.path, "${" + item.name + "}")
+    data = _in_file_order(data, (), walked.line_map)
+    return ParsedFile(source, text, [Document(source, 0, data, walked.line_map, FORMAT)],
+                      problems)
+
+
+def _in_file_order(value: Any, path: PathT, line_map: dict[PathT, Span]) -> Any:
+    # protobuf's JSON printer orders fields by number and map entries arbitrarily; keep
+    # the order the user wrote, so lists of findings and messages follow the file.
+    if isinstance(value, list):
+        return [_in_file_order(v, (*path, i), line_map) for i, v in enumerate(value)]
+    if not isinstance(value, dict):
+        return value
+    end = Span(sys.maxsize, 0)
+    keys = sorted(value, key=lambda k: line_map.get((*path, k), end))
+    return {k: _in_file_order(value[k], (*path, k), line_map) for k in keys}
+
+
+def _placeholder_finding(source: str, item: Any) -> Finding:
+    field = format_path(item.path) or "value"
+    message = (
+        f"unfilled template placeholder ${{{item.name}}} in {field}, where Triton expects "
+        f"{item.expected}: Triton cannot read the file (failed to read text proto) and the "
+        f"model does not load; fill it with TensorRT-LLM's tools/fill_template.py "
+        f"({item.name}:<value>) or write the value"
+    )
+    return syntax_finding(source, message, item.span.line, item.span.column)
+
+
+def _put(data: dict[str, Any], path: PathT, value: str) -> None:
+    # The neutral value parsed in its place may be absent from the JSON form (proto3
+    # omits zero values), so create the containers on the way.
+    holder: Any = data
+    for part, following in zip(path, (*path[1:], None), strict=True):
+        if following is None:
+            _assign(holder, part, value)
+            return
+        child = _get(holder, part)
+        if not isinstance(child, (dict, list)):
+            child = [] if isinstance(following, int) else {}
+            _assign(holder, part, child)
+        holder = child
+
+
+def _get(holder: Any, part: str | int) -> Any:
+    if isinstance(holder, dict):
+        return holder.get(part)
+    if isinstance(holder, list) and isinstance(part, int) and part < len(holder):
+        return holder[part]
+    return None
+
+
+def _assign(holder: Any, part: str | int, value: Any) -> None:
+    if isinstance(holder, dict):
+        holder[part] = value
+    elif isinstance(holder, list) and isinstance(part, int):
+        holder.extend([None] * (part + 1 - len(holder)))
+        holder[part] = value
