@@ -1,0 +1,32 @@
+# The servelint image: `servelint` as the entry point, built-in policies and schemas
+# inside the installed wheel (linter/_data), running as an unprivileged user.
+#
+#   docker build -t servelint .
+#   docker run --rm -v "$PWD:/work:ro" servelint lint charts/vllm/values-prod.yaml
+#
+# No container engine runs where servelint is developed and tested, so this file is never
+# built there; tests/test_container_image.py checks its instructions as text. Keep it
+# minimal.
+
+# Build stage: the wheel of servelint and of every dependency, so that the runtime stage
+# installs offline and carries no build tools.
+FROM python:3.11-slim-bookworm AS build
+WORKDIR /src
+COPY . .
+RUN pip wheel --no-cache-dir --disable-pip-version-check --wheel-dir /wheels .
+
+FROM python:3.11-slim-bookworm
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1
+COPY --from=build /wheels /wheels
+RUN pip install --no-cache-dir --disable-pip-version-check --no-index \
+        --find-links=/wheels servelint \
+    && rm -rf /wheels \
+    && groupadd --system --gid 10001 servelint \
+    && useradd --system --uid 10001 --gid 10001 --no-create-home \
+        --shell /usr/sbin/nologin servelint
+# A numeric user, so that Kubernetes can enforce runAsNonRoot without looking it up.
+USER 10001:10001
+WORKDIR /work
+ENTRYPOINT ["servelint"]
+CMD ["--help"]

@@ -1,0 +1,124 @@
+"""The Dockerfile, checked as text (no container engine runs here), and its build context.
+
+The build-context test builds the wheel from exactly the files `docker build` would
+send, so a .dockerignore that drops a data folder (or a data folder missing from
+force-include) fails here rather than in someone's image build.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) pairs, continuation lines joined, comments dropped."""
+    text = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
+    joined = re.sub(r"\\\n\s*", " ", "\n".join(lines))
+    pairs = []
+    for line in joined.splitlines():
+        if line.strip():
+            keyword, _, rest = line.strip().partition(" ")
+            pairs.append((keyword.upper(), " ".join(rest.split())))
+    return pairs
+
+
+def final_stage() -> list[tuple[str, str]]:
+    steps = instructions()
+    last_from = max(i for i, (keyword, _) in enumerate(steps) if keyword == "FROM")
+    return steps[last_from:]
+
+
+def test_every_stage_uses_a_slim_python_base() -> None:
+    bases = [args.split()[0] for keyword, args in instructions() if keyword == "FROM"]
+    assert bases == ["python:3.11-slim-bookworm", "python:3.11-slim-bookworm"]
+
+
+def test_final_stage_runs_servelint_as_a_numeric_non_root_user() -> None:
+    stage = final_stage()
+    users = [args for keyword, args in stage if keyword == "USER"]
+    entry = [json.loads(args) for keyword, args in stage if keyword == "ENTRYPOINT"]
+    user_index = max(i for i, (keyword, _) in enumerate(stage) if keyword == "USER")
+    assert (users, entry) == (["10001:10001"], [["servelint"]])
+    # Nothing after USER runs as root, and the user is created before it is used.
+    assert [k for k, _ in stage[user_index:]] == ["USER", "WORKDIR", "ENTRYPOINT", "CMD"]
+    assert any("useradd --system --uid 10001" in args for k, args in stage if k == "RUN")
+
+
+def test_final_stage_installs_the_wheel_offline() -> None:
+    runs = [args for keyword, args in final_stage() if keyword == "RUN"]
+    assert len(runs) == 1
+    assert runs[0].startswith("pip install --no-cache-dir --disable-pip-version-check "
+                              "--no-index --find-links=/wheels servelint && rm -rf /wheels")
+    assert not [args for keyword, args in instructions() if keyword == "ADD"]
+
+
+def test_entry_point_is_the_console_script() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["project"]["scripts"] == {"servelint": "linter.cli:main"}
+
+
+def _ignored(name: str, patterns: list[str]) -> bool:
+    """A simplified .dockerignore match: a pattern excludes a path or any of its parents."""
+    parts = name.split("/")
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    for pattern in patterns:
+        if pattern.startswith("**/"):
+            if any(fnmatch.fnmatchcase(part, pattern[3:]) for part in parts):
+                return True
+        elif any(fnmatch.fnmatchcase(prefix, pattern) for prefix in prefixes):
+            return True
+    return False
+
+
+def _dockerignore() -> list[str]:
+    text = (ROOT / ".dockerignore").read_text(encoding="utf-8")
+    return [line.strip() for line in text.splitlines()
+            if line.strip() and not line.startswith("#")]
+
+
+def test_dockerignore_keeps_what_the_wheel_needs() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    wheel = project["tool"]["hatch"]["build"]["targets"]["wheel"]
+    needed = ["pyproject.toml", project["project"]["readme"], *wheel["packages"],
+              *wheel["force-include"]]
+    patterns = _dockerignore()
+    assert [name for name in needed if _ignored(name, patterns)] == []
+    assert [name for name in (".git", ".venv", "tests", "linter/__pycache__/x.pyc")
+            if not _ignored(name, patterns)] == []
+
+
+def test_build_context_makes_a_wheel_with_the_data(tmp_path: Path) -> None:
+    context = tmp_path / "context"
+    listing = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+        capture_output=True, text=True, check=True).stdout
+    patterns = _dockerignore()
+    for name in filter(None, listing.split("\0")):
+        if (ROOT / name).is_file() and not _ignored(name, patterns):
+            (context / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, context / name)
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+         "--quiet", "--wheel-dir", str(tmp_path / "wheels"), str(context)],
+        capture_output=True, text=True, check=False)
+    assert (built.returncode, built.stderr) == (0, "")
+    [wheel] = (tmp_path / "wheels").glob("servelint-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        entry_points = next(archive.read(n).decode() for n in names
+                            if n.endswith(".dist-info/entry_points.txt"))
+    assert {"linter/cli.py", "linter/_data/policies/README.md",
+            "linter/_data/schemas/policy.schema.json"} <= names
+    assert "servelint = linter.cli:main" in entry_points.splitlines()
+    assert not [n for n in names if n.startswith(("tests/", "linter/_data/tests"))]
