@@ -99,6 +99,7 @@ def _check(expectation: Expectation, case: Case, unmatched: list[Finding]) -> li
         return [f"expected {expectation.rule} to fail at {where}, but it {actual}"]
     exact = [f for f in at_line if expectation.message in (None, f.message)]
     if not exact:
+        unmatched.remove(at_line[0])
         return [f"expected {expectation.rule} at {where} to say {expectation.message!r}, "
                 f"but it said {at_line[0].message!r}"]
     unmatched.remove(exact[0])
