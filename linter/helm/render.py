@@ -30,6 +30,7 @@ _TEMPLATE_REF = re.compile(
     r"(?P<file>[\w.-]+/(?:charts/[\w.-]+/)*templates/[^\s:()]+)(?::(?P<line>\d+))?(?::(?P<col>\d+))?"
 )
 _MAX_MESSAGE = 2000
+_HELM_ADVICE = ("Use --debug flag to render out invalid YAML",)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +77,7 @@ def render(helm: str, chart_dir: str, chart_name: str, values: Sequence[str],
         return Rendered([], [_failure(chart_dir, chart_name, f"cannot run {helm}: {exc}")], [])
     stderr = done.stderr.strip()
     if done.returncode != 0:
+        stderr = _helm_error(stderr)
         detail = stderr or f"exit code {done.returncode}"
         return Rendered([], [_failure(chart_dir, chart_name, f"helm template failed: {detail}")],
                         [])
@@ -122,6 +124,13 @@ def _chunks(output: str) -> list[list[str]]:
 def _is_content(line: str) -> bool:
     stripped = line.strip()
     return bool(stripped) and stripped != "---" and not stripped.startswith("#")
+
+
+def _helm_error(stderr: str) -> str:
+    """helm's message without its "Error: " prefix and its advice about its own flags."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    kept = [line.removeprefix("Error: ") for line in lines if line not in _HELM_ADVICE]
+    return "\n".join(kept)
 
 
 def _failure(chart_dir: str, chart_name: str, message: str) -> Finding:

@@ -1,0 +1,259 @@
+"""``servelint lint --chart``: environments, provenance, rendering with the real helm.
+
+Policies come from tests/fixtures/helm/policies (``--no-builtin``), so these tests do not
+depend on which built-in policies exist.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+
+from linter.helm import chart as chart_module
+from linter.helm.values import MergedValues
+from linter.model.settings import ModelSettings
+from linter.model.workload import Workload
+
+ROOT = Path(__file__).resolve().parent.parent
+CHART = "examples/charts/vllm"
+POLICIES = ["--no-builtin", "--policy-dir", "tests/fixtures/helm/policies"]
+FIX = "tests/fixtures/helm"
+RENDERED = f"{CHART}/templates/deployment.yaml (rendered)"
+SKIPPED = ("note: rendering skipped: helm is not on PATH (install it or pass --helm); "
+           "templates were not checked")
+
+Run = Callable[..., Result]
+
+
+@pytest.fixture(autouse=True)
+def _in_repository(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # file names in the output are relative to the repository
+    monkeypatch.delenv("SERVELINT_HELM", raising=False)
+
+
+@pytest.fixture
+def no_helm_on_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+
+
+def lines(result: Result) -> list[str]:
+    return result.output.splitlines()
+
+
+def test_two_environments_one_result_each(run_line: Run, helm: str) -> None:
+    result = run_line(["lint", "--chart", CHART, "--env", "staging", "--env", "prod",
+                       "--helm", helm, *POLICIES])
+    assert lines(result) == [
+        f"note: environment staging ({CHART}/values.yaml + {CHART}/values-staging.yaml): "
+        "0 errors, 1 warning, 0 info",
+        f"note: environment prod ({CHART}/values.yaml + {CHART}/values-prod.yaml): "
+        "0 errors, 0 warnings, 0 info",
+        f"{RENDERED}:13:3: warning rendered-replicas/min-replicas replicas is 1; one pod "
+        "means downtime on every rollout [staging]",
+        "0 errors, 1 warning, 0 info in 7 files",
+    ]
+    assert result.exit_code == 0
+
+
+def test_values_files_as_written_and_shared_findings_once(run_line: Run, helm: str) -> None:
+    result = run_line(["lint", "--chart", CHART, "-f", f"{FIX}/values-latest.yaml",
+                       "--env", "staging", "--env", "prod", "--set", "replicaCount=1",
+                       "--helm", helm, *POLICIES, "--format", "json"])
+    report = json.loads(result.output)
+    assert report["findings"] == [
+        {"rule": "rendered-replicas/min-replicas", "severity": "warning",
+         "message": "replicas is 1; one pod means downtime on every rollout",
+         "file": RENDERED, "line": 13, "column": 3, "path": "spec.replicas",
+         "environments": ["staging", "prod"], "suppressed": False},
+        {"rule": "values-image/no-latest", "severity": "error",
+         "message": "image.tag latest is not a release",
+         "file": f"{FIX}/values-latest.yaml", "line": 3, "column": 3, "path": "image.tag",
+         "suppressed": False},
+    ]
+    assert report["notes"] == [
+        f"environment staging ({CHART}/values.yaml + {FIX}/values-latest.yaml + "
+        f"{CHART}/values-staging.yaml + 1 --set): 0 errors, 1 warning, 0 info",
+        f"environment prod ({CHART}/values.yaml + {FIX}/values-latest.yaml + "
+        f"{CHART}/values-prod.yaml + 1 --set): 0 errors, 1 warning, 0 info",
+    ]
+    assert result.exit_code == 1
+
+
+def test_single_release_has_no_environment_label(run_line: Run, helm: str) -> None:
+    result = run_line(["lint", "--chart", CHART, "-f", f"{CHART}/values-prod.yaml",
+                       "--set", "replicaCount=1", "--helm", helm, *POLICIES])
+    assert lines(result) == [
+        f"{RENDERED}:13:3: warning rendered-replicas/min-replicas replicas is 1; one pod "
+        "means downtime on every rollout",
+        "0 errors, 1 warning, 0 info in 4 files",
+    ]
+    assert result.exit_code == 0
+
+
+def test_map_replaced_by_a_string_points_at_the_environment_file(run_line: Run,
+                                                                 helm: str) -> None:
+    result = run_line(["lint", "--chart", CHART, "--env", f"big={FIX}/values-clash.yaml",
+                       "--helm", helm, *POLICIES, "--fail-level", "warning"])
+    assert lines(result)[1:] == [
+        f"{RENDERED}:13:3: warning rendered-replicas/min-replicas replicas is 1; one pod "
+        "means downtime on every rollout [big]",
+        f"{FIX}/values-clash.yaml:2:1: warning helm-values resources is a string here but a "
+        f"map in the chart's values ({CHART}/values.yaml:28:1); Helm keeps this value and "
+        "warns [big]",
+        "0 errors, 2 warnings, 0 info in 4 files",
+    ]
+    assert result.exit_code == 1
+
+
+def test_helm_failure_is_a_finding_on_the_template_line(run_line: Run, helm: str) -> None:
+    result = run_line(["lint", "--chart", CHART, "--set", "vllm=null", "--helm", helm,
+                       *POLICIES])
+    assert lines(result) == [
+        f"{CHART}/templates/deployment.yaml:33:40: error helm-template helm template failed: "
+        'vllm/templates/deployment.yaml:33:40 executing "vllm/templates/deployment.yaml" at '
+        "<.Values.vllm.maxModelLen>: nil pointer evaluating interface {}.maxModelLen",
+        "1 error, 0 warnings, 0 info in 1 file",
+    ]
+    assert result.exit_code == 1
+
+
+def test_unparsable_environment_file(run_line: Run, helm: str) -> None:
+    result = run_line(["lint", "--chart", CHART, "--env", f"broken={FIX}/values-broken.yaml",
+                       "--env", "prod", "--helm", helm, *POLICIES])
+    assert lines(result) == [
+        f"note: environment broken: values not merged: {FIX}/values-broken.yaml could not be "
+        "read as a values file (see its finding)",
+        f"note: environment broken ({CHART}/values.yaml + {FIX}/values-broken.yaml): "
+        "0 errors, 0 warnings, 0 info",
+        f"note: environment prod ({CHART}/values.yaml + {CHART}/values-prod.yaml): "
+        "0 errors, 0 warnings, 0 info",
+        f"{FIX}/values-broken.yaml:3:1: error syntax invalid YAML: did not find expected ',' "
+        "or ']' while parsing a flow sequence started at line 2, column 16",
+        "1 error, 0 warnings, 0 info in 5 files",
+    ]
+    assert result.exit_code == 1
+
+
+def test_inline_suppression_in_an_environment_file(run_line: Run, helm: str) -> None:
+    result = run_line(["lint", "--chart", CHART, "--env",
+                       f"canary={FIX}/values-latest-suppressed.yaml", "--set", "replicaCount=2",
+                       "--helm", helm, *POLICIES])
+    assert lines(result)[1:] == [
+        f"{FIX}/values-latest-suppressed.yaml:3:3: error values-image/no-latest image.tag "
+        "latest is not a release [suppressed (inline): nightly canary, until 2099-12-31]",
+        "0 errors, 0 warnings, 0 info, 1 suppressed in 4 files",
+    ]
+    assert result.exit_code == 0
+
+
+def test_without_helm_rendering_is_skipped_and_said_once(run_line: Run,
+                                                         no_helm_on_path: None) -> None:
+    result = run_line(["lint", "--chart", CHART, "--env", "staging", "--env", "prod",
+                       *POLICIES])
+    assert lines(result) == [
+        SKIPPED,
+        f"note: environment staging ({CHART}/values.yaml + {CHART}/values-staging.yaml): "
+        "0 errors, 0 warnings, 0 info",
+        f"note: environment prod ({CHART}/values.yaml + {CHART}/values-prod.yaml): "
+        "0 errors, 0 warnings, 0 info",
+        "0 errors, 0 warnings, 0 info in 3 files",
+    ]
+    assert result.exit_code == 0
+    report = json.loads(run_line(["lint", "--chart", CHART, *POLICIES, "--format",
+                                  "json"]).output)
+    assert report["notes"] == [SKIPPED.removeprefix("note: ")]
+
+
+def test_no_render(run_line: Run, helm: str) -> None:
+    result = run_line(["lint", "--chart", CHART, "--no-render", "--helm", helm, *POLICIES])
+    assert lines(result) == [
+        "note: rendering skipped (--no-render): templates were not checked",
+        "0 errors, 0 warnings, 0 info in 1 file",
+    ]
+
+
+def stub_workloads(merged: MergedValues, settings: ModelSettings) -> list[Workload]:
+    """Stands in for the serving model's Helm-values extractor: one field, its origin."""
+    path = ("vllm", "maxModelLen")
+    data = {"engine": {"max_model_len": merged.data["vllm"]["maxModelLen"]}}
+    return [Workload(merged.label, data, merged.anchor,
+                     {("engine", "max_model_len"): merged.locate(path)})]
+
+
+def test_workload_findings_point_at_the_file_or_set_that_wrote_the_value(
+        run_line: Run, helm: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(chart_module, "values_workloads", stub_workloads)
+    result = run_line(["lint", "--chart", CHART, "--env", "staging",
+                       "--env", f"long={CHART}/values-prod.yaml,{FIX}/values-long-context.yaml",
+                       "--no-render", *POLICIES])
+    assert lines(result)[3:] == [
+        f"{FIX}/values-long-context.yaml:3:3: error workload-context/max-context "
+        "max_model_len 131072 is above 32768 [long]",
+        "1 error, 0 warnings, 0 info in 4 files",
+    ]
+    assert result.exit_code == 1
+    result = run_line(["lint", "--chart", CHART, "-f", f"{CHART}/values-prod.yaml",
+                       "--set", "replicaCount=3", "--set", "vllm.maxModelLen=65536",
+                       "--no-render", *POLICIES])
+    assert lines(result)[1:] == [
+        "<--set>:2:1: error workload-context/max-context max_model_len 65536 is above 32768",
+        "1 error, 0 warnings, 0 info in 2 files",
+    ]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["-f", f"{CHART}/values-prod.yaml"], "Error: -f/--values, --set and --env need --chart DIR"),
+    (["--set", "a=1", "x.yaml"], "Error: -f/--values, --set and --env need --chart DIR"),
+    ([], "Error: give at least one file or directory (or - for stdin), or --chart DIR"),
+    (["--chart", CHART, "--set", "a.b"],
+     "Error: Invalid value for '--set': --set 'a.b' (column 1): key 'b' has no value"),
+    (["--chart", CHART, "--env", "prod", "--env", "prod"],
+     "Error: Invalid value for '--env': environment 'prod' is given more than once"),
+    (["--chart", CHART, "--env", "=x.yaml"],
+     "Error: Invalid value for '--env': '=x.yaml': give a name, as in prod=values-prod.yaml"),
+    (["--chart", CHART, "--env", "prod="],
+     "Error: Invalid value for '--env': 'prod=': give at least one values file after '='"),
+], ids=["values-without-chart", "set-without-chart", "nothing", "bad-set", "env-twice",
+        "env-no-name", "env-no-file"])
+def test_usage_errors(args: list[str], message: str) -> None:
+    from linter.cli import main
+
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr):
+        code = main(["lint", *args])
+    assert code == 2
+    assert stderr.getvalue().splitlines()[-1] == message
+
+
+def test_not_a_chart_is_a_tool_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                       ) -> None:
+    from linter.cli import main
+
+    assert main(["lint", "--chart", str(tmp_path), *POLICIES]) == 3
+    assert capsys.readouterr().err == f"servelint: {tmp_path}: not a Helm chart (no Chart.yaml)\n"
+
+
+def test_helm_that_does_not_exist_is_a_tool_failure(capsys: pytest.CaptureFixture[str]) -> None:
+    from linter.cli import main
+
+    assert main(["lint", "--chart", CHART, "--helm", "/nonexistent/helm", *POLICIES]) == 3
+    assert capsys.readouterr().err == (
+        "servelint: /nonexistent/helm: helm binary not found or not executable (--helm)\n")
+
+
+def test_missing_environment_file_is_a_read_failure(run_line: Run, helm: str) -> None:
+    result = run_line(["lint", "--chart", CHART, "--env", "qa", "--helm", helm, *POLICIES])
+    assert lines(result)[:2] == [
+        f"note: environment qa: values not merged: {CHART}/values-qa.yaml could not be read "
+        "as a values file (see its finding)",
+        f"note: environment qa ({CHART}/values.yaml + {CHART}/values-qa.yaml): 0 errors, "
+        "0 warnings, 0 info",
+    ]
+    assert lines(result)[2].startswith(f"{CHART}/values-qa.yaml:1:1: error read-error ")
+    assert result.exit_code == 3
