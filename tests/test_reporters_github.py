@@ -19,7 +19,7 @@ from linter.reporters.github import (
 from linter.runner import RunResult
 
 REPORTERS = Path(__file__).parent / "fixtures" / "reporters"
-POLICIES = ["--no-builtin", "--policy-dir", "policies"]
+POLICIES = ["--no-config", "--no-builtin", "--policy-dir", "policies"]
 
 RunLine = Callable[..., Result]
 

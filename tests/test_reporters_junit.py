@@ -16,7 +16,7 @@ from linter.reporters.junit import JunitReporter
 from linter.runner import RunResult
 
 REPORTERS = Path(__file__).parent / "fixtures" / "reporters"
-POLICIES = ["--no-builtin", "--policy-dir", "policies"]
+POLICIES = ["--no-config", "--no-builtin", "--policy-dir", "policies"]
 
 RunLine = Callable[..., Result]
 

@@ -16,7 +16,7 @@ from linter.cli import main
 from linter.reporters.outputs import OutputSpec, parse_spec, plan_outputs
 
 REPORTERS = Path(__file__).parent / "fixtures" / "reporters"
-POLICIES = ["--no-builtin", "--policy-dir", "policies"]
+POLICIES = ["--no-config", "--no-builtin", "--policy-dir", "policies"]
 TEXT = [
     "inputs/deploy.yaml:5:3: info team/has-labels add labels",
     "inputs/deploy.yaml:7:3: error team/min-replicas needs at least two replicas, has 1",
@@ -122,3 +122,27 @@ def test_parse_spec(text: str, spec: OutputSpec) -> None:
 def test_plan_outputs_defaults() -> None:
     assert (plan_outputs([], None), plan_outputs([], "r.txt")) == (
         [OutputSpec("text", None)], [OutputSpec("text", "r.txt")])
+
+
+@pytest.mark.usefixtures("in_fixtures")
+def test_inline_suppression_reaches_every_format(run_line: RunLine, tmp_path: Path) -> None:
+    """Errata item 6 end to end: the finding is kept, marked, and does not fail the run."""
+    sarif, junit, gh = tmp_path / "out.sarif", tmp_path / "junit.xml", tmp_path / "gh.txt"
+    result = run_line(["lint", *POLICIES, "--today", "2026-06-01", "--format", "text",
+                       "--format", f"sarif:{sarif}", "--format", f"junit:{junit}",
+                       "--format", f"github:{gh}", "suppressed/values.yaml"])
+    assert (result.exit_code, result.output.splitlines()) == (0, [
+        "suppressed/values.yaml:4:3: error duplicate-key duplicate key 'maxModelLen' (first at"
+        " line 2); Helm and Kubernetes silently keep the last value [suppressed (inline): kept"
+        " for the migration, until 2026-12-31]",
+        "0 errors, 0 warnings, 0 info, 1 suppressed in 1 file",
+    ])
+    [entry] = json.loads(sarif.read_text("utf-8"))["runs"][0]["results"]
+    assert (entry["ruleId"], entry["suppressions"]) == ("duplicate-key", [
+        {"kind": "inSource", "status": "accepted", "justification": "kept for the migration",
+         "properties": {"source": "inline", "until": "2026-12-31"}}])
+    case = ET.fromstring(junit.read_text("utf-8")).find("testsuite/testcase")
+    assert case is not None
+    assert [(child.tag, child.attrib) for child in case] == [
+        ("skipped", {"message": "suppressed: kept for the migration"})]
+    assert gh.read_text("utf-8") == "0 errors, 0 warnings, 0 info, 1 suppressed in 1 file\n"

@@ -22,7 +22,7 @@ from linter.runner import RunResult
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REPORTERS = FIXTURES / "reporters"
-POLICIES = ["--no-builtin", "--policy-dir", "policies"]
+POLICIES = ["--no-config", "--no-builtin", "--policy-dir", "policies"]
 SCHEMA_URI = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"
               "sarif-schema-2.1.0.json")
 CORE_HELP = "https://github.com/servelint/servelint#findings-the-pipeline-itself-reports"
@@ -226,7 +226,8 @@ def test_paths_outside_the_working_directory_and_stdin(tmp_path: Path) -> None:
 
 
 def test_unknown_rule_ids_notes_and_read_failures(tmp_path: Path) -> None:
-    findings = [Finding("drift/changed", Severity.WARNING, "differs", "v.yaml", 1, 1),
+    findings = [Finding("drift/changed", Severity.WARNING, "differs", "v.yaml", 1, 1,
+                        extra={"desired": 256, "live": 128, "environments": ["prod"]}),
                 Finding("read-error", Severity.ERROR, "not UTF-8", "bin.yaml", 1, 1)]
     log = as_sarif(_result(findings, read_failures=1, notes=["helm not found"]), tmp_path)
     assert schema_errors(log) == []
@@ -238,6 +239,8 @@ def test_unknown_rule_ids_notes_and_read_failures(tmp_path: Path) -> None:
     ]
     assert run["invocations"] == [{"executionSuccessful": False, "toolExecutionNotifications": [
         {"level": "note", "message": {"text": "helm not found"}}]}]
+    assert [r.get("properties") for r in run["results"]] == [
+        {"desired": 256, "live": 128, "environments": ["prod"]}, None]
 
 
 def test_clean_run_is_an_empty_valid_log(tmp_path: Path) -> None:

@@ -95,6 +95,9 @@ def _result(finding: Finding, rule_index: int, root: Path) -> dict[str, Any]:
     }
     if finding.suppression is not None:
         out["suppressions"] = [_suppression(finding.suppression)]
+    if finding.extra:
+        # What a front end adds (drift: desired and live values; charts: environments).
+        out["properties"] = dict(finding.extra)
     return out
 
 
