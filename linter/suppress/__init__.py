@@ -9,8 +9,7 @@ from linter.config import Config
 from linter.documents import ParsedFile
 from linter.findings import Finding
 from linter.globs import matches_any, relative_to
-from linter.suppress import annotated
-from linter.suppress import inline
+from linter.suppress import annotated, inline
 from linter.suppress.apply import apply
 from linter.suppress.model import META_RULES, Directive
 
