@@ -44,6 +44,8 @@ def _workload(document: Document) -> Workload:
         jsonform.normalize(config)
     parent = PurePath(document.source).parent.name
     derived, sources = derive(config, parent or document.source)
+    # proto3 drops a written "max_batch_size: 0" from the JSON form; the line map keeps it.
+    derived["max_batch_size_written"] = ("max_batch_size",) in document.line_map
     derived["trtllm"] = (derived["backend_kind"] == "tensorrtllm"
                          or bool(_TRTLLM_PARAMETERS & set(derived["parameters"])))
     suffix = f"#{document.index}" if document.index else ""

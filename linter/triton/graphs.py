@@ -6,6 +6,9 @@ Mirrors tensorrt_backend:src/instance_state.cc:
   ``sequence_batching.oldest`` its preferred sizes instead; with no batcher at all for
   ``{1, 2, 3, 4, 6, 8, 12, 16, max_batch_size}``; every size above ``max_batch_size`` is
   dropped. With ``graph_spec``, exactly the listed ``batch_size`` values.
+- ``model_state.cc`` auto-complete (on by default) adds ``dynamic_batching {}`` to a
+  batching engine's config that has no scheduler, so the no-batcher set applies only
+  with auto-complete off.
 - ``FindClosestCudaGraph``: a batch uses a graph only on an exact match, unless some spec
   has a ``graph_lower_bound``; then any batch size between a spec's lower bound and its
   ``batch_size`` uses that spec's graph.
@@ -59,13 +62,17 @@ def cuda_graphs(config: Mapping[str, Any], backend: str, max_batch: int | None,
     captured = sorted({high for _, high in ranges if 1 <= high <= max_batch})
     graphed = {b for low, high in ranges for b in range(max(low, 1), min(high, max_batch) + 1)}
     ungraphed = [b for b in range(1, max_batch + 1) if b not in graphed]
+    basis = _default_basis(config) if not specs else "graph_spec"
     out.update({
         "captured_batch_sizes": captured,
         "captured_text": ", ".join(map(str, captured)) or "none",
         "ungraphed_batch_sizes": ungraphed,
         "ungraphed_text": ranges_text(ungraphed),
-        "default_basis": _default_basis(config) if not specs else "graph_spec",
+        "default_basis": basis,
     })
+    if basis == "no_batcher":
+        without = sorted({b for b in (*_NO_BATCHER_DEFAULT, max_batch) if b <= max_batch})
+        out["captured_text_without_auto_complete"] = ", ".join(map(str, without))
     return out, sources
 
 
@@ -101,8 +108,10 @@ def _default_ranges(config: Mapping[str, Any], max_batch: int, preferred: list[i
         if written is None:
             return None
         sizes.update(written or [max_batch])
-    else:
-        sizes.update(_NO_BATCHER_DEFAULT)
+    # No scheduler: auto-complete (on by default) adds dynamic_batching {} for an engine
+    # that batches (model_state.cc AutoCompleteConfigHelper), and the core normalises its
+    # preferred sizes to [max_batch_size]; so {1, max_batch_size} as above. Only with
+    # auto-complete off is the no-batcher set used (see _NO_BATCHER_DEFAULT).
     # Exact matching only: each captured size covers itself.
     return [(size, size) for size in sorted(sizes) if size <= max_batch]
 

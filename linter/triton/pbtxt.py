@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from linter.documents import Document, ParsedFile, syntax_finding
-from linter.findings import Finding
+from linter.findings import Finding, Severity
 from linter.positions import PathT, Span, format_path
 from linter.triton.detect import is_model_config_name, looks_like_model_config
 
@@ -75,7 +75,8 @@ def _placeholder_finding(source: str, item: Any) -> Finding:
         f"model does not load; fill it with TensorRT-LLM's tools/fill_template.py "
         f"({item.name}:<value>) or write the value"
     )
-    return syntax_finding(source, message, item.span.line, item.span.column)
+    return Finding("syntax", Severity.ERROR, message, source, item.span.line, item.span.column,
+                   format_path(item.path))
 
 
 def _put(data: dict[str, Any], path: PathT, value: str) -> None:
