@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import click
 
 from linter import __version__
+from linter.drift.options import drift_options
 from linter.errors import LinterError
 from linter.helm.options import chart_options, check_chart_usage, lint_with_chart
 
@@ -201,6 +202,49 @@ def explain(rule_id: str, policy_dirs: tuple[str, ...]) -> int:
                 return EXIT_OK
     raise click.BadParameter(f"no rule '{rule_id}' (see 'servelint rules')",
                              param_hint="RULE_ID")
+
+
+@cli.command()
+@drift_options
+def drift(**options: Any) -> int:
+    """Compare committed values with the configuration that pods (or files) really loaded."""
+    from linter.drift.options import build_plan, build_request, check_usage
+    from linter.drift.reporters import DRIFT_REPORTERS
+    from linter.drift.scan import run_files, run_kube
+
+    check_usage(options)
+    plan = build_plan(options)
+    if options["kube"]:
+        progress = _PodProgress()
+        try:
+            result = run_kube(plan, build_request(options), progress)
+        finally:
+            progress.close()
+    else:
+        result = run_files(plan, options["live"])
+    _emit(DRIFT_REPORTERS[options["fmt"]], result, options["output"])
+    return result.exit_code(options["exit_zero"])
+
+
+class _PodProgress:
+    """A progress bar on stderr while many pods are read, only when stderr is a terminal."""
+
+    MIN_PODS = 20
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if total < self.MIN_PODS or not sys.stderr.isatty():
+                return
+            self.bar = click.progressbar(length=total, label="reading pods", file=sys.stderr)
+            self.bar.__enter__()
+        self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
 
 
 def _explanation(rule: object) -> str:

@@ -1,0 +1,98 @@
+"""Compare two normalised trees with deepdiff's tree view; classify every difference."""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+from collections.abc import Sequence
+from typing import Any
+
+from deepdiff import DeepDiff
+
+from linter.drift import defaults as server_defaults
+from linter.drift.keys import canonical_key
+from linter.drift.normalize import EMPTY, Normalized
+from linter.positions import PathT, format_path
+
+CHANGED, MISSING_LIVE, UNEXPECTED_LIVE, TYPE_CHANGED = (
+    "changed", "missing-live", "unexpected-live", "type-changed")
+STATUSES = (CHANGED, MISSING_LIVE, UNEXPECTED_LIVE, TYPE_CHANGED)
+# The same difference seen from the other side.
+SWAPPED = {CHANGED: CHANGED, TYPE_CHANGED: TYPE_CHANGED, MISSING_LIVE: UNEXPECTED_LIVE,
+           UNEXPECTED_LIVE: MISSING_LIVE}
+_REPORTS = {
+    "values_changed": CHANGED,
+    "type_changes": TYPE_CHANGED,
+    "dictionary_item_removed": MISSING_LIVE,
+    "dictionary_item_added": UNEXPECTED_LIVE,
+    "iterable_item_removed": MISSING_LIVE,
+    "iterable_item_added": UNEXPECTED_LIVE,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Difference:
+    """One difference: canonical path, status, and each side's original path and value."""
+
+    path: PathT
+    status: str
+    desired: Any
+    live: Any
+    desired_path: PathT | None
+    live_path: PathT | None
+
+
+def compare(desired: Normalized, live: Normalized,
+            server: server_defaults.ServerDefaults | None = None,
+            ignore: Sequence[str] = ()) -> list[Difference]:
+    """Every difference between the two sides, sorted by path; ``ignore`` globs dropped."""
+    left, right = desired.tree, live.tree
+    if server is not None:
+        left, right = server_defaults.elide(left, right, server)
+    diff = DeepDiff(left, right, view="tree", verbose_level=2)
+    found: list[Difference] = []
+    for report, status in _REPORTS.items():
+        for level in diff.get(report, ()):
+            path = tuple(level.path(output_format="list"))
+            found.append(_difference(path, status, desired, live))
+    kept = [d for d in found if not _ignored(d, ignore)]
+    return sorted(kept, key=lambda d: (format_path(d.path), d.status))
+
+
+def _difference(path: PathT, status: str, desired: Normalized, live: Normalized) -> Difference:
+    has_desired = status != UNEXPECTED_LIVE
+    has_live = status != MISSING_LIVE
+    return Difference(
+        path, status,
+        desired.raw.get(path) if has_desired else None,
+        live.raw.get(path) if has_live else None,
+        desired.original_path(path) if has_desired else None,
+        live.original_path(path) if has_live else None,
+    )
+
+
+def _ignored(difference: Difference, patterns: Sequence[str]) -> bool:
+    if not patterns:
+        return False
+    candidates: set[str] = set()
+    for path in (difference.path, difference.desired_path, difference.live_path):
+        if path is None:
+            continue
+        candidates.update(format_path(path[:end]) for end in range(1, len(path) + 1))
+    canonical = [_canonical_pattern(p) for p in patterns]
+    return any(fnmatch.fnmatchcase(text, pattern)
+               for text in candidates for pattern in (*patterns, *canonical))
+
+
+def _canonical_pattern(pattern: str) -> str:
+    return ".".join(canonical_key(part) if part not in ("*", "**") else part
+                    for part in pattern.split("."))
+
+
+def swap(differences: Sequence[Difference]) -> list[tuple[PathT, str]]:
+    """The (path, status) pairs that comparing the other way round must give."""
+    return sorted((d.path, SWAPPED[d.status]) for d in differences)
+
+
+def is_empty(value: Any) -> bool:
+    return value is EMPTY

@@ -1,0 +1,135 @@
+"""Differences → findings in the lint finding model, pointing at the values line to edit.
+
+Secret values are masked here, once, before any output format sees them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from linter.drift.compare import (
+    CHANGED,
+    MISSING_LIVE,
+    TYPE_CHANGED,
+    UNEXPECTED_LIVE,
+    Difference,
+)
+from linter.drift.normalize import Normalized
+from linter.drift.result import FETCH_ERROR_RULE, NOT_READY_RULE, Target
+from linter.drift.sides import DesiredSide
+from linter.findings import Finding, Severity
+from linter.positions import PathT, format_path
+from linter.secrets import is_secret_path, mask, mask_value
+
+_MAX_TEXT = 80
+
+
+def drift_findings(differences: Sequence[Difference], desired: DesiredSide, live: Normalized,
+                   target: Target) -> list[Finding]:
+    return [_finding(d, desired, live, target) for d in differences]
+
+
+def _finding(difference: Difference, desired: DesiredSide, live: Normalized, target: Target
+             ) -> Finding:
+    relative = _desired_spelling(difference, desired, live)
+    values_path = (*desired.root, *relative)
+    origin = desired.locate(_nearest_desired(difference, desired))
+    secret = any(is_secret_path(p) for p in (relative, difference.path,
+                                             difference.live_path or ()))
+    shown_desired = _shown(difference.desired, relative, secret)
+    shown_live = _shown(difference.live, relative, secret)
+    field = format_path(values_path)
+    return Finding(
+        rule_id=f"drift/{difference.status}",
+        severity=Severity.ERROR,
+        message=_message(difference.status, field, shown_desired, shown_live, target),
+        file=origin.source, line=origin.line, column=origin.column, path=field,
+        doc_index=origin.doc_index,
+        extra={"desired": shown_desired, "live": shown_live, "source": target.source},
+    )
+
+
+def _desired_spelling(difference: Difference, desired: DesiredSide, live: Normalized) -> PathT:
+    """The path as the values spell it; for a live-only key, the nearest values ancestor
+    followed by the live spelling of the rest."""
+    if difference.desired_path is not None:
+        return difference.desired_path
+    canonical = difference.path
+    for end in range(len(canonical) - 1, -1, -1):
+        ancestor = desired.normalized.original_path(canonical[:end])
+        live_ancestor = live.original_path(canonical[:end])
+        if ancestor is not None and live_ancestor is not None:
+            rest = (difference.live_path or canonical)[len(live_ancestor):]
+            return (*ancestor, *rest)
+    return difference.live_path or canonical
+
+
+def _nearest_desired(difference: Difference, desired: DesiredSide) -> PathT:
+    if difference.desired_path is not None:
+        return difference.desired_path
+    for end in range(len(difference.path) - 1, -1, -1):
+        ancestor = desired.normalized.original_path(difference.path[:end])
+        if ancestor is not None:
+            return ancestor
+    return ()
+
+
+def _shown(value: Any, path: PathT, secret: bool) -> Any:
+    if value is None:
+        return None
+    if secret and not isinstance(value, dict | list):
+        return mask(value)
+    return mask_value(path, _plain(value))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    return value
+
+
+def render(value: Any, limit: int = _MAX_TEXT) -> str:
+    """A value as a short, JSON-like text for messages and tables."""
+    if value is None:
+        return "-"
+    text = value if isinstance(value, str) else json.dumps(value, default=str,
+                                                           ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _message(status: str, field: str, desired: Any, live: Any, target: Target) -> str:
+    where = target.source
+    if status == CHANGED:
+        return f"{field} is {render(live)} in {where}; the values say {render(desired)}"
+    if status == TYPE_CHANGED:
+        return (f"{field} is {render(live)} ({_kind(live)}) in {where}; the values say "
+                f"{render(desired)} ({_kind(desired)})")
+    if status == MISSING_LIVE:
+        return f"{field} is set in the values ({render(desired)}) but absent from {where}"
+    assert status == UNEXPECTED_LIVE
+    return f"{field} is {render(live)} in {where} but not set in the values"
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    return "map" if isinstance(value, dict) else type(value).__name__
+
+
+def failure_finding(target: Target, reason: str, message: str, not_ready: bool = False
+                    ) -> Finding:
+    """A target that could not be compared, as a finding on the target itself (line 0:
+    a live source has no lines)."""
+    rule = NOT_READY_RULE if not_ready else FETCH_ERROR_RULE
+    severity = Severity.INFO if not_ready else Severity.WARNING
+    return Finding(rule, severity, message, target.source, 0, 0,
+                   extra={"source": target.source, "reason": reason})

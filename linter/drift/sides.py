@@ -1,0 +1,118 @@
+"""The two sides of a comparison: the desired values and one live document.
+
+Desired side: values files merged with Helm's semantics (``linter.helm.values``), each value
+keeping its file and line; optionally a subtree (``--values-path server.config``), the
+common pattern of a chart writing ``{{ .Values.server.config | toJson }}`` into the file the
+server loads. Live side: the document a pod loaded, optionally a subtree (``--live-path``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from linter.drift.normalize import EMPTY, Normalized, Options, get, normalize
+from linter.errors import SourceError
+from linter.helm.values import MergedValues, load_values, merge_values
+from linter.model.workload import Origin
+from linter.parsers import parse
+from linter.positions import PathT, format_path
+
+# What a live pod spec can say about a container (the podspec source).
+PODSPEC_KEYS = ("image", "command", "args", "env", "resources")
+
+
+class LiveError(Exception):
+    """A live document that cannot be compared (not JSON/YAML, no such subtree)."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+@dataclasses.dataclass(frozen=True)
+class Pairing:
+    """How the sides are paired: which subtrees, what to ignore, which server's defaults."""
+
+    values_path: PathT | None = None
+    live_path: PathT | None = None
+    ignore: tuple[str, ...] = ()
+    unordered: tuple[str, ...] = ()
+    server: str = "auto"  # auto | none | vllm | tgi | sglang | triton
+
+    @property
+    def options(self) -> Options:
+        return Options(unordered=self.unordered)
+
+
+@dataclasses.dataclass(frozen=True)
+class DesiredSide:
+    values: MergedValues
+    root: PathT
+    normalized: Normalized
+    embedded: bool = False  # the subtree was a string holding JSON/YAML
+
+    def values_path(self, original: PathT) -> PathT:
+        return self.root if self.embedded else (*self.root, *original)
+
+    def locate(self, original: PathT) -> Origin:
+        return self.values.locate(self.values_path(original))
+
+
+def load_desired(values_files: Sequence[str], sets: Sequence[str] = ()) -> MergedValues:
+    """The merged values (later files win, ``--set`` last); ``ValuesError`` (exit 3) when a
+    file cannot be read or Helm would reject it."""
+    documents = [load_values(path) for path in values_files]
+    return merge_values(None, documents, sets)
+
+
+def desired_side(values: MergedValues, pairing: Pairing,
+                 only_keys: Collection[str] | None = None) -> DesiredSide:
+    root = pairing.values_path or ()
+    data = get(values.data, root)
+    if data is EMPTY:
+        raise SourceError(f"--values-path {format_path(root)}: no such key in the merged values "
+                          f"(top-level keys: {', '.join(sorted(values.data)) or 'none'})")
+    embedded = False
+    if isinstance(data, str):
+        data, embedded = _embedded(data, values.locate(root)), True
+    if only_keys is not None and isinstance(data, dict):
+        data = {k: v for k, v in data.items() if k in only_keys}
+    return DesiredSide(values, root, normalize(data, pairing.options), embedded)
+
+
+def _embedded(text: str, origin: Origin) -> Any:
+    """A values string that holds the config file itself (``config.json: |``)."""
+    parsed = parse("embedded.json" if text.lstrip().startswith("{") else "embedded.yaml", text)
+    if parsed.problems or not parsed.documents:
+        detail = parsed.problems[0].message if parsed.problems else "empty"
+        raise SourceError(f"{origin.source}:{origin.line}: the value at --values-path is a "
+                          f"string that is not JSON or YAML ({detail})")
+    return parsed.documents[0].data
+
+
+def live_document(name: str, text: str) -> Any:
+    """Parse a live file or answer; ``LiveError`` when it is not JSON or YAML."""
+    parsed = parse(name, text)
+    errors = [p for p in parsed.problems if p.rule_id != "duplicate-key"]
+    if errors:
+        first = errors[0]
+        raise LiveError("invalid", f"the live config is not valid JSON or YAML: line "
+                        f"{first.line}, column {first.column}: {first.message}")
+    if not parsed.documents:
+        raise LiveError("invalid", "the live config is empty")
+    return parsed.documents[0].data
+
+
+def live_side(data: Any, pairing: Pairing) -> Normalized:
+    root = pairing.live_path or ()
+    subtree = get(data, root)
+    if subtree is EMPTY:
+        keys = ", ".join(sorted(map(str, data))) if isinstance(data, dict) else "none"
+        raise LiveError("no-live-path", f"--live-path {format_path(root)}: no such key in the "
+                        f"live config (top-level keys: {keys})")
+    if isinstance(subtree, str):
+        subtree = live_document("embedded", subtree)
+    return normalize(subtree, pairing.options)

@@ -1,0 +1,125 @@
+"""What counts as a secret, and how a secret is shown: never.
+
+One predicate for every front end (lint and drift), so that a name masked in one output is
+masked in all of them. A *reference* to a secret (``secretKeyRef``, ``tokenSecretName``,
+``keyFile``) is not a secret and is shown as written (errata item 8).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+MASK = "****"
+
+# Whole words only: "tokens" (max_total_tokens), "keepalive" and "monkey" are not secrets.
+_SECRET_WORDS = frozenset({
+    "token", "password", "passwd", "secret", "key", "apikey", "credential", "credentials",
+    "passphrase",
+})
+# A final word that turns a secret-looking name into a pointer to the secret.
+_REFERENCE_WORDS = frozenset({"name", "names", "ref", "path", "file", "dir", "id", "env", "mount"})
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+# Values that are secrets whatever their key: Hugging Face, OpenAI-style and GitHub tokens.
+_SECRET_VALUE = re.compile(
+    r"^(hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,})$")
+# ``--api-key VALUE``, ``--api-key=VALUE`` and ``HF_TOKEN=VALUE`` inside a shell string.
+_VALUE = r"(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"']+)"
+_FLAG_IN_TEXT = re.compile(r"(?P<flag>--?[A-Za-z][\w.-]*)(?P<sep>=|\s+)" + _VALUE)
+_ASSIGN_IN_TEXT = re.compile(r"\b(?P<flag>[A-Za-z_][A-Za-z0-9_]*)(?P<sep>=)" + _VALUE)
+
+
+def words(name: str) -> list[str]:
+    """``HF_TOKEN`` → [hf, token]; ``apiKey`` → [api, key]; ``--api-key`` → [api, key]."""
+    return [w.lower() for w in _WORD.findall(name)]
+
+
+def is_secret_name(name: str) -> bool:
+    """True for names that hold a secret: ``HF_TOKEN``, ``OPENAI_API_KEY``, ``--api-key``,
+    ``password``, ``clientSecret``; false for ``max_total_tokens`` and ``secretKeyRef``."""
+    parts = words(name)
+    if not parts or not any(w in _SECRET_WORDS for w in parts):
+        return False
+    return not (len(parts) > 1 and parts[-1] in _REFERENCE_WORDS)
+
+
+def is_secret_value(value: object) -> bool:
+    """A literal that is a token whatever key it sits under (``hf_...``, ``sk-...``)."""
+    return isinstance(value, str) and _SECRET_VALUE.match(value.strip()) is not None
+
+
+def mask(value: object) -> str:
+    """The one way a secret is shown. Its length and prefix are not revealed either."""
+    return MASK
+
+
+def is_secret_path(path: Sequence[str | int]) -> bool:
+    """A value at ``path`` is secret when its key is a secret name, or when it is the
+    ``value`` of an entry named like one (``env.HF_TOKEN.value``). Anything under a
+    reference (``valueFrom.secretKeyRef``) is a pointer, not a secret."""
+    keys = [p for p in path if isinstance(p, str)]
+    if any(_is_reference(k) for k in keys):
+        return False
+    if not keys:
+        return False
+    if is_secret_name(keys[-1]):
+        return True
+    return keys[-1] == "value" and len(keys) > 1 and is_secret_name(keys[-2])
+
+
+def _is_reference(key: str) -> bool:
+    compact = key.lower().replace("_", "").replace("-", "")
+    return compact in ("secretkeyref", "secretref", "valuefrom", "secretname")
+
+
+def mask_value(path: Sequence[str | int], value: Any) -> Any:
+    """``value`` with every secret leaf under ``path`` masked (containers are copied)."""
+    if isinstance(value, dict):
+        return {k: mask_value((*path, k), v) for k, v in value.items()}
+    if isinstance(value, list):
+        if value and all(isinstance(v, str) for v in value):
+            return mask_args(value) if not is_secret_path(path) else [MASK for _ in value]
+        return [mask_value((*path, i), v) for i, v in enumerate(value)]
+    if value is None or isinstance(value, bool):
+        return value
+    if is_secret_path(path) or is_secret_value(value):
+        return mask(value)
+    if isinstance(value, str):
+        return mask_text(value)
+    return value
+
+
+def mask_args(args: Sequence[str]) -> list[str]:
+    """Container args with the value of every secret flag masked:
+    ``["--api-key", "abc"]`` → ``["--api-key", "****"]``; ``--api-key=abc`` → ``--api-key=****``."""
+    out: list[str] = []
+    hide_next = False
+    for arg in args:
+        if hide_next:
+            out.append(MASK)
+            hide_next = False
+            continue
+        if arg.startswith("-") and "=" in arg:
+            flag, _, value = arg.partition("=")
+            out.append(f"{flag}={MASK}" if is_secret_name(flag) or is_secret_value(value) else arg)
+        elif arg.startswith("-") and is_secret_name(arg):
+            out.append(arg)
+            hide_next = True
+        else:
+            out.append(MASK if is_secret_value(arg) else mask_text(arg))
+    return out
+
+
+def mask_text(text: str) -> str:
+    """A shell string (``vllm serve m --api-key abc``, ``HF_TOKEN=abc vllm serve``) with
+    secret flag and variable values masked; other text unchanged."""
+    if "=" not in text and " " not in text:
+        return text
+
+    def replace(match: re.Match[str]) -> str:
+        if is_secret_name(match["flag"]) or is_secret_value(match["value"].strip("'\"")):
+            return f"{match['flag']}{match['sep']}{MASK}"
+        return match.group(0)
+
+    return _ASSIGN_IN_TEXT.sub(replace, _FLAG_IN_TEXT.sub(replace, text))

@@ -1,0 +1,294 @@
+"""Live configuration from pods, through the official ``kubernetes`` client.
+
+The client is imported lazily (only ``servelint drift --kube`` needs it): kubeconfig
+contexts, in-cluster configuration and exec auth plugins all come from it. Pods are read
+concurrently by a bounded thread pool; one pod's failure is recorded for that pod and
+never stops the others. Transient failures (connection errors, 429, 5xx) are retried with
+exponential backoff a bounded number of times; 401, 403, 404 and timeouts are not.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any, TypeVar
+
+import urllib3.exceptions
+
+from linter.errors import SourceError
+from linter.sources import kube_pods
+from linter.sources.kube_errors import RequestFailed, RetryPolicy, call
+from linter.sources.kube_pods import SourceSpec
+
+_SA_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+MISSING_CLIENT = ("servelint drift --kube needs the 'kubernetes' package: pip install "
+                  "kubernetes (with pre-commit, add it to additional_dependencies)")
+
+Progress = Callable[[int, int], None]
+T = TypeVar("T")
+
+
+@dataclasses.dataclass(frozen=True)
+class KubeRequest:
+    """What to read from the cluster, and how patiently."""
+
+    source: SourceSpec
+    kubeconfig: str | None = None
+    context: str | None = None
+    namespace: str | None = None
+    selector: str | None = None
+    pod: str | None = None
+    container: str | None = None
+    concurrency: int = 8
+    timeout: float = 10.0
+    retry: RetryPolicy = dataclasses.field(default_factory=RetryPolicy)
+    max_bytes: int = 50 * 1024 * 1024
+
+
+@dataclasses.dataclass(frozen=True)
+class Fetched:
+    """One thing read from the cluster: its text (or pod-spec data), or why it was not."""
+
+    source: str
+    namespace: str
+    workload: str = ""
+    pod: str = ""
+    container: str = ""
+    state: str = "ok"  # ok | error | not-ready
+    text: str | None = None
+    data: Any = None
+    reason: str = ""
+    message: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class FetchReport:
+    items: list[Fetched]
+    namespace: str
+    error: RequestFailed | None = None  # the scan could not start: nothing was read
+
+
+def fetch(request: KubeRequest, progress: Progress | None = None) -> FetchReport:
+    """Read ``request.source`` from every selected pod (or the one ConfigMap)."""
+    session = _Session(request)
+    namespace = request.namespace or session.namespace
+    if request.source.kind == "configmap":
+        return FetchReport([_configmap(session, namespace)], namespace)
+    try:
+        pods = _select_pods(session, namespace)
+    except RequestFailed as failure:
+        return FetchReport([], namespace, failure)
+    if not pods:
+        what = f"selector '{request.selector}'" if request.selector else "the request"
+        return FetchReport([], namespace, RequestFailed(
+            "no-pods", f"no pods match {what} in namespace '{namespace}'"))
+    results: list[Fetched | None] = [None] * len(pods)
+    with ThreadPoolExecutor(max_workers=max(request.concurrency, 1)) as pool:
+        futures = {pool.submit(_fetch_pod, session, namespace, pod): index
+                   for index, pod in enumerate(pods)}
+        for done, future in enumerate(as_completed(futures), start=1):
+            results[futures[future]] = future.result()
+            if progress is not None:
+                progress(done, len(pods))
+    return FetchReport([r for r in results if r is not None], namespace)
+
+
+class _Session:
+    """Client configuration, plus one API client per thread: ``kubernetes.stream``
+    temporarily replaces a client's ``call_api``, so clients cannot be shared by threads."""
+
+    def __init__(self, request: KubeRequest) -> None:
+        self.request = request
+        self.configuration, self.namespace = _load_configuration(request)
+        self._local = threading.local()
+        try:
+            from kubernetes.client.exceptions import ApiException
+        except ImportError as exc:  # pragma: no cover - checked in _load_configuration
+            raise SourceError(MISSING_CLIENT) from exc
+        # Everything a request can fail with; anything else is a bug and propagates.
+        self.errors: tuple[type[BaseException], ...] = (
+            ApiException, urllib3.exceptions.HTTPError, OSError)
+
+    def api(self) -> Any:
+        api = getattr(self._local, "api", None)
+        if api is None:
+            from kubernetes import client
+
+            api = client.CoreV1Api(client.ApiClient(self.configuration))
+            self._local.api = api
+        return api
+
+    def call(self, action: Callable[[], Any], what: str) -> Any:
+        return call(action, self.request.retry, what, self.errors)
+
+
+def _load_configuration(request: KubeRequest) -> tuple[Any, str]:
+    try:
+        from kubernetes import client, config
+        from kubernetes.config.config_exception import ConfigException
+    except ImportError as exc:
+        raise SourceError(MISSING_CLIENT) from exc
+    configuration = client.Configuration()
+    in_cluster = "KUBERNETES_SERVICE_HOST" in os.environ
+    explicit = request.kubeconfig or os.environ.get("KUBECONFIG")
+    if explicit or Path("~/.kube/config").expanduser().exists() or not in_cluster:
+        try:
+            # persist_config=False: refreshed tokens must never be written into the user's file.
+            config.load_kube_config(config_file=request.kubeconfig, context=request.context,
+                                    client_configuration=configuration, persist_config=False)
+            contexts, current = config.list_kube_config_contexts(request.kubeconfig)
+        except (ConfigException, OSError, ValueError, TypeError) as exc:
+            raise SourceError(f"cannot use the kubeconfig ({explicit or '~/.kube/config'}): "
+                              f"{exc}") from exc
+        name = request.context or (current or {}).get("name")
+        namespace = next((c.get("context", {}).get("namespace") for c in contexts or []
+                          if c.get("name") == name), None)
+    else:
+        try:
+            config.load_incluster_config(client_configuration=configuration)
+        except ConfigException as exc:
+            raise SourceError(f"cannot use the in-cluster configuration: {exc}") from exc
+        namespace = _SA_NAMESPACE.read_text().strip() if _SA_NAMESPACE.exists() else None
+    configuration.retries = False  # bounded retries are ours (kube_errors.call)
+    configuration.connection_pool_maxsize = max(request.concurrency, 1)
+    return configuration, namespace or "default"
+
+
+def _select_pods(session: _Session, namespace: str) -> list[dict[str, Any]]:
+    request = session.request
+    timeout = request.timeout
+    if request.pod:
+        try:
+            response = session.call(lambda: session.api().read_namespaced_pod(
+                request.pod, namespace, _preload_content=False, _request_timeout=timeout),
+                f"reading pod {request.pod}")
+        except RequestFailed as failure:
+            if failure.reason == "not-found":
+                raise RequestFailed("no-pods", f"pod '{request.pod}' not found in namespace "
+                                    f"'{namespace}'") from failure
+            raise
+        return [json.loads(response.data)]
+    response = session.call(lambda: session.api().list_namespaced_pod(
+        namespace, label_selector=request.selector or "", _preload_content=False,
+        _request_timeout=timeout), f"listing pods in namespace {namespace}")
+    items = json.loads(response.data).get("items") or []
+    return sorted(items, key=lambda p: p.get("metadata", {}).get("name", ""))
+
+
+def _fetch_pod(session: _Session, namespace: str, pod: dict[str, Any]) -> Fetched:
+    request = session.request
+    name = pod.get("metadata", {}).get("name", "")
+    container = request.container or kube_pods.default_container(pod)
+    base = Fetched(f"kube://{namespace}/{name}/{container} {request.source.text}", namespace,
+                   kube_pods.workload_name(pod), name, container)
+    not_ready = kube_pods.not_ready(pod)
+    if not_ready is not None:
+        return dataclasses.replace(base, state="not-ready", reason="not-ready",
+                                   message=not_ready)
+    try:
+        if request.source.kind == "podspec":
+            return dataclasses.replace(base, data=kube_pods.podspec_view(pod, container))
+        if request.source.kind == "exec":
+            text = _exec(session, namespace, name, container)
+        else:
+            text = _proxy(session, namespace, name)
+    except RequestFailed as failure:
+        reason, message = kube_pods.explain(failure, pod)
+        return dataclasses.replace(base, state="error", reason=reason, message=message)
+    return dataclasses.replace(base, text=text)
+
+
+def _exec(session: _Session, namespace: str, pod: str, container: str) -> str:
+    from kubernetes.stream import stream
+
+    request = session.request
+    path = request.source.path
+    what = f"reading {path} over exec"
+
+    def run() -> tuple[str, str, str]:
+        client = stream(session.api().connect_get_namespaced_pod_exec, pod, namespace,
+                        command=["cat", path], container=container, stderr=True, stdin=False,
+                        stdout=True, tty=False, _preload_content=False)
+        try:
+            client.run_forever(timeout=request.timeout)
+            if client.is_open():
+                raise TimeoutError("exec did not finish")
+            return client.read_channel(1), client.read_channel(2), client.read_channel(3)
+        finally:
+            client.close()
+
+    stdout, stderr, status = session.call(
+        lambda: _with_deadline(run, request.timeout, session.errors), what)
+    kube_pods.check_exec_status(status, stderr, path, container)
+    if len(stdout.encode()) > request.max_bytes:
+        raise RequestFailed("too-large", f"{path} is larger than {request.max_bytes} bytes")
+    return str(stdout)
+
+
+def _with_deadline(action: Callable[[], T], timeout: float,
+                   errors: tuple[type[BaseException], ...]) -> T:
+    """Run ``action`` in a daemon thread and give up after ``timeout`` seconds.
+
+    The client's WebSocket handshake has no timeout of its own (websocket-client connects
+    with a blocking socket), so a pod that never answers would hang the scan; the
+    abandoned thread ends when the connection does, or with the process.
+    """
+    outcome: list[tuple[bool, Any]] = []
+
+    def target() -> None:
+        try:
+            outcome.append((True, action()))
+        except errors as exc:  # handed over to the calling thread, which classifies it
+            outcome.append((False, exc))
+
+    worker = threading.Thread(target=target, daemon=True, name="servelint-exec")
+    worker.start()
+    worker.join(timeout)
+    if not outcome:
+        if worker.is_alive():
+            raise TimeoutError(f"no answer within {timeout} s")
+        raise RuntimeError("the exec worker failed (traceback above)")
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
+
+
+def _proxy(session: _Session, namespace: str, pod: str) -> str:
+    request = session.request
+    port, path = request.source.port, request.source.path
+    what = f"GET :{port}{path} through the pod proxy"
+    response = session.call(lambda: session.api().connect_get_namespaced_pod_proxy_with_path(
+        f"{pod}:{port}", namespace, path.lstrip("/"), _preload_content=False,
+        _request_timeout=request.timeout), what)
+    body = response.data or b""
+    if len(body) > request.max_bytes:
+        raise RequestFailed("too-large", f"{what}: larger than {request.max_bytes} bytes")
+    try:
+        return str(body.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise RequestFailed("invalid", f"{what}: the answer is not UTF-8 text") from exc
+
+
+def _configmap(session: _Session, namespace: str) -> Fetched:
+    source = session.request.source
+    base = Fetched(f"kube://{namespace}/configmap/{source.name} {source.text}", namespace,
+                   source.name)
+    try:
+        response = session.call(lambda: session.api().read_namespaced_config_map(
+            source.name, namespace, _preload_content=False,
+            _request_timeout=session.request.timeout), f"reading ConfigMap {source.name}")
+    except RequestFailed as failure:
+        return dataclasses.replace(base, state="error", reason=failure.reason,
+                                   message=failure.message)
+    data = json.loads(response.data).get("data") or {}
+    if source.key not in data:
+        keys = ", ".join(sorted(data)) or "none"
+        return dataclasses.replace(base, state="error", reason="not-found", message=(
+            f"ConfigMap {source.name} has no key '{source.key}' (keys: {keys})"))
+    return dataclasses.replace(base, text=str(data[source.key]))
