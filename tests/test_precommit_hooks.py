@@ -28,7 +28,7 @@ SAMPLES = [
     "model_repository/llama/labels.pbtxt",
     "model_repository/llama/1/model.py",
     "policies/team.yaml",
-    "policies/tests/team-test.yml",
+    "policies/tests/team_test.yml",
     "policies/README.md",
     "README.md",
     "config.pbtxt",
@@ -55,6 +55,7 @@ def test_hook_ids_and_common_settings() -> None:
         "servelint": ("python", "servelint lint", [], True, "2.9.0"),
         "servelint-policies": ("python", "servelint rules", ["--policy-dir", "policies"],
                                False, "2.9.0"),
+        "servelint-policy-tests": ("python", "servelint test", ["policies"], False, "2.9.0"),
     }
 
 
@@ -72,11 +73,11 @@ def test_entries_name_existing_commands() -> None:
         "config.pbtxt",
         "manifests/tgi.json",
         "model_repository/llama/config.pbtxt",
-        "policies/team.yaml",
-        "policies/tests/team-test.yml",
     ]),
-    ("servelint-policies", ["policies/team.yaml", "policies/tests/team-test.yml"]),
-], ids=["servelint", "servelint-policies"])
+    ("servelint-policies", ["policies/team.yaml", "policies/tests/team_test.yml"]),
+    ("servelint-policy-tests",
+     ["policies/README.md", "policies/team.yaml", "policies/tests/team_test.yml"]),
+], ids=["servelint", "servelint-policies", "servelint-policy-tests"])
 def test_hook_file_filters(hook_id: str, expected: list[str], tmp_path: Path,
                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
@@ -106,3 +107,9 @@ def test_entries_run_on_the_fixtures(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     code, out = run("servelint-policies", [])
     assert (code, out.splitlines()[-1].split()) == (
         0, ["team/has-owner", "warning", "Values", "name", "an", "owner"])
+    code, out = run("servelint-policy-tests", [])
+    assert (code, out.splitlines()) == (0, [
+        "PASS policies/tests/team_test.yaml: values with an owner pass",
+        "PASS policies/tests/team_test.yaml: values without an owner fail",
+        "2 passed, 0 failed",
+    ])

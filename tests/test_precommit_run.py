@@ -1,9 +1,11 @@
 """The hooks under the real pre-commit, installed from this repository as a package.
 
-A snapshot of the working tree becomes a throw-away git repository; a second repository
-points its .pre-commit-config.yaml at it and commits. pre-commit clones the snapshot and
+A throw-away repository points its .pre-commit-config.yaml at this repository's HEAD
+commit and commits through the installed git hook. pre-commit clones that commit and
 pip-installs it into its own virtualenv, as it does for users, so the built-in data
-(linter/_data) must come from the wheel. The install (~20 s) happens once per session.
+(linter/_data) must come from the wheel, and every file the package needs must be in
+Git. The install (~20 s) happens once per session. Commit a change to a hook before
+running these tests: they see HEAD, not the working tree.
 """
 
 from __future__ import annotations
@@ -55,20 +57,9 @@ def _isolated_env(home: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> HookRepo:
-    """This working tree (tracked and new files, .gitignore honoured) as a one-commit repo."""
-    base = tmp_path_factory.mktemp("precommit")
-    env = _isolated_env(base)
-    snapshot = base / "servelint"
-    names = _git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], ROOT, env)
-    for name in filter(None, names.split("\0")):
-        source = ROOT / name
-        if source.is_file():  # a tracked file deleted in the working tree is left out
-            (snapshot / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, snapshot / name)
-    _git(["init", "-q", "-b", "main"], snapshot, env)
-    _git(["add", "-A"], snapshot, env)
-    _git(["commit", "-q", "-m", "snapshot"], snapshot, env)
-    return HookRepo(snapshot, _git(["rev-parse", "HEAD"], snapshot, env), env)
+    """This repository at its HEAD commit, with a pre-commit cache for the session."""
+    env = _isolated_env(tmp_path_factory.mktemp("precommit"))
+    return HookRepo(ROOT, _git(["rev-parse", "HEAD"], ROOT, env), env)
 
 
 Run = Callable[[list[str]], tuple[int, list[str]]]
@@ -76,13 +67,14 @@ Run = Callable[[list[str]], tuple[int, list[str]]]
 
 @pytest.fixture
 def consumer(hook_repo: HookRepo, tmp_path: Path) -> tuple[Path, Run]:
-    """A repository using both hooks, with pre-commit installed as its git hook."""
+    """A repository using the three hooks, with pre-commit installed as its git hook."""
     repo = tmp_path / "fleet"
     repo.mkdir()
     _git(["init", "-q", "-b", "main"], repo, hook_repo.env)
     (repo / ".pre-commit-config.yaml").write_text(
         f"repos:\n  - repo: {hook_repo.path}\n    rev: {hook_repo.rev}\n    hooks:\n"
-        "      - id: servelint\n      - id: servelint-policies\n", encoding="utf-8")
+        "      - id: servelint\n      - id: servelint-policies\n"
+        "      - id: servelint-policy-tests\n", encoding="utf-8")
     _git(["add", ".pre-commit-config.yaml"], repo, hook_repo.env)
 
     def run(args: list[str]) -> tuple[int, list[str]]:
@@ -124,6 +116,7 @@ def test_bad_values_file_stops_the_commit_then_the_fix_goes_through(
         "1 error, 0 warnings, 0 info in 2 files",  # .pre-commit-config.yaml is staged too
         "",
         "servelint policies...................................(no files to check)Skipped",
+        "servelint policy tests...............................(no files to check)Skipped",
     ], 0)
 
     _stage(repo, hook_repo.env, "charts/vllm/values-prod.yaml", FIXTURES / "values-good.yaml")
@@ -131,12 +124,16 @@ def test_bad_values_file_stops_the_commit_then_the_fix_goes_through(
     assert (code, output, _commits(repo, hook_repo.env)) == (0, [
         "servelint................................................................Passed",
         "servelint policies...................................(no files to check)Skipped",
+        "servelint policy tests...............................(no files to check)Skipped",
     ], 1)
 
 
-def test_policy_hook_validates_the_repository_policies(
+def test_policy_hooks_validate_and_test_the_repository_policies(
         hook_repo: HookRepo, consumer: tuple[Path, Run]) -> None:
     repo, run = consumer
+    tests = FIXTURES / "policies" / "tests"
+    for name in ("team_test.yaml", "inputs/owned.yaml", "inputs/unowned.yaml"):
+        _stage(repo, hook_repo.env, f"policies/tests/{name}", tests / name)
     _stage(repo, hook_repo.env, "policies/team.yaml", FIXTURES / "bad-policies" / "team.yaml")
     code, output = run(["git", "commit", "-q", "-m", "team policy"])
     assert (code, output, _commits(repo, hook_repo.env)) == (1, [
@@ -147,6 +144,13 @@ def test_policy_hook_validates_the_repository_policies(
         "",
         BAD_POLICY,
         "",
+        "servelint policy tests...................................................Failed",
+        "- hook id: servelint-policy-tests",
+        "- exit code: 3",
+        "",
+        f"INVALID policies/tests/team_test.yaml:6:3: {BAD_POLICY.removeprefix('servelint: ')}",
+        "0 passed, 0 failed, 1 invalid test file",
+        "",
     ], 0)
 
     _stage(repo, hook_repo.env, "policies/team.yaml", FIXTURES / "policies" / "team.yaml")
@@ -154,6 +158,7 @@ def test_policy_hook_validates_the_repository_policies(
     assert (code, output, _commits(repo, hook_repo.env)) == (0, [
         "servelint................................................................Passed",
         "servelint policies.......................................................Passed",
+        "servelint policy tests...................................................Passed",
     ], 1)
 
 
