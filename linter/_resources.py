@@ -26,6 +26,11 @@ def builtin_policies() -> Traversable:
     return data_root() / "policies"
 
 
+def builtin_profiles() -> Traversable:
+    """Chart-layout profiles and model presets (``profiles/`` in the repository)."""
+    return data_root() / "profiles"
+
+
 def schema_file(name: str) -> Traversable:
     return data_root() / "schemas" / name
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from linter.documents import ParsedFile
+from linter.model.inputs import extract_manifests, extract_values
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Workload
 from linter.triton.extract import extract_triton
@@ -12,7 +13,7 @@ from linter.triton.extract import extract_triton
 Extractor = Callable[[Sequence[ParsedFile], ModelSettings], list[Workload]]
 
 # Filled by the serving-model extractors (Kubernetes objects, Helm values, Triton configs).
-EXTRACTORS: list[Extractor] = [extract_triton]
+EXTRACTORS: list[Extractor] = [extract_manifests, extract_values, extract_triton]
 
 
 def extract_workloads(files: Sequence[ParsedFile], settings: ModelSettings = DEFAULT_SETTINGS

@@ -1,0 +1,193 @@
+"""Server argument lists → flags with typed values, in every form users write them.
+
+Handles ``--flag value``, ``--flag=value``, ``--no-flag`` (vLLM booleans), short aliases
+(``-tp``), ``--a_b`` (vLLM rewrites it to ``--a-b``), ``nargs='+'`` lists, JSON-valued flags
+and their dotted form (``-cc.cudagraph_mode=FULL``). Each flag keeps the origin of the
+token that set it: the value token when it is separate, else the flag token.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from linter.model import quantities as q
+from linter.model import registry
+from linter.model.registry import Setting
+from linter.model.workload import Origin
+
+_NEGATIVE_NUMBER = re.compile(r"^-\d+(\.\d+)?$")
+
+
+class Token(NamedTuple):
+    text: str
+    origin: Origin
+
+
+@dataclasses.dataclass(frozen=True)
+class FlagValue:
+    """One flag as written: the long flag name, its raw value and its typed value."""
+
+    flag: str
+    raw: str
+    origin: Origin
+    setting: Setting | None
+    value: Any
+    # The text as written when a switch was given a value (``--enforce-eager=true``).
+    inline_bool: str | None = None
+    # The dotted key of ``-cc.key=value`` (merged into the JSON setting).
+    subkey: str | None = None
+
+
+@dataclasses.dataclass
+class ParsedArgs:
+    flags: list[FlagValue]
+    positionals: list[Token]
+
+
+def parse_args(server: str, tokens: Sequence[Token]) -> ParsedArgs:
+    """Split ``tokens`` into flags and positionals using ``server``'s registry."""
+    flags: list[FlagValue] = []
+    positionals: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        text = token.text
+        if text == "--":
+            positionals.extend(tokens[i + 1 :])
+            break
+        if not text.startswith("-") or text == "-" or _NEGATIVE_NUMBER.match(text):
+            positionals.append(token)
+            i += 1
+            continue
+        parsed, i = _parse_flag(server, tokens, i)
+        flags.append(parsed)
+    return ParsedArgs(flags, positionals)
+
+
+def _parse_flag(server: str, tokens: Sequence[Token], i: int) -> tuple[FlagValue, int]:
+    token = tokens[i]
+    name, has_inline, inline = registry.normalize_flag(server, token.text).partition("=")
+    inline_value = inline if has_inline else None
+    base, _, subkey = name.partition(".") if not name.startswith("--no-") else (name, "", "")
+    setting = registry.by_flag(server, base)
+    negated = False
+    if setting is None and name.startswith("--no-"):
+        candidate = registry.by_flag(server, "--" + name[5:])
+        if candidate is not None and candidate.kind == "bool":
+            setting, negated = candidate, True
+    long_flag = setting.flags[0] if setting is not None and not negated else name
+    if setting is not None and not negated and base != name:
+        long_flag = setting.flags[0] + "." + subkey
+    kind = setting.kind if setting is not None else ""
+    if kind == "bool":
+        return _switch(server, tokens, i, long_flag, setting, negated, inline_value)
+    if kind == "ints" and inline_value is None:
+        return _list_values(tokens, i, long_flag, setting)
+    if inline_value is not None:
+        return _valued(long_flag, inline_value, token.origin, setting, subkey or None), i + 1
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    if nxt is not None and (not nxt.text.startswith("-") or _NEGATIVE_NUMBER.match(nxt.text)
+                            or (setting is not None and nxt.text.startswith("-")
+                                and kind in ("str", "json"))):
+        return _valued(long_flag, nxt.text, nxt.origin, setting, subkey or None), i + 2
+    # A valued flag with nothing after it, or an unknown switch.
+    return FlagValue(long_flag, "true" if setting is None else "", token.origin, setting,
+                     True if setting is None else None), i + 1
+
+
+def _switch(server: str, tokens: Sequence[Token], i: int, flag: str, setting: Setting | None,
+            negated: bool, inline_value: str | None) -> tuple[FlagValue, int]:
+    token = tokens[i]
+    if inline_value is not None:
+        parsed = q.to_bool(inline_value)
+        value = None if parsed is None else parsed != negated
+        return FlagValue(flag, inline_value, token.origin, setting, value, token.text), i + 1
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    if nxt is not None and q.to_bool(nxt.text) is not None and server != "tgi" \
+            and not nxt.text.isdigit():
+        # argparse then fails with "unrecognized arguments: False" (VLLM-005).
+        value = q.to_bool(nxt.text) != negated
+        return FlagValue(flag, nxt.text, nxt.origin, setting, value,
+                         f"{token.text} {nxt.text}"), i + 2
+    return FlagValue(flag, "true", token.origin, setting, not negated), i + 1
+
+
+def _list_values(tokens: Sequence[Token], i: int, flag: str, setting: Setting | None
+                 ) -> tuple[FlagValue, int]:
+    j = i + 1
+    while j < len(tokens) and (not tokens[j].text.startswith("-")
+                               or _NEGATIVE_NUMBER.match(tokens[j].text)):
+        j += 1
+    items = tokens[i + 1 : j]
+    raw = " ".join(t.text for t in items)
+    origin = items[0].origin if items else tokens[i].origin
+    return _valued(flag, raw, origin, setting, None), j
+
+
+def _valued(flag: str, raw: str, origin: Origin, setting: Setting | None, subkey: str | None
+            ) -> FlagValue:
+    value = convert(setting.kind, raw) if setting is not None and subkey is None else raw
+    if subkey is not None:
+        value = _json_scalar(raw)
+    return FlagValue(flag, raw, origin, setting, value, None, subkey)
+
+
+def convert(kind: str, raw: object) -> Any:
+    """The typed value of ``raw`` for a setting of ``kind``; None when it does not parse."""
+    if kind == "int":
+        return q.to_int(raw)
+    if kind == "hint":
+        return q.human_int(raw)
+    if kind == "float":
+        number = q.to_number(raw)
+        return None if number is None else float(number)
+    if kind in ("bool", "vbool"):
+        return q.to_bool(raw)
+    if kind == "json":
+        return _json_object(raw)
+    if kind in ("ints", "csv"):
+        return _int_list(raw)
+    if kind == "multi":
+        return [str(raw)] if raw is not None else None
+    if raw is None or isinstance(raw, dict | list):
+        return None
+    return str(raw) if not isinstance(raw, bool) else str(raw).lower()
+
+
+def _json_object(raw: object) -> Any:
+    if isinstance(raw, dict):
+        return raw
+    if not isinstance(raw, str):
+        return None
+    try:
+        loaded = json.loads(raw)
+    except ValueError:
+        return None
+    return loaded if isinstance(loaded, dict) else None
+
+
+def _json_scalar(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+def _int_list(raw: object) -> list[int] | None:
+    if isinstance(raw, list):
+        items: list[object] = list(raw)
+    elif isinstance(raw, int) and not isinstance(raw, bool):
+        items = [raw]
+    elif isinstance(raw, str):
+        text = raw.strip().strip("[]")
+        items = [part for part in re.split(r"[,\s]+", text) if part]
+    else:
+        return None
+    values = [q.to_int(item) for item in items]
+    if not values or any(v is None for v in values):
+        return None
+    return [v for v in values if v is not None]

@@ -1,0 +1,218 @@
+"""Assemble workloads from a pod spec: pod facts, server, engine settings, model, GPU,
+capacity and gRPC. Every front end (manifests, Helm values, profiles) ends here.
+
+A pod becomes a workload when a container runs a recognised server, or when it asks for
+GPUs or sets gRPC keepalive options (the platform rules apply to those too). One workload
+per server container; the workload's ``container`` is that container's entry of ``pod``.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from linter.model import command, defaults, gpus, grpc, presets
+from linter.model.args import Token
+from linter.model.capacity import capacity
+from linter.model.facts import Facts, Locate
+from linter.model.images import ImageInfo, parse_image
+from linter.model.pod import ContainerView, pod_facts
+from linter.model.server import EnvValue, engine_facts, tokens_of
+from linter.model.settings import ModelSettings
+from linter.model.workload import Origin, Workload
+from linter.positions import PathT
+
+GRPC_SERVERS = ("triton", "trtllm")
+
+
+@dataclasses.dataclass(frozen=True)
+class Hint:
+    """A setting a custom resource states outside the container (``spec.parallelism``)."""
+
+    name: str
+    value: Any
+    origin: Origin
+
+
+@dataclasses.dataclass(frozen=True)
+class Meta:
+    """What the front end knows about the object that holds the pod template."""
+
+    id: str
+    kind: str
+    name: str
+    anchor: Origin
+    source: str = "manifest"
+    namespace: str = ""
+    replicas: int | None = None
+    replicas_origin: Origin | None = None
+    role: str = ""
+    server_hint: str = ""
+    hints: tuple[Hint, ...] = ()
+    multi_node: bool = False
+    extra: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+
+def build_workloads(spec: Mapping[str, Any], locate: Locate, meta: Meta,
+                    settings: ModelSettings) -> list[Workload]:
+    base = Facts()
+    _meta_facts(meta, base)
+    views = pod_facts(spec, locate, base)
+    candidates = [(view, _server_of(view, locate)) for view in views if not view.init]
+    servers = [(v, s) for v, s in candidates if s[0]]
+    if not servers and meta.server_hint and candidates:
+        main = next((c for c in candidates if c[0].spec.get("name") in ("main",
+                     "kserve-container")), candidates[0])
+        servers = [(main[0], (meta.server_hint, *main[1][1:]))]
+    if not servers:
+        chosen = _fallback(candidates, base)
+        if chosen is None:
+            return []
+        servers = [chosen]
+    workloads = []
+    for number, (view, found) in enumerate(servers):
+        facts = base if len(servers) == 1 else copy.deepcopy(base)
+        suffix = f"/{view.spec.get('name', number)}" if len(servers) > 1 else ""
+        workloads.append(_workload(spec, view, found, locate, meta, settings, facts, suffix))
+    return workloads
+
+
+Found = tuple[str, ImageInfo | None, command.Invocation]
+
+
+def _server_of(view: ContainerView, locate: Locate) -> Found:
+    image_text = view.spec.get("image")
+    image = parse_image(image_text) if isinstance(image_text, str) else None
+    env = {k: v.value for k, v in container_env(view, locate).items()}
+    cmd = _tokens(view, "command", locate)
+    args = _tokens(view, "args", locate)
+    call = command.invocation(cmd, args, image.server if image else "", env)
+    server = call.server or (image.server if image else "")
+    return server, image, call
+
+
+def _tokens(view: ContainerView, key: str, locate: Locate) -> list[Token]:
+    values = view.spec.get(key)
+    if not isinstance(values, list):
+        return []
+    return tokens_of(values, lambda i: locate((*view.path, key, i)))
+
+
+def container_env(view: ContainerView, locate: Locate) -> dict[str, EnvValue]:
+    out: dict[str, EnvValue] = {}
+    items = view.spec.get("env")
+    if isinstance(items, list):
+        for index, item in enumerate(items):
+            if isinstance(item, Mapping) and isinstance(item.get("name"), str) \
+                    and "value" in item and not isinstance(item.get("value"), dict | list):
+                value = item["value"]
+                text = str(value).lower() if isinstance(value, bool) else (
+                    "" if value is None else str(value))
+                out[item["name"]] = EnvValue(text, locate((*view.path, "env", index, "value")))
+    return out
+
+
+def _fallback(candidates: list[tuple[ContainerView, Found]], facts: Facts
+              ) -> tuple[ContainerView, Found] | None:
+    pod = facts.data["pod"]
+    for view, found in candidates:
+        container = pod["containers"][view.model_path[2]]
+        resources = container.get("resources", {})
+        names = [*resources.get("limits", {}), *resources.get("requests", {})]
+        if any(gpus.is_gpu_resource(n) for n in names) or any(
+                grpc.knob_for(n) for n in container.get("env", {})):
+            return view, found
+    return None
+
+
+def _meta_facts(meta: Meta, facts: Facts) -> None:
+    facts.put(("id",), meta.id, meta.anchor)
+    facts.put(("kind",), meta.kind, meta.anchor)
+    facts.put(("name",), meta.name, meta.anchor)
+    facts.put(("source",), meta.source, meta.anchor)
+    if meta.namespace:
+        facts.put(("namespace",), meta.namespace, meta.anchor)
+    if meta.replicas is not None:
+        facts.put(("replicas",), meta.replicas, meta.replicas_origin or meta.anchor)
+    if meta.role:
+        facts.put(("role",), meta.role, meta.anchor)
+    facts.put(("multi_node",), meta.multi_node, meta.anchor)
+    for key, value in meta.extra.items():
+        facts.put((key,), value, meta.anchor)
+
+
+def _workload(spec: Mapping[str, Any], view: ContainerView, found: Found, locate: Locate,
+              meta: Meta, settings: ModelSettings, facts: Facts, suffix: str) -> Workload:
+    server, image, call = found
+    facts.put((*view.model_path, "is_server"), bool(server))
+    env = container_env(view, locate)
+    image_origin = locate((*view.path, "image")) if image else locate(view.path)
+    engine_facts(server, image, image_origin, call, env, facts)
+    for hint in meta.hints:
+        if not facts.has(("engine", hint.name)):
+            facts.put(("engine", hint.name), hint.value, hint.origin)
+    if facts.has(("engine", "model")) and not facts.has(("engine", "model_id")):
+        facts.put(("engine", "model_id"), facts.get(("engine", "model")),
+                  facts.origins.get(("engine", "model")))
+    facts.put(("container",), facts.get(view.model_path), facts.origins.get(view.model_path))
+    facts.alias(view.model_path, ("container",))
+    container = facts.get(view.model_path)
+    facts.put(("gpu",), gpus.gpu_facts(spec, container.get("resources", {}), settings),
+              locate(view.path))
+    facts.alias((*view.model_path, "resources"), ("gpu", "resources"))
+    _model_and_capacity(server, facts, settings)
+    _grpc(server, container, facts)
+    _effective_pod(facts)
+    name = f"{meta.id}{suffix}"
+    return Workload(name, facts.data, meta.anchor, facts.origins)
+
+
+def _model_and_capacity(server: str, facts: Facts, settings: ModelSettings) -> None:
+    engine = facts.data.get("engine", {})
+    model_id = engine.get("model_id")
+    model: dict[str, Any] = {}
+    if isinstance(model_id, str) and model_id:
+        model = presets.model_facts(model_id, engine, settings)
+        facts.put(("model",), model, facts.origins.get(("engine", "model_id")))
+    gpu = facts.data.get("gpu", {})
+    resolved, defaulted = defaults.effective(engine, gpu, model)
+    resolved["defaulted"] = defaulted
+    facts.put(("effective",), resolved, facts.origins.get(("engine", "image")))
+    for key in resolved:
+        origin = facts.origins.get(("engine", key))
+        if origin is not None:
+            facts.origins[("effective", key)] = origin
+    if model.get("known"):
+        result = capacity(server, resolved, model, gpu)
+        if result is not None:
+            facts.put(("capacity",), result, facts.origins.get(("engine", "model_id")))
+
+
+def _grpc(server: str, container: Mapping[str, Any], facts: Facts) -> None:
+    engine = facts.data.get("engine", {})
+    if server in GRPC_SERVERS:
+        grpc.grpc_from_triton(engine, facts.origins, facts)
+        facts.put(("grpc", "server_kind"), "triton", facts.origins.get(("engine", "name")))
+    env = container.get("env", {})
+    env_origins = {name: facts.origins.get(("container", "env", name)) for name in env}
+    grpc.grpc_from_env(env, env_origins, facts, "server" if server in GRPC_SERVERS
+                       else "client")
+    facts.put(("grpc",), facts.get(("grpc",), {}))
+
+
+def _effective_pod(facts: Facts) -> None:
+    grace = facts.get(("pod", "termination_grace_period_seconds"))
+    effective = facts.data.setdefault("effective", {})
+    effective["termination_grace_period_seconds"] = grace if isinstance(grace, int) else 30
+    if not isinstance(grace, int):
+        effective.setdefault("defaulted", []).append("termination_grace_period_seconds")
+    else:
+        facts.origins[("effective", "termination_grace_period_seconds")] = facts.origins[
+            ("pod", "termination_grace_period_seconds")]
+
+
+def relative(locate: Locate, prefix: PathT) -> Locate:
+    """``locate`` for paths relative to ``prefix`` (a pod spec inside a document)."""
+    return lambda path: locate((*prefix, *path))

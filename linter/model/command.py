@@ -1,0 +1,214 @@
+"""Which server a container runs, from its image and command, and the server's own arguments.
+
+A container's argv is ``command + args`` (Kubernetes replaces the image's ENTRYPOINT with
+``command`` and its CMD with ``args``). A shell wrapper (``sh -c "…"``) is split with
+shlex into simple commands; the one that starts a server gives the arguments, tolerating
+``&&``, ``;``, ``exec``, environment assignments, redirections and Helm leftovers.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+from linter.model.args import Token
+from linter.model.workload import Origin
+
+_SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh"})
+_PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
+_PREFIXES = frozenset({"exec", "env", "nohup", "time", "command", "stdbuf", "setsid"})
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_K8S_VAR = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+_SHELL_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_PYTHON_MODULES = {
+    "vllm.entrypoints.openai.api_server": ("vllm", "vllm.entrypoints.openai.api_server"),
+    "vllm.entrypoints.api_server": ("vllm", "vllm.entrypoints.api_server"),
+    "sglang.launch_server": ("sglang", "sglang.launch_server"),
+}
+
+
+class Invocation(NamedTuple):
+    """How a container starts its server (``server`` is empty when none was recognised)."""
+
+    server: str
+    entrypoint: str
+    args: list[Token]
+    env: dict[str, Token]  # assignments written in a shell script before the server
+    script: bool
+    tokens: list[Token]  # every token of the argv (shell scripts split), for other facts
+
+
+def expand_k8s_vars(text: str, env: Mapping[str, str]) -> str:
+    """Kubernetes' ``$(VAR)`` expansion in command/args (``$$`` escapes a dollar)."""
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group(0) == "$$":
+            return "$"
+        name = match.group(1)
+        return env.get(name, match.group(0))
+
+    return _K8S_VAR.sub(replace, text) if "$" in text else text
+
+
+def _expand_shell_vars(text: str, env: Mapping[str, str]) -> str:
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(3)
+        if name in env:
+            return env[name]
+        if match.group(2) is not None:
+            return match.group(2)
+        return match.group(0)
+
+    return _SHELL_VAR.sub(replace, text) if "$" in text else text
+
+
+def invocation(command: Sequence[Token], args: Sequence[Token], image_server: str,
+               env: Mapping[str, str]) -> Invocation:
+    """Find the server invocation in a container's command and args."""
+    argv = [Token(expand_k8s_vars(t.text, env), t.origin) for t in (*command, *args)]
+    if not command and args and not _starts_server(args[0].text) \
+            and not _is_shell(args[0].text):
+        # args alone feed the image's own ENTRYPOINT (the server, for server images).
+        return Invocation(image_server, "image", list(argv), {}, False, list(argv))
+    found = _find_server(argv, env)
+    if found is not None:
+        return found
+    script = _shell_script(argv)
+    if script is not None:
+        commands = split_script(script.text, script.origin, env)
+        tokens = [t for cmd in commands for t in cmd]
+        for cmd in commands:
+            hit = _find_server(cmd, env, script=True)
+            if hit is not None:
+                return hit._replace(tokens=tokens)
+        return Invocation(image_server, "", [], {}, True, tokens)
+    entry = "image" if not argv else ""
+    return Invocation(image_server, entry, [], {}, False, argv)
+
+
+def _find_server(argv: Sequence[Token], env: Mapping[str, str], script: bool = False
+                 ) -> Invocation | None:
+    assigned: dict[str, Token] = {}
+    leading = True
+    for i, token in enumerate(argv):
+        text = token.text
+        if leading and _ASSIGNMENT.match(text):
+            name, _, value = text.partition("=")
+            assigned[name] = Token(value, token.origin)
+            continue
+        if text not in _PREFIXES:
+            leading = False
+        base = os.path.basename(text)
+        nxt = argv[i + 1].text if i + 1 < len(argv) else ""
+        if base == "vllm" and nxt == "serve":
+            return Invocation("vllm", "vllm serve", list(argv[i + 2 :]), assigned, script,
+                              list(argv))
+        if base == "sglang" and nxt == "serve":
+            return Invocation("sglang", "sglang serve", list(argv[i + 2 :]), assigned, script,
+                              list(argv))
+        if base == "text-generation-launcher":
+            return Invocation("tgi", base, list(argv[i + 1 :]), assigned, script, list(argv))
+        if base == "tritonserver":
+            rest = list(argv[i + 1 :])
+            cut = next((k for k, t in enumerate(rest) if t.text == ":"), len(rest))
+            return Invocation("triton", base, rest[:cut], assigned, script, list(argv))
+        if _PYTHON.match(base):
+            module = _python_module(argv, i)
+            if module is not None:
+                server, entry, start = module
+                return Invocation(server, entry, list(argv[start:]), assigned, script,
+                                  list(argv))
+    return None
+
+
+def _python_module(argv: Sequence[Token], i: int) -> tuple[str, str, int] | None:
+    j = i + 1
+    while j < len(argv) and argv[j].text.startswith("-") and argv[j].text != "-m":
+        j += 1  # interpreter options such as -u
+    if j + 1 < len(argv) and argv[j].text == "-m" and argv[j + 1].text in _PYTHON_MODULES:
+        server, entry = _PYTHON_MODULES[argv[j + 1].text]
+        return server, entry, j + 2
+    return None
+
+
+def _starts_server(text: str) -> bool:
+    base = os.path.basename(text)
+    return base in ("vllm", "sglang", "text-generation-launcher", "tritonserver") \
+        or bool(_PYTHON.match(base))
+
+
+def _is_shell(text: str) -> bool:
+    return os.path.basename(text) in _SHELLS
+
+
+def _shell_script(argv: Sequence[Token]) -> Token | None:
+    """The script of ``sh -c SCRIPT`` (options such as ``-ec``, ``-eucx`` allowed)."""
+    start = 0
+    if argv and os.path.basename(argv[0].text) == "env":
+        start = 1
+    if len(argv) <= start or not _is_shell(argv[start].text):
+        return None
+    for k in range(start + 1, len(argv)):
+        text = argv[k].text
+        if text.startswith("-") and "c" in text[1:] and not text.startswith("--"):
+            return argv[k + 1] if k + 1 < len(argv) else None
+        if not text.startswith("-"):
+            return None
+    return None
+
+
+def split_script(text: str, origin: Origin, env: Mapping[str, str]) -> list[list[Token]]:
+    """A shell script as simple commands (lists of tokens), all at the script's origin."""
+    source = text.replace("\\\r\n", " ").replace("\\\n", " ")
+    words = _shell_words(source)
+    commands: list[list[Token]] = []
+    current: list[Token] = []
+    skip_next = False
+    in_comment = False
+    for word in words:
+        if word == "\n":
+            in_comment = False
+        if in_comment:
+            continue
+        if word.startswith("#") and not word.startswith("#!"):
+            in_comment = True
+            continue
+        if skip_next:
+            skip_next = False
+            continue
+        if word and all(ch in "();<>|&\n" for ch in word):
+            if "<" in word or ">" in word:
+                if current and current[-1].text.isdigit():
+                    current.pop()  # the "2" of 2>&1
+                skip_next = not word.endswith("&") or word == ">&"
+                continue
+            if current:
+                commands.append(current)
+            current = []
+            continue
+        current.append(Token(_expand_shell_vars(word, env), origin))
+    if current:
+        commands.append(current)
+    return [_strip_prefixes(cmd) for cmd in commands]
+
+
+def _shell_words(source: str) -> list[str]:
+    lexer = shlex.shlex(source, posix=True, punctuation_chars="();<>|&\n")
+    lexer.whitespace = " \t\r"
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        return list(lexer)
+    except ValueError:
+        # Unbalanced quotes (often a Helm leftover): fall back to whitespace words.
+        return [w for line in source.split("\n") for w in (*line.split(), "\n")]
+
+
+def _strip_prefixes(command: list[Token]) -> list[Token]:
+    i = 0
+    while i < len(command) and command[i].text in _PREFIXES:
+        i += 1
+    return command[i:]

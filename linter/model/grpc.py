@@ -1,0 +1,173 @@
+"""gRPC keepalive and connection-management settings, normalised to gRPC core names in ms.
+
+Recognised spellings (infra-rules.md §1.1):
+
+- Triton server flags (``--grpc-keepalive-time``, …; milliseconds; server side);
+- gRPC core channel arguments (``grpc.keepalive_time_ms``, ``grpc.http2.max_ping_strikes``)
+  and their C macro names (``GRPC_ARG_KEEPALIVE_TIME_MS``) as keys or env names;
+- grpc-go parameter names (``keepalive.time``, ``minTime``, ``maxConnectionAge``,
+  ``permitWithoutStream``) with Go durations (``30s``, ``5m``).
+
+The side is taken from the input: keys under a ``server``/``client`` key, server-only
+concepts (minimum ping interval, ping strikes, connection age/idle), Triton flags (server),
+env of a workload that runs no gRPC server (client). Otherwise ``unspecified``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from linter.model import quantities as q
+from linter.model.facts import Facts, Locate
+from linter.positions import PathT
+
+
+class Knob(NamedTuple):
+    name: str  # canonical gRPC core name
+    kind: str  # ms | int | bool
+    server_only: bool
+
+
+_K = {k.name: k for k in (
+    Knob("keepalive_time_ms", "ms", False), Knob("keepalive_timeout_ms", "ms", False),
+    Knob("keepalive_permit_without_calls", "bool", False),
+    Knob("http2_max_pings_without_data", "int", False),
+    Knob("http2_min_recv_ping_interval_without_data_ms", "ms", True),
+    Knob("http2_min_sent_ping_interval_without_data_ms", "ms", False),
+    Knob("http2_max_ping_strikes", "int", True), Knob("max_connection_idle_ms", "ms", True),
+    Knob("max_connection_age_ms", "ms", True), Knob("max_connection_age_grace_ms", "ms", True),
+)}
+# Normalised key (lower case, letters and digits only) → knob, for names that are
+# unambiguous wherever they appear.
+_FULL = {
+    "keepalivetimems": "keepalive_time_ms", "keepalivetimeoutms": "keepalive_timeout_ms",
+    "keepalivepermitwithoutcalls": "keepalive_permit_without_calls",
+    "http2maxpingswithoutdata": "http2_max_pings_without_data",
+    "http2minpingintervalwithoutdatams": "http2_min_recv_ping_interval_without_data_ms",
+    "http2minrecvpingintervalwithoutdatams": "http2_min_recv_ping_interval_without_data_ms",
+    "http2minsentpingintervalwithoutdatams": "http2_min_sent_ping_interval_without_data_ms",
+    "http2mintimebetweenpingsms": "http2_min_sent_ping_interval_without_data_ms",
+    "http2maxpingstrikes": "http2_max_ping_strikes",
+    "maxconnectionidlems": "max_connection_idle_ms", "maxconnectionagems": "max_connection_age_ms",
+    "maxconnectionagegracems": "max_connection_age_grace_ms",
+    # grpc-go ServerParameters / EnforcementPolicy (durations).
+    "maxconnectionidle": "max_connection_idle_ms", "maxconnectionage": "max_connection_age_ms",
+    "maxconnectionagegrace": "max_connection_age_grace_ms",
+    "permitwithoutstream": "keepalive_permit_without_calls",
+    "keepalivetime": "keepalive_time_ms", "keepalivetimeout": "keepalive_timeout_ms",
+    "keepalivepermitwithoutstream": "keepalive_permit_without_calls",
+}
+# Short grpc-go names, only under a keepalive/enforcement context.
+_SHORT = {"time": "keepalive_time_ms", "timeout": "keepalive_timeout_ms",
+          "interval": "keepalive_time_ms",
+          "mintime": "http2_min_recv_ping_interval_without_data_ms"}
+_CONTEXT = re.compile(r"keepalive|enforcement|connectionkeepalive")
+# Triton server flags (src/command_line_parser.cc) → knob.
+TRITON_FLAGS = {
+    "grpc_keepalive_time": "keepalive_time_ms", "grpc_keepalive_timeout": "keepalive_timeout_ms",
+    "grpc_keepalive_permit_without_calls": "keepalive_permit_without_calls",
+    "grpc_http2_max_pings_without_data": "http2_max_pings_without_data",
+    "grpc_http2_min_recv_ping_interval_without_data":
+        "http2_min_recv_ping_interval_without_data_ms",
+    "grpc_http2_max_ping_strikes": "http2_max_ping_strikes",
+    "grpc_max_connection_age": "max_connection_age_ms",
+    "grpc_max_connection_age_grace": "max_connection_age_grace_ms",
+}
+
+
+def _normal(key: str) -> str:
+    text = re.sub(r"[^a-z0-9]", "", key.lower())
+    for prefix in ("grpcarg", "grpc"):
+        text = text.removeprefix(prefix)
+    return text
+
+
+def knob_for(key: str, context: str = "") -> Knob | None:
+    normal = _normal(key)
+    name = _FULL.get(normal)
+    if name is None and _CONTEXT.search(context):
+        name = _SHORT.get(normal)
+    return _K.get(name) if name else None
+
+
+def convert(knob: Knob, value: object, key: str) -> Any:
+    if knob.kind == "bool":
+        return q.to_bool(value)
+    if knob.kind == "int":
+        return q.to_int(value)
+    lowered = key.lower()
+    if lowered.endswith(("ms", "_ms", "millis", "milliseconds")):
+        return q.duration_ms(value, 1.0)
+    if lowered.endswith(("seconds", "_s", "sec", "secs")):
+        return q.duration_ms(value, 1000.0)
+    # grpc-go names take durations; a bare number has no unit we can trust.
+    return q.duration_ms(value, 1.0) if isinstance(value, str) and not value.strip(
+        ).lstrip("-").replace(".", "").isdigit() else None
+
+
+def side_of(path: PathT, knob: Knob, default: str) -> str:
+    for part in reversed(path[:-1]):
+        if isinstance(part, str):
+            lowered = part.lower()
+            if "client" in lowered or "dial" in lowered:
+                return "client"
+            if "server" in lowered:
+                return "server"
+    return "server" if knob.server_only else default
+
+
+def put_knob(facts: Facts, side: str, knob: Knob, value: Any, origin: Any) -> None:
+    facts.put(("grpc", side, knob.name), value, origin)
+
+
+def grpc_from_tree(data: object, locate: Locate, facts: Facts, default_side: str,
+                   base: PathT = ()) -> None:
+    """Every keepalive setting in a values tree (or any mapping), wherever it sits."""
+    stack: list[tuple[object, PathT]] = [(data, base)]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, Mapping):
+            context = _normal("".join(str(p) for p in path[-3:] if isinstance(p, str)))
+            for key, value in node.items():
+                child = (*path, key)
+                if isinstance(value, Mapping | list):
+                    stack.append((value, child))
+                    continue
+                knob = knob_for(str(key), context)
+                if knob is None:
+                    continue
+                converted = convert(knob, value, str(key))
+                if converted is not None:
+                    put_knob(facts, side_of(child, knob, default_side), knob, converted,
+                             locate(child))
+        elif isinstance(node, list):
+            stack.extend((item, (*path, i)) for i, item in enumerate(node))
+
+
+def grpc_from_env(env: Mapping[str, Any], origins: Mapping[str, Any], facts: Facts,
+                  default_side: str) -> None:
+    for name, value in env.items():
+        if not name.upper().startswith(("GRPC_", "GRPC")):
+            continue
+        knob = knob_for(name)
+        if knob is None:
+            continue
+        converted = convert(knob, value, name)
+        if converted is None:
+            continue
+        lowered = name.lower()
+        side = "client" if "client" in lowered else "server" if "server" in lowered else (
+            "server" if knob.server_only else default_side)
+        put_knob(facts, side, knob, converted, origins.get(name))
+
+
+def grpc_from_triton(engine: Mapping[str, Any], origins: Mapping[PathT, Any],
+                     facts: Facts) -> None:
+    for flag, name in TRITON_FLAGS.items():
+        if flag in engine:
+            value = engine[flag]
+            knob = _K[name]
+            converted = q.to_bool(value) if knob.kind == "bool" else value
+            put_knob(facts, "server", knob, converted, origins.get(("engine", flag)))

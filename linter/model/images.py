@@ -1,0 +1,87 @@
+"""Container images: which server an image runs and which server version its tag names.
+
+A version is read only from the servers' own release images, whose tags are release
+numbers (``vllm/vllm-openai:v0.11.0``, ``ghcr.io/huggingface/text-generation-inference:3.3.6``,
+``lmsysorg/sglang:v0.5.6.post2``, ``nvcr.io/nvidia/tritonserver:24.08-py3``). Other images
+that bundle a server (``lmcache/vllm-openai``, ``ghcr.io/llm-d/llm-d-cuda``) have tags that
+are not the server's version, so the version stays unknown.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+# repository (registry host stripped for Docker Hub) → server, for the official images.
+_OFFICIAL = {
+    "vllm/vllm-openai": "vllm",
+    "ghcr.io/huggingface/text-generation-inference": "tgi",
+    "huggingface/text-generation-inference": "tgi",
+    "lmsysorg/sglang": "sglang",
+    "nvcr.io/nvidia/tritonserver": "triton",
+}
+# Substrings of the last path segment of other images that run a known server.
+_FAMILIES = (
+    ("text-generation-inference", "tgi"),
+    ("tritonserver", "triton"),
+    ("sglang", "sglang"),
+    ("vllm", "vllm"),
+)
+_RELEASE = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?)(?:[-+_].*)?$")
+_NGC = re.compile(r"^(\d{2}\.\d{2})(?:-.*)?$")
+_UNPINNED = re.compile(r"^(latest|nightly|main|master|dev|edge|stable)([-_.].*)?$")
+
+
+class ImageInfo(NamedTuple):
+    image: str
+    repository: str
+    tag: str
+    digest: str
+    server: str  # "" when the image is not a known server image
+    official: bool
+    version: str  # "" when unknown
+    pinned: bool  # the version was read from a release tag
+
+
+def parse_image(image: str) -> ImageInfo:
+    text = image.strip()
+    name, _, digest = text.partition("@")
+    slash = name.rfind("/")
+    colon = name.rfind(":")
+    repository, tag = (name[:colon], name[colon + 1 :]) if colon > slash else (name, "")
+    repository = _strip_docker_hub(repository)
+    server, official = _server_of(repository)
+    if server == "triton" and "trtllm" in tag:
+        server = "trtllm"
+    version = _version(server, tag) if official and not digest and "{" not in tag else ""
+    return ImageInfo(text, repository, tag, digest, server, official, version, bool(version))
+
+
+def _strip_docker_hub(repository: str) -> str:
+    for prefix in ("docker.io/library/", "docker.io/", "index.docker.io/"):
+        if repository.startswith(prefix):
+            return repository[len(prefix) :]
+    return repository
+
+
+def _server_of(repository: str) -> tuple[str, bool]:
+    lowered = repository.lower()
+    if lowered in _OFFICIAL:
+        return _OFFICIAL[lowered], True
+    last = lowered.rsplit("/", 1)[-1]
+    for needle, server in _FAMILIES:
+        if needle in last:
+            return server, False
+    return "", False
+
+
+def _version(server: str, tag: str) -> str:
+    if not tag or _UNPINNED.match(tag):
+        return ""
+    match = _NGC.match(tag) if server in ("triton", "trtllm") else _RELEASE.match(tag)
+    return match.group(1) if match else ""
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    """``0.5.6.post2`` → (0, 5, 6, 2); ``24.08`` → (24, 8). Empty for unknown versions."""
+    return tuple(int(part) for part in re.findall(r"\d+", version))

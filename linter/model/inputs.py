@@ -1,0 +1,42 @@
+"""The extractors registered in ``EXTRACTORS``: Kubernetes objects and Helm-values-like
+documents of the parsed inputs. (Triton model configurations have their own extractor.)"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from linter.documents import Document, ParsedFile
+from linter.model.manifests import document_locate, workloads_from_manifest
+from linter.model.settings import ModelSettings
+from linter.model.values import looks_like_values, workloads_from_values
+from linter.model.workload import Workload
+
+
+def _is_object(document: Document) -> bool:
+    data = document.data
+    return isinstance(data, dict) and isinstance(data.get("kind"), str) \
+        and isinstance(data.get("apiVersion"), str)
+
+
+def extract_manifests(files: Sequence[ParsedFile], settings: ModelSettings) -> list[Workload]:
+    return [workload for parsed in files for document in parsed.documents
+            if document.fmt in ("yaml", "json") and _is_object(document)
+            for workload in workloads_from_manifest(document, settings)]
+
+
+def extract_values(files: Sequence[ParsedFile], settings: ModelSettings) -> list[Workload]:
+    from linter.triton.detect import is_model_config_json
+
+    out: list[Workload] = []
+    for parsed in files:
+        for document in parsed.documents:
+            if document.fmt not in ("yaml", "json") or _is_object(document):
+                continue
+            if document.fmt == "json" and is_model_config_json(document.data):
+                continue
+            if not looks_like_values(document.data, document.source):
+                continue
+            suffix = f"#{document.index}" if document.index else ""
+            out.extend(workloads_from_values(document.data, document_locate(document),
+                                             f"file:{document.source}{suffix}", settings))
+    return out

@@ -1,0 +1,118 @@
+"""Kubernetes objects → workloads: every pod template, wherever the kind keeps it.
+
+Public entry: ``workloads_from_manifest(document, settings)``. Kinds: Pod, Deployment,
+StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, Argo Rollout, LeaderWorkerSet (leader
+and worker templates), KServe ServingRuntime / ClusterServingRuntime (``spec`` and
+``workerSpec``), InferenceService (predictor), LLMInferenceService(Config) (template,
+worker, prefill), RayService / RayCluster / RayJob (head and worker groups), llmaz
+Service, KubeAI Model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from linter.documents import Document
+from linter.model import custom
+from linter.model.build import Meta, build_workloads, relative
+from linter.model.facts import Locate, lookup
+from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
+from linter.model.workload import Origin, Workload
+from linter.positions import PathT, format_path
+
+# kind → [(pod spec path, role, replicas path)]
+_TEMPLATES: dict[str, list[tuple[PathT, str, PathT | None]]] = {
+    "Pod": [(("spec",), "", None)],
+    "Deployment": [(("spec", "template", "spec"), "", ("spec", "replicas"))],
+    "StatefulSet": [(("spec", "template", "spec"), "", ("spec", "replicas"))],
+    "ReplicaSet": [(("spec", "template", "spec"), "", ("spec", "replicas"))],
+    "DaemonSet": [(("spec", "template", "spec"), "", None)],
+    "Job": [(("spec", "template", "spec"), "", ("spec", "parallelism"))],
+    "CronJob": [(("spec", "jobTemplate", "spec", "template", "spec"), "", None)],
+    "Rollout": [(("spec", "template", "spec"), "", ("spec", "replicas"))],
+    "LeaderWorkerSet": [
+        (("spec", "leaderWorkerTemplate", "leaderTemplate", "spec"), "leader",
+         ("spec", "replicas")),
+        (("spec", "leaderWorkerTemplate", "workerTemplate", "spec"), "worker",
+         ("spec", "replicas"))],
+    "ServingRuntime": [(("spec",), "", None), (("spec", "workerSpec"), "worker", None)],
+    "ClusterServingRuntime": [(("spec",), "", None), (("spec", "workerSpec"), "worker", None)],
+    "LLMInferenceService": [
+        (("spec", "template"), "", ("spec", "replicas")),
+        (("spec", "worker"), "worker", ("spec", "replicas")),
+        (("spec", "prefill", "template"), "prefill", ("spec", "prefill", "replicas")),
+        (("spec", "prefill", "worker"), "prefill-worker", ("spec", "prefill", "replicas"))],
+}
+_TEMPLATES["LLMInferenceServiceConfig"] = _TEMPLATES["LLMInferenceService"]
+
+
+def document_locate(document: Document) -> Locate:
+    def locate(path: PathT) -> Origin:
+        span = document.span(path)
+        return Origin(document.source, span.line, span.column, document.index,
+                      format_path(path))
+
+    return locate
+
+
+def workloads_from_manifest(document: Document, settings: ModelSettings = DEFAULT_SETTINGS
+                            ) -> list[Workload]:
+    """Workloads of one Kubernetes object (an empty list for objects without pods)."""
+    data = document.data
+    if not isinstance(data, Mapping) or not isinstance(data.get("kind"), str):
+        return []
+    kind = data["kind"]
+    locate = document_locate(document)
+    metadata = data.get("metadata") if isinstance(data.get("metadata"), Mapping) else {}
+    name = str(metadata.get("name", "")) if isinstance(metadata, Mapping) else ""
+    namespace = str(metadata.get("namespace", "")) if isinstance(metadata, Mapping) else ""
+    base = Meta(f"{kind}/{namespace or 'default'}/{name}", kind, name, locate(()),
+                namespace=namespace)
+    templates = _templates(kind, data)
+    if templates is None:
+        extra = custom.custom_workloads(kind, data, locate, base, settings)
+        return extra
+    out: list[Workload] = []
+    multi = kind == "LeaderWorkerSet" and (_size(data, ("spec", "leaderWorkerTemplate",
+                                                         "size")) or 1) > 1
+    for path, role, replicas_path in templates:
+        spec = _get(data, path)
+        if not isinstance(spec, Mapping) or not isinstance(spec.get("containers"), list):
+            continue
+        meta = _meta(base, data, role, replicas_path, locate, multi or role == "worker")
+        meta = custom.with_hints(kind, data, locate, meta)
+        out.extend(build_workloads(spec, relative(locate, path), meta, settings))
+    return out
+
+
+def _templates(kind: str, data: Mapping[str, Any]
+               ) -> list[tuple[PathT, str, PathT | None]] | None:
+    if kind in _TEMPLATES:
+        return _TEMPLATES[kind]
+    api = str(data.get("apiVersion", ""))
+    if kind in ("RayService", "RayCluster", "RayJob"):
+        return custom.ray_templates(kind, data)
+    if kind == "Service" and api.startswith("inference.llmaz.io"):
+        base = ("spec", "workloadTemplate")
+        return [((*base, "leaderTemplate", "spec"), "leader", ("spec", "replicas")),
+                ((*base, "workerTemplate", "spec"), "worker", ("spec", "replicas"))]
+    return None
+
+
+def _meta(base: Meta, data: Mapping[str, Any], role: str, replicas_path: PathT | None,
+          locate: Locate, multi: bool) -> Meta:
+    replicas = _size(data, replicas_path) if replicas_path else None
+    ident = f"{base.id}/{role}" if role else base.id
+    return Meta(ident, base.kind, base.name, base.anchor, base.source, base.namespace,
+                replicas, locate(replicas_path) if replicas is not None and replicas_path
+                else None, role, multi_node=multi)
+
+
+def _get(data: object, path: PathT) -> object:
+    return lookup(data, path)
+
+
+def _size(data: object, path: PathT | None) -> int | None:
+    value = _get(data, path) if path else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

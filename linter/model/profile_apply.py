@@ -1,0 +1,304 @@
+"""Run a chart-layout profile on values: one synthetic pod per entry, with origins.
+
+Builders: ``container`` (the profile says how values become one server container: image,
+command, args, env, resources, probes, pod fields, /dev/shm), ``pod-spec`` (the entry is
+already a pod-spec-like mapping with ``containers``) and ``kubeai-model``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from linter.model import quantities as q
+from linter.model import registry
+from linter.model.args import convert
+from linter.model.build import Hint, Meta, build_workloads, relative
+from linter.model.custom import kubeai_pod
+from linter.model.facts import Locate
+from linter.model.profiles import MISSING, Profile, get_path
+from linter.model.settings import ModelSettings
+from linter.model.synthetic import SyntheticPod
+from linter.model.workload import Origin, Workload
+from linter.positions import PathT, format_path, parse_path
+
+_C: PathT = ("containers", 0)
+
+
+class _Ctx:
+    def __init__(self, data: Any, entry: Any, path: PathT, locate: Locate) -> None:
+        self.data, self.entry, self.path, self.locate = data, entry, path, locate
+
+    def resolve(self, source: Mapping[str, Any] | None) -> tuple[Any, Origin | None]:
+        if not source or ("when" in source and not self.holds(source["when"])):
+            return MISSING, None
+        if "key" in source:
+            value = get_path(self.entry, source["key"])
+            if value is not MISSING and value is not None:
+                return value, self.locate((*self.path, *parse_path(source["key"])))
+        if "root" in source:
+            value = get_path(self.data, source["root"])
+            if value is not MISSING and value is not None:
+                return value, self.locate(parse_path(source["root"]))
+        if "value" in source:
+            return source["value"], self.locate(self.path)
+        if "default" in source:
+            return source["default"], self.locate(self.path)
+        return MISSING, None
+
+    def source_path(self, source: Mapping[str, Any]) -> PathT | None:
+        """The values path a source read its value from (None for literals)."""
+        if "key" in source and get_path(self.entry, source["key"]) not in (MISSING, None):
+            return (*self.path, *parse_path(source["key"]))
+        if "root" in source and get_path(self.data, source["root"]) not in (MISSING, None):
+            return parse_path(source["root"])
+        return None
+
+    def holds(self, condition: Mapping[str, Any]) -> bool:
+        value, _ = self.resolve({k: condition[k] for k in ("key", "root") if k in condition})
+        result = value is not MISSING and value not in ("", [], {}) and (
+            "equals" not in condition or _same(value, condition["equals"]))
+        unless = condition.get("unless")
+        return result and not (unless is not None and self.holds(unless))
+
+
+def _same(value: Any, expected: Any) -> bool:
+    if isinstance(expected, bool) or isinstance(value, bool):
+        return q.to_bool(value) is not None and q.to_bool(value) == q.to_bool(expected)
+    return str(value) == str(expected)
+
+
+def apply_profile(profile: Profile, data: Any, locate: Locate, label: str,
+                  settings: ModelSettings) -> list[Workload]:
+    out: list[Workload] = []
+    for spec in profile.spec.get("workloads", []):
+        for path, entry in _entries(spec, data):
+            ctx = _Ctx(data, entry, path, locate)
+            if any(ctx.holds(rule) for rule in spec.get("skipWhen", [])):
+                continue
+            out.extend(_build(profile, spec, ctx, label, settings))
+    return out
+
+
+def _entries(spec: Mapping[str, Any], data: Any) -> Iterator[tuple[PathT, Any]]:
+    if "sections" in spec:
+        for section in spec["sections"]:
+            value = get_path(data, section)
+            if isinstance(value, Mapping):
+                yield parse_path(section), value
+        return
+    base = parse_path(spec["forEach"])
+    value = get_path(data, spec["forEach"])
+    if isinstance(value, list):
+        yield from (((*base, i), item) for i, item in enumerate(value)
+                    if isinstance(item, Mapping))
+    elif isinstance(value, Mapping):
+        yield from (((*base, k), item) for k, item in value.items() if isinstance(item, Mapping))
+
+
+def _build(profile: Profile, spec: Mapping[str, Any], ctx: _Ctx, label: str,
+           settings: ModelSettings) -> list[Workload]:
+    builder = spec.get("builder", "container")
+    server = str(spec.get("server", ""))
+    hints = _hints(spec, ctx, server)
+    if builder == "pod-spec":
+        meta = _meta(profile, spec, ctx, label, server, hints)
+        return build_workloads(ctx.entry, relative(ctx.locate, ctx.path), meta, settings)
+    if builder == "kubeai-model":
+        pod, server, extra = kubeai_pod(ctx.entry, ctx.path, ctx.locate)
+        meta = _meta(profile, spec, ctx, label, server, (*hints, *extra))
+        return build_workloads(pod.spec, pod.locate, meta, settings)
+    pod = SyntheticPod(ctx.locate(ctx.path))
+    pod.set((*_C, "name"), server or "server", ctx.locate(ctx.path))
+    _image(spec, ctx, pod)
+    _command(spec, ctx, pod)
+    _args(spec, ctx, pod)
+    _env(spec, ctx, pod)
+    _resources(spec, ctx, pod)
+    _pod_fields(spec, ctx, pod)
+    meta = _meta(profile, spec, ctx, label, server, hints)
+    return build_workloads(pod.spec, pod.locate, meta, settings)
+
+
+def _meta(profile: Profile, spec: Mapping[str, Any], ctx: _Ctx, label: str, server: str,
+          hints: tuple[Hint, ...]) -> Meta:
+    name, _ = ctx.resolve(spec.get("name"))
+    last = ctx.path[-1] if ctx.path else ""
+    replicas, replicas_origin = ctx.resolve(spec.get("replicas"))
+    multi = "multiNodeWhen" in spec and ctx.holds(spec["multiNodeWhen"])
+    count = q.to_int(replicas) if replicas is not MISSING else None
+    return Meta(f"{label}:{format_path(ctx.path)}", "HelmValues",
+                str(name if name is not MISSING else last), ctx.locate(ctx.path), "helm-values",
+                replicas=count, replicas_origin=replicas_origin if count is not None else None,
+                server_hint=server, hints=hints, multi_node=multi,
+                extra={"chart_profile": profile.name, "renders": spec.get("renders", "")})
+
+
+def _hints(spec: Mapping[str, Any], ctx: _Ctx, server: str) -> tuple[Hint, ...]:
+    hints = []
+    for name, source in spec.get("hints", {}).items():
+        value, origin = ctx.resolve(source)
+        if value is MISSING or origin is None:
+            continue
+        setting = registry.by_name(server, name)
+        converted = convert(setting.kind, value) if setting else value
+        if converted is not None:
+            hints.append(Hint(name, converted, origin))
+    return tuple(hints)
+
+
+def _text(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _image(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
+    rules = spec.get("image", {})
+    image, origin = ctx.resolve(rules.get("image"))
+    if image is MISSING:
+        repo, repo_origin = ctx.resolve(rules.get("repository"))
+        tag, tag_origin = ctx.resolve(rules.get("tag"))
+        if repo is MISSING:
+            return
+        image = f"{repo}:{tag}" if tag is not MISSING and tag != "" else str(repo)
+        origin = tag_origin if tag is not MISSING else repo_origin
+    pod.set((*_C, "image"), str(image), origin)
+
+
+def _command(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
+    for source in spec.get("command", []):
+        value, origin = ctx.resolve(source)
+        if value is not MISSING:
+            pod.append((*_C, "command"), _text(value), origin)
+
+
+def _args(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
+    target = (*_C, "args")
+    for rule in spec.get("args", []):
+        if "list" in rule:
+            items = get_path(ctx.entry, rule["list"])
+            if isinstance(items, list):
+                for index, item in enumerate(items):
+                    if item is not None and not isinstance(item, dict | list):
+                        pod.append(target, _text(item), ctx.locate(
+                            (*ctx.path, *parse_path(rule["list"]), index)))
+            continue
+        flag = rule["flag"]
+        value, origin = ctx.resolve(rule)
+        if value is MISSING and rule.get("boolean") and "missing" in rule and (
+                "requires" not in rule or get_path(ctx.entry, rule["requires"]) is not MISSING):
+            value = rule["missing"]
+            origin = ctx.locate((*ctx.path, *parse_path(rule.get("requires", ""))))
+        if value is MISSING:
+            continue
+        if rule.get("switch"):
+            if q.to_bool(value):
+                pod.append(target, flag, origin)
+        elif rule.get("boolean"):
+            on = q.to_bool(value)
+            if on is not None:
+                pod.append(target, flag if on else "--no-" + flag[2:], origin)
+        else:
+            pod.append(target, flag, origin)
+            pod.append(target, _text(value), origin)
+
+
+def _env(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
+    target = (*_C, "env")
+    for rule in spec.get("env", []):
+        if "list" in rule:
+            base = (*ctx.path, *parse_path(rule["list"]))
+            items = get_path(ctx.entry, rule["list"])
+            if isinstance(items, list):
+                for index, item in enumerate(items):
+                    if isinstance(item, Mapping):
+                        at = pod.append(target, dict(item), ctx.locate((*base, index)))
+                        pod.copy_origins((*target, at), item, ctx.locate, (*base, index))
+            elif isinstance(items, Mapping):
+                for key, value in items.items():
+                    at = pod.append(target, {"name": str(key), "value": _text(value)},
+                                    ctx.locate((*base, key)))
+                    pod.origins[(*target, at, "value")] = ctx.locate((*base, key))
+            continue
+        if "when" in rule and not ctx.holds(rule["when"]):
+            continue
+        when_key = rule["when"].get("key", "") if "when" in rule else ""
+        origin = ctx.locate((*ctx.path, *parse_path(when_key)))
+        entry: dict[str, Any] = {"name": rule["name"]}
+        if rule.get("secret"):
+            entry["valueFrom"] = {"secretKeyRef": {"name": "", "key": rule["name"].lower()}}
+        else:
+            entry["value"] = str(rule.get("value", ""))
+        pod.append(target, entry, origin)
+
+
+def _resources(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
+    rules = spec.get("resources")
+    if not rules:
+        return
+    target = (*_C, "resources")
+    override, _ = ctx.resolve(rules.get("override"))
+    where = ctx.source_path(rules.get("override") or {})
+    if isinstance(override, Mapping) and override and where is not None:
+        pod.put_tree(target, dict(override), ctx.locate, where)
+        return
+    for section in ("requests", "limits"):
+        for name, source in rules.get(section, {}).items():
+            value, at = ctx.resolve(source)
+            if value is not MISSING:
+                pod.set((*target, section, name), value, at)
+    gpu = rules.get("gpu")
+    if gpu:
+        count, at = ctx.resolve(gpu.get("count"))
+        resource, _ = ctx.resolve(gpu.get("resource"))
+        number = q.parse_quantity(count) if count is not MISSING else None
+        if number is not None and number > 0 and resource is not MISSING:
+            pod.set((*target, "requests", str(resource)), count, at)
+            pod.set((*target, "limits", str(resource)), count, at)
+
+
+def _pod_fields(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
+    for probe, source in spec.get("probes", {}).items():
+        value, _ = ctx.resolve(source)
+        where = ctx.source_path(source)
+        if isinstance(value, Mapping) and value and where is not None:
+            pod.put_tree((*_C, probe), dict(value), ctx.locate, where)
+    mounts = spec.get("mounts", {}).get("list")
+    _copy_list(ctx, pod, mounts, (*_C, "volumeMounts"))
+    fields = dict(spec.get("pod", {}))
+    _copy_list(ctx, pod, fields.pop("volumes", {}).get("list"), ("volumes",))
+    terms = fields.pop("nodeSelectorTerms", None)
+    value, origin = ctx.resolve(terms)
+    if isinstance(value, list) and value:
+        pod.set(("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
+                 "nodeSelectorTerms"), value, origin)
+    for name, source in fields.items():
+        value, origin = ctx.resolve(source)
+        if value is not MISSING and value not in ("", [], {}):
+            pod.set((name,), value, origin)
+    shm = spec.get("shm")
+    if shm and ctx.holds(shm.get("when", {})):
+        size, origin = ctx.resolve(shm.get("sizeLimit"))
+        volume = {"name": "shm", "emptyDir": {"medium": "Memory"}}
+        if size is not MISSING:
+            volume["emptyDir"]["sizeLimit"] = size  # type: ignore[index]
+        index = pod.append(("volumes",), volume, origin)
+        pod.origins[("volumes", index, "emptyDir", "sizeLimit")] = origin or pod.fallback
+        when = shm.get("when", {}).get("key", "")
+        pod.append((*_C, "volumeMounts"), {"name": "shm", "mountPath": "/dev/shm"},
+                   ctx.locate((*ctx.path, *parse_path(when))))
+    init, _ = ctx.resolve(spec.get("initContainer"))
+    where = ctx.source_path(spec.get("initContainer") or {})
+    if isinstance(init, Mapping) and init and where is not None:
+        pod.put_tree(("initContainers", 0), dict(init), ctx.locate, where)
+
+
+def _copy_list(ctx: _Ctx, pod: SyntheticPod, key: str | None, target: PathT) -> None:
+    if not key:
+        return
+    items = get_path(ctx.entry, key)
+    if isinstance(items, list):
+        base = (*ctx.path, *parse_path(key))
+        for index, item in enumerate(items):
+            if isinstance(item, Mapping):
+                at = pod.append(target, dict(item), ctx.locate((*base, index)))
+                pod.copy_origins((*target, at), item, ctx.locate, (*base, index))

@@ -1,0 +1,119 @@
+"""Chart-layout profiles: declarative YAML files describing what a chart renders from its
+values (``schemas/profile.schema.json``). The packaged profiles are trusted and read with
+the C loader; profiles from ``ModelSettings.profile_dirs`` are validated first (jsonschema
+is imported only then), and an invalid one is a configuration error naming file and line.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import yaml
+
+from linter import _resources
+from linter.errors import ConfigError
+from linter.model.facts import lookup
+from linter.positions import parse_path
+
+try:  # pragma: no branch
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+_NOT_PROFILES = frozenset({"models.yaml"})
+
+
+class Profile(NamedTuple):
+    name: str
+    source: str
+    spec: Mapping[str, Any]
+
+
+@functools.cache
+def packaged_profiles() -> tuple[Profile, ...]:
+    root = _resources.builtin_profiles()
+    profiles = []
+    for entry in sorted(root.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith((".yaml", ".yml")) and entry.name not in _NOT_PROFILES:
+            data = yaml.load(entry.read_text(encoding="utf-8"), Loader=_Loader)
+            profiles.append(Profile(data["metadata"]["name"], entry.name, data["spec"]))
+    return tuple(profiles)
+
+
+@functools.cache
+def user_profiles(dirs: tuple[str, ...]) -> tuple[Profile, ...]:
+    profiles: list[Profile] = []
+    for directory in dirs:
+        folder = Path(directory)
+        if not folder.is_dir():
+            raise ConfigError(f"profile directory {directory}: not a directory")
+        profiles.extend(_load_user(path) for path in sorted(folder.iterdir())
+                        if path.suffix in (".yaml", ".yml") and path.name not in _NOT_PROFILES)
+    return tuple(profiles)
+
+
+def _load_user(path: Path) -> Profile:
+    from linter.documents import parse_yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read profile ({exc})") from exc
+    parsed = parse_yaml(str(path), text)
+    if parsed.problems or len(parsed.documents) != 1:
+        problem = parsed.problems[0] if parsed.problems else None
+        where = f"{path}:{problem.line}:{problem.column}" if problem else str(path)
+        detail = problem.message if problem else "expected exactly one YAML document"
+        raise ConfigError(f"{where}: invalid profile: {detail}")
+    document = parsed.documents[0]
+    errors = _schema_errors(document.data)
+    if errors:
+        error_path, message = errors[0]
+        span = document.span(error_path)
+        raise ConfigError(f"{path}:{span.line}:{span.column}: invalid profile: {message}")
+    return Profile(document.data["metadata"]["name"], str(path), document.data["spec"])
+
+
+def _schema_errors(data: Any) -> list[tuple[tuple[str | int, ...], str]]:
+    import jsonschema  # only for user profiles: keep it off the default lint path
+
+    schema = _resources.load_schema("profile.schema.json")
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+    return [(tuple(e.absolute_path), e.message) for e in errors]
+
+
+def all_profiles(profile_dirs: Sequence[str]) -> tuple[Profile, ...]:
+    # User profiles come first so that they can replace a packaged one for the same chart.
+    return (*user_profiles(tuple(profile_dirs)), *packaged_profiles())
+
+
+def get_path(data: object, dotted: str) -> object:
+    return lookup(data, parse_path(dotted), _MISSING)
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+_MISSING: Any = _Missing()
+MISSING = _MISSING
+
+
+def detect(profile: Profile, data: object) -> bool:
+    rules = profile.spec.get("detect", {})
+    if any(get_path(data, p) is MISSING for p in rules.get("required", [])):
+        return False
+    any_of = rules.get("anyOf")
+    return not any_of or any(get_path(data, p) is not MISSING for p in any_of)
+
+
+def matching_profile(data: object, profile_dirs: Sequence[str]) -> Profile | None:
+    for profile in all_profiles(profile_dirs):
+        if detect(profile, data):
+            return profile
+    return None

@@ -1,0 +1,154 @@
+"""The ``engine`` section of a workload: the server, its version and its typed settings.
+
+Settings come from the server's arguments and, for TGI, from environment variables
+(every launcher argument is also an env var; a command-line argument wins over the env).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from linter.model import registry
+from linter.model.args import FlagValue, Token, convert, parse_args
+from linter.model.command import Invocation
+from linter.model.facts import Facts
+from linter.model.images import ImageInfo
+from linter.model.workload import Origin
+
+# The model-id setting of each server.
+MODEL_SETTING = {"vllm": "model", "tgi": "model_id", "sglang": "model_path"}
+# vLLM compilation-config keys that are also flags (VLLM-017: -cc works on every version).
+_CC_LIFTED = ("cudagraph_capture_sizes", "max_cudagraph_capture_size")
+
+
+class EnvValue(NamedTuple):
+    value: str
+    origin: Origin
+
+
+def engine_facts(server: str, image: ImageInfo | None, image_origin: Origin,
+                 call: Invocation, env: Mapping[str, EnvValue], facts: Facts) -> None:
+    put = facts.put
+    if server:
+        put(("engine", "name"), server, image_origin)
+    if image is not None:
+        put(("engine", "image"), image.image, image_origin)
+        if image.version:
+            put(("engine", "version"), image.version, image_origin)
+        put(("engine", "version_pinned"), image.pinned, image_origin)
+    if call.entrypoint:
+        origin = call.args[0].origin if call.args else image_origin
+        put(("engine", "entrypoint"), call.entrypoint, origin)
+    put(("engine", "args"), [t.text for t in call.args],
+        call.args[0].origin if call.args else image_origin)
+    all_env = {**env, **{k: EnvValue(t.text, t.origin) for k, t in call.env.items()}}
+    put(("engine", "env"), {k: v.value for k, v in all_env.items()}, image_origin)
+    for name, item in all_env.items():
+        facts.origins[("engine", "env", name)] = item.origin
+    if server == "tgi":
+        _env_settings(server, all_env, facts)
+    _flag_settings(server, call, facts, image_origin)
+
+
+def _env_settings(server: str, env: Mapping[str, EnvValue], facts: Facts) -> None:
+    for name, item in env.items():
+        setting = registry.by_env(server, name)
+        if setting is None:
+            continue
+        value = convert(setting.kind, item.value)
+        if value is None:
+            _unparsed(facts, setting.name, item.value, item.origin)
+        else:
+            facts.put(("engine", setting.name), value, item.origin)
+            facts.origins[("engine", "settings_from_env", setting.name)] = item.origin
+
+
+def _flag_settings(server: str, call: Invocation, facts: Facts, fallback: Origin) -> None:
+    parsed = parse_args(server, call.args)
+    flags: dict[str, str] = {}
+    inline: list[str] = []
+    for flag in parsed.flags:
+        flags[flag.flag] = flag.raw
+        facts.origins[("engine", "flags", flag.flag)] = flag.origin
+        if flag.inline_bool is not None:
+            inline.append(flag.inline_bool)
+        _apply(flag, facts)
+    facts.put(("engine", "flags"), flags, fallback)
+    facts.put(("engine", "inline_bool_flags"), inline, fallback)
+    if server == "vllm" and parsed.positionals and call.entrypoint in ("vllm serve", "image"):
+        model = parsed.positionals[0]
+        if not facts.has(("engine", "model")):
+            facts.put(("engine", "model"), model.text, model.origin)
+    if parsed.positionals:
+        facts.put(("engine", "positionals"), [t.text for t in parsed.positionals],
+                  parsed.positionals[0].origin)
+    _derived(server, facts)
+
+
+def _apply(flag: FlagValue, facts: Facts) -> None:
+    setting = flag.setting
+    if setting is None:
+        return
+    name = setting.name
+    if flag.subkey is not None:  # -cc.cudagraph_mode=FULL merges into compilation_config
+        current = facts.get(("engine", name))
+        merged = dict(current) if isinstance(current, dict) else {}
+        merged[flag.subkey] = flag.value
+        facts.put(("engine", name), merged, flag.origin)
+        return
+    if flag.value is None:
+        # argparse keeps the last occurrence: an unreadable last value hides earlier ones.
+        facts.data.get("engine", {}).pop(name, None)
+        _unparsed(facts, name, flag.raw, flag.origin)
+        return
+    if setting.kind == "multi":
+        current = facts.get(("engine", name))
+        value: Any = [*current, *flag.value] if isinstance(current, list) else flag.value
+        facts.put(("engine", name), value, flag.origin)
+        return
+    facts.put(("engine", name), flag.value, flag.origin)
+    unparsed = facts.get(("engine", "unparsed"))
+    if isinstance(unparsed, dict):
+        unparsed.pop(name, None)
+
+
+def _unparsed(facts: Facts, name: str, raw: str, origin: Origin) -> None:
+    """A value that does not read as the setting's type (a Helm leftover, ``$(VAR)``, …)."""
+    current = facts.get(("engine", "unparsed"))
+    table = current if isinstance(current, dict) else {}
+    table[name] = raw
+    facts.put(("engine", "unparsed"), table, origin)
+    facts.origins[("engine", "unparsed", name)] = origin
+
+
+def _derived(server: str, facts: Facts) -> None:
+    model_setting = MODEL_SETTING.get(server)
+    if model_setting and facts.has(("engine", model_setting)):
+        facts.put(("engine", "model_id"), facts.get(("engine", model_setting)),
+                  facts.origins.get(("engine", model_setting)))
+    if server == "vllm":
+        config = facts.get(("engine", "compilation_config"))
+        if isinstance(config, dict):
+            origin = facts.origins.get(("engine", "compilation_config"))
+            for key in _CC_LIFTED:
+                if key in config and not facts.has(("engine", key)):
+                    kind = registry.by_name("vllm", key)
+                    value = convert(kind.kind, config[key]) if kind else None
+                    if value is not None:
+                        facts.put(("engine", key), value, origin)
+    if facts.has(("engine", "config")):
+        facts.put(("engine", "config_file"), facts.get(("engine", "config")),
+                  facts.origins.get(("engine", "config")))
+
+
+def tokens_of(values: list[Any], origin_of: Any) -> list[Token]:
+    """List items as tokens, each at its own item's origin."""
+    return [Token(_text(v), origin_of(i)) for i, v in enumerate(values)
+            if v is not None and not isinstance(v, dict | list)]
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)

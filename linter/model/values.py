@@ -1,0 +1,310 @@
+"""Helm values (and other non-Kubernetes YAML) → workloads, whatever the chart's layout.
+
+Public entry: ``workloads_from_values(data, locate, label, settings)`` for values that are
+already merged (the Helm front end passes ``locate`` with the provenance of every path).
+A packaged or user chart profile that matches wins; otherwise the heuristics find the
+server's section: the mapping whose ``image`` is a known server image, or whose
+``command``/``args`` start a server, or that holds serving keys (``maxModelLen``,
+``max_model_len``, ``max-model-len``, ``MAX_TOTAL_TOKENS``) in any case style. Those keys
+become the server's flags, each at the line of its key.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from linter.model import command as cmd
+from linter.model import registry
+from linter.model.build import Meta, build_workloads
+from linter.model.facts import Locate
+from linter.model.images import parse_image
+from linter.model.profile_apply import apply_profile
+from linter.model.profiles import matching_profile
+from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
+from linter.model.synthetic import SyntheticPod
+from linter.model.workload import Workload
+from linter.positions import PathT, format_path
+
+# Subtrees that configure something other than the server container.
+_SKIP = frozenset({"ingress", "service", "services_", "autoscaling", "hpa", "keda",
+                   "servicemonitor", "podmonitor", "monitoring", "prometheus", "grafana",
+                   "serviceaccount", "rbac", "networkpolicy", "poddisruptionbudget", "pdb",
+                   "routerspec", "router", "cacheserverspec", "gateway", "global", "secrets",
+                   "persistence", "metrics", "extrainit", "imagepullsecrets", "podsecuritycontext",
+                   "securitycontext", "containersecuritycontext", "labels", "annotations",
+                   "podannotations", "podlabels", "deploymentannotations", "tolerations",
+                   "affinity", "nodeselector", "resources", "livenessprobe", "readinessprobe",
+                   "startupprobe", "env", "extraenv", "environment", "args", "extraargs",
+                   "command", "image", "volumes", "volumemounts", "extravolumes",
+                   "extravolumemounts", "initcontainers"})
+# Registry settings too generic to be read from an arbitrary values key.
+_GENERIC = frozenset({"host", "hostname", "port", "config", "seed", "api_key", "revision",
+                      "tokenizer", "usage_stats", "payload_limit", "json_output"})
+_ARG_KEYS = ("args", "extraArgs", "customArgs", "serverArgs", "extra_args")
+_CMD_KEYS = ("command", "customCommand")
+_ENV_KEYS = ("env", "extraEnv", "envVars", "environment")
+_SHM_KEYS = ("shmSize", "shm_size", "dshmSize")
+_GPU_LIST_KEYS = ("gpu", "gpus", "gpuModels", "gpuProducts")
+_POD_KEYS = ("nodeSelector", "affinity", "tolerations", "hostIPC",
+             "terminationGracePeriodSeconds", "runtimeClassName")
+_C: PathT = ("containers", 0)
+
+
+def workloads_from_values(data: Any, locate: Locate, label: str,
+                          settings: ModelSettings = DEFAULT_SETTINGS) -> list[Workload]:
+    """Workloads of a values tree; ``locate(path)`` gives the origin of any path in it."""
+    if not isinstance(data, Mapping):
+        return []
+    profile = matching_profile(data, settings.profile_dirs)
+    if profile is not None:
+        return apply_profile(profile, data, locate, label, settings)
+    out: list[Workload] = []
+    for section, server in _sections(data):
+        node = _get(data, section)
+        if isinstance(node, Mapping):
+            out.extend(_section_workloads(data, node, section, server, locate, label, settings))
+    return out
+
+
+def looks_like_values(data: Any, name: str) -> bool:
+    """A YAML mapping that is not a Kubernetes object and has something to serve."""
+    if not isinstance(data, Mapping) or ("apiVersion" in data and "kind" in data):
+        return False
+    base = name.rsplit("/", 1)[-1].lower()
+    return "values" in base or bool(_sections(data))
+
+
+def _get(data: Any, path: PathT) -> Any:
+    node = data
+    for key in path:
+        node = node.get(key) if isinstance(node, Mapping) else None
+    return node
+
+
+def _sections(data: Mapping[str, Any]) -> list[tuple[PathT, str]]:
+    """Mappings (depth ≤ 2) that configure a server: by image or command, else by keys."""
+    found: list[tuple[PathT, str]] = []
+    candidates: list[PathT] = [()]
+    for key, value in data.items():
+        if isinstance(value, Mapping) and str(key).lower() not in _SKIP:
+            candidates.append((key,))
+            candidates.extend((key, k) for k, v in value.items()
+                              if isinstance(v, Mapping) and str(k).lower() not in _SKIP)
+    for path in candidates:
+        server = _server_of(_get(data, path))
+        if server and not any(path[: len(p)] == p and p for p, _ in found):
+            found.append((path, server))
+    if found:
+        return found
+    counts = {s: len(_setting_keys(data, s)) for s in ("vllm", "sglang", "tgi")}
+    best = max(counts, key=lambda s: counts[s])
+    return [((), best)] if counts[best] >= 2 else []
+
+
+def _server_of(node: Any) -> str:
+    if not isinstance(node, Mapping):
+        return ""
+    image = _image_text(node)
+    server = parse_image(image).server if image else ""
+    tokens = [str(t) for key in (*_CMD_KEYS, *_ARG_KEYS) for t in _words(node.get(key))]
+    if isinstance(node.get("image"), Mapping):
+        tokens += [str(t) for t in _words(node["image"].get("command"))]
+    if tokens:
+        from linter.model.args import Token
+        from linter.model.workload import Origin
+
+        origin = Origin("", 1, 1)
+        call = cmd.invocation([Token(t, origin) for t in tokens], [], server, {})
+        server = call.server or server
+    return server
+
+
+def _words(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(v) for v in value if not isinstance(v, dict | list)]
+    if isinstance(value, str):
+        try:
+            return shlex.split(value)
+        except ValueError:
+            return value.split()
+    return []
+
+
+def _image_text(node: Mapping[str, Any]) -> str:
+    image = node.get("image")
+    if isinstance(image, str):
+        return image
+    if isinstance(image, Mapping) and isinstance(image.get("repository"), str):
+        repo = image["repository"]
+        if isinstance(image.get("registry"), str) and image["registry"]:
+            repo = f"{image['registry'].rstrip('/')}/{repo}"
+        tag = image.get("tag")
+        return f"{repo}:{tag}" if tag not in (None, "") else repo
+    return ""
+
+
+def _setting_keys(node: Any, server: str, path: PathT = ()) -> list[tuple[PathT, Any]]:
+    """(path, value) of keys naming the server's settings, shallowest first."""
+    found: list[tuple[PathT, Any]] = []
+    seen: set[str] = set()
+    queue: list[tuple[PathT, Any]] = [(path, node)]
+    while queue:
+        base, current = queue.pop(0)
+        if not isinstance(current, Mapping):
+            continue
+        for key, value in current.items():
+            lowered = str(key).lower()
+            if isinstance(value, Mapping):
+                if lowered not in _SKIP:
+                    queue.append(((*base, key), value))
+                continue
+            setting = registry.by_key(server, str(key)) or (
+                registry.by_env(server, str(key)) if server == "tgi" else None)
+            if setting is None or setting.name in _GENERIC or setting.name in seen:
+                continue
+            if value in (None, "") or (isinstance(value, list) and setting.kind != "ints"):
+                continue
+            seen.add(setting.name)
+            found.append(((*base, key), value))
+    return found
+
+
+def _section_workloads(data: Mapping[str, Any], node: Mapping[str, Any], section: PathT,
+                       server: str, locate: Locate, label: str, settings: ModelSettings
+                       ) -> list[Workload]:
+    pod = SyntheticPod(locate(section))
+    at = lambda *rest: locate((*section, *rest))  # noqa: E731
+    pod.set((*_C, "name"), server or "server", at())
+    image = _image_text(node)
+    if image:
+        raw = node.get("image")
+        where = ("image", "tag") if isinstance(raw, Mapping) and raw.get("tag") else ("image",)
+        pod.set((*_C, "image"), image, at(*where))
+    _command_and_args(node, server, at, pod)
+    _env(node, server, at, pod)
+    for key in ("resources", "livenessProbe", "readinessProbe", "startupProbe"):
+        value = node.get(key)
+        if isinstance(value, Mapping) and value and (key == "resources" or _is_probe(value)):
+            pod.put_tree((*_C, key), dict(value), locate, (*section, key))
+    _volumes(node, section, locate, pod)
+    for key in _POD_KEYS:
+        if node.get(key) not in (None, "", {}, []):
+            pod.put_tree((key,), node[key], locate, (*section, key))
+    _gpu_products(node, at, pod)
+    replicas = next((k for k in ("replicaCount", "replicas") if isinstance(node.get(k), int)), "")
+    kind = "ServerConfig" if not image and not node.get("resources") and not section else \
+        "HelmValues"
+    ident = f"{label}:{format_path(section)}" if section else label
+    meta = Meta(ident, kind, str(section[-1]) if section else label, at(),
+                "helm-values" if kind == "HelmValues" else "server-config",
+                replicas=node.get(replicas) if replicas else None,
+                replicas_origin=at(replicas) if replicas else None, server_hint=server)
+    return build_workloads(pod.spec, pod.locate, meta, settings)
+
+
+def _command_and_args(node: Mapping[str, Any], server: str, at: Any,
+                      pod: SyntheticPod) -> None:
+    image = node.get("image")
+    sources: list[tuple[str, tuple[Any, ...], Any]] = [
+        ("command", (key,), node.get(key)) for key in _CMD_KEYS]
+    if isinstance(image, Mapping):
+        sources.append(("command", ("image", "command"), image.get("command")))
+    for path, value in _setting_keys(node, server):
+        setting = registry.by_key(server, str(path[-1])) or registry.by_env(server, str(path[-1]))
+        if setting is None or not setting.flags:
+            continue
+        pod.append((*_C, "args"), setting.flags[0], at(*path))
+        if setting.kind == "bool":
+            if str(value).lower() in ("false", "0"):
+                pod.spec["containers"][0]["args"][-1] = "--no-" + setting.flags[0][2:]
+            continue
+        text = " ".join(str(v) for v in value) if isinstance(value, list) else (
+            str(value).lower() if isinstance(value, bool) else str(value))
+        pod.append((*_C, "args"), text, at(*path))
+    sources.extend(("args", (key,), node.get(key)) for key in _ARG_KEYS)
+    for target, path, value in sources:
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                if not isinstance(item, dict | list) and item is not None:
+                    pod.append((*_C, target), str(item), at(*path, index))
+        elif isinstance(value, str) and value.strip():
+            for word in _words(value):
+                pod.append((*_C, target), word, at(*path))
+
+
+def _env(node: Mapping[str, Any], server: str, at: Any, pod: SyntheticPod) -> None:
+    target = (*_C, "env")
+    for key in _ENV_KEYS:
+        value = node.get(key)
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, Mapping):
+                    spot = pod.append(target, dict(item), at(key, index))
+                    pod.origins[(*target, spot, "value")] = at(key, index, "value")
+                elif isinstance(item, str) and "=" in item:  # compose style "NAME=value"
+                    name, _, text = item.partition("=")
+                    spot = pod.append(target, {"name": name, "value": text}, at(key, index))
+                    pod.origins[(*target, spot, "value")] = at(key, index)
+        elif isinstance(value, Mapping):
+            for name, text in value.items():
+                if isinstance(text, Mapping | list):
+                    continue
+                item = {"name": str(name), "value": "" if text is None else str(text)}
+                spot = pod.append(target, item, at(key, name))
+                pod.origins[(*target, spot, "value")] = at(key, name)
+    extra = next((e.get("value") for e in pod.spec.get("containers", [{}])[0].get("env", [])
+                  if isinstance(e, Mapping) and e.get("name") == "EXTRA_ARGS"), None)
+    if isinstance(extra, str):
+        # Images built by substratusai/helm append $EXTRA_ARGS to the server's arguments.
+        for word in _words(extra):
+            pod.append((*_C, "args"), word, at("env"))
+
+
+def _is_probe(value: Mapping[str, Any]) -> bool:
+    return any(k in value for k in ("httpGet", "tcpSocket", "exec", "grpc"))
+
+
+def _volumes(node: Mapping[str, Any], section: PathT, locate: Locate, pod: SyntheticPod
+             ) -> None:
+    for key, target in (("volumes", ("volumes",)), ("extraVolumes", ("volumes",)),
+                        ("volumeMounts", (*_C, "volumeMounts")),
+                        ("extraVolumeMounts", (*_C, "volumeMounts")),
+                        ("initContainers", ("initContainers",))):
+        items = node.get(key)
+        if isinstance(items, list):
+            for index, item in enumerate(items):
+                if isinstance(item, Mapping):
+                    spot = pod.append(target, dict(item), locate((*section, key, index)))
+                    pod.copy_origins((*target, spot), item, locate, (*section, key, index))
+    shm = node.get("shm")
+    size_key = next((k for k in _SHM_KEYS if node.get(k) not in (None, "")), None)
+    size: Any = node.get(size_key) if size_key else None
+    origin = locate((*section, size_key)) if size_key else None
+    if isinstance(shm, Mapping):
+        if shm.get("enabled") is False:
+            return
+        size = shm.get("size", shm.get("sizeLimit", size))
+        origin = locate((*section, "shm"))
+    if origin is None:
+        return
+    # The common chart convention: a memory-backed emptyDir of that size at /dev/shm.
+    volume: dict[str, Any] = {"name": "shm", "emptyDir": {"medium": "Memory"}}
+    if size not in (None, ""):
+        volume["emptyDir"]["sizeLimit"] = size
+    spot = pod.append(("volumes",), volume, origin)
+    pod.origins[("volumes", spot, "emptyDir", "sizeLimit")] = origin
+    pod.append((*_C, "volumeMounts"), {"name": "shm", "mountPath": "/dev/shm"}, origin)
+
+
+def _gpu_products(node: Mapping[str, Any], at: Any, pod: SyntheticPod) -> None:
+    for key in _GPU_LIST_KEYS:
+        value = node.get(key)
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            term = {"matchExpressions": [{"key": "nvidia.com/gpu.product", "operator": "In",
+                                          "values": list(value)}]}
+            pod.set(("affinity", "nodeAffinity",
+                     "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"),
+                    [term], at(key))
+            return
