@@ -1,0 +1,88 @@
+"""The Argo CD Config Management Plugin example: its own ``generate`` script, run as the
+repo-server sidecar would run it, with the real helm and servelint on PATH."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+PLUGIN = ROOT / "examples" / "argocd" / "cmp" / "plugin.yaml"
+CHART = ROOT / "examples" / "charts" / "vllm"
+FIX = ROOT / "tests" / "fixtures"
+POLICIES = f"--no-builtin --policy-dir {FIX / 'helm' / 'policies'}"
+
+
+@pytest.fixture
+def app_dir(tmp_path: Path) -> Path:
+    """The Application's source folder, as the repo-server checks it out."""
+    target = tmp_path / "vllm"
+    shutil.copytree(CHART, target)
+    shutil.copy(FIX / "argocd" / "values-prod-latest.yaml", target / "values-prod-latest.yaml")
+    return target
+
+
+def plugin_command(phase: str) -> list[str]:
+    spec = yaml.safe_load(PLUGIN.read_text(encoding="utf-8"))["spec"]
+    command: list[str] = [*spec[phase]["command"], *spec[phase]["args"]]
+    return command
+
+
+def run_plugin(phase: str, app_dir: Path, helm: str, tmp_path: Path,
+               values_files: str) -> subprocess.CompletedProcess[str]:
+    shim = tmp_path / "bin" / "servelint"  # the sidecar's servelint, from this checkout
+    shim.parent.mkdir(exist_ok=True)
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m linter "$@"\n', encoding="utf-8")
+    shim.chmod(0o755)
+    env = {"PATH": os.pathsep.join([str(Path(helm).parent), str(shim.parent), "/usr/bin",
+                                    "/bin"]),
+           "HOME": str(tmp_path), "TMPDIR": str(tmp_path), "NO_COLOR": "1",
+           "ARGOCD_APP_NAME": "llm-prod", "ARGOCD_APP_NAMESPACE": "llm",
+           "ARGOCD_ENV_VALUES_FILES": values_files, "ARGOCD_ENV_SERVELINT_ARGS": POLICIES}
+    return subprocess.run(plugin_command(phase), env=env, cwd=app_dir, capture_output=True,
+                          text=True, check=False, timeout=120)
+
+
+def test_good_values_print_only_the_manifests(helm: str, app_dir: Path,
+                                              tmp_path: Path) -> None:
+    done = run_plugin("generate", app_dir, helm, tmp_path, "values-prod.yaml")
+    expected = subprocess.run([helm, "template", "llm-prod", ".", "--namespace", "llm",
+                               "--values", "values-prod.yaml"], cwd=app_dir,
+                              capture_output=True, text=True, check=True).stdout
+    assert (done.returncode, done.stderr) == (0, "0 errors, 0 warnings, 0 info in 4 files\n")
+    assert done.stdout == expected
+    kinds = [d["kind"] for d in yaml.safe_load_all(done.stdout) if d]
+    assert kinds == ["Service", "Deployment"]
+
+
+def test_bad_values_fail_generation_with_findings_on_stderr(helm: str, app_dir: Path,
+                                                            tmp_path: Path) -> None:
+    done = run_plugin("generate", app_dir, helm, tmp_path,
+                      "values-prod.yaml,values-prod-latest.yaml")
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "values-prod-latest.yaml:3:3: error values-image/no-latest image.tag latest is not a "
+        "release",
+        "1 error, 0 warnings, 0 info in 5 files",
+    ]
+
+
+def test_helm_error_fails_generation_before_linting(helm: str, app_dir: Path,
+                                                    tmp_path: Path) -> None:
+    done = run_plugin("generate", app_dir, helm, tmp_path, "values-missing.yaml")
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.startswith("Error: open values-missing.yaml: no such file or directory")
+
+
+def test_init_without_dependencies_does_nothing(helm: str, app_dir: Path,
+                                                tmp_path: Path) -> None:
+    done = run_plugin("init", app_dir, helm, tmp_path, "")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
