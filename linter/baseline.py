@@ -54,9 +54,19 @@ def normalise(message: str) -> str:
     return _SPACE.sub(" ", message).strip()
 
 
-def entry_for(finding: Finding, root: Path) -> BaselineEntry:
-    file = finding.file if finding.file.startswith("<") else relative_to(root, finding.file)
-    return BaselineEntry(file, finding.rule_id, finding.path, normalise(finding.message))
+def entry_for(finding: Finding, root: Path, files: dict[str, str] | None = None
+              ) -> BaselineEntry:
+    """``files`` memoises file names: many findings share one, and the path arithmetic
+    would otherwise dominate a large run."""
+    files = {} if files is None else files
+    if finding.file not in files:
+        files[finding.file] = _relative(root, finding.file)
+    return BaselineEntry(files[finding.file], finding.rule_id, finding.path,
+                         normalise(finding.message))
+
+
+def _relative(root: Path, name: str) -> str:
+    return name if name.startswith("<") else relative_to(root, name)
 
 
 def _eligible(finding: Finding) -> bool:
@@ -67,7 +77,8 @@ def _eligible(finding: Finding) -> bool:
 def write(path: Path, findings: Iterable[Finding]) -> Baseline:
     """Record every active finding; the file is replaced atomically."""
     root = Path(os.path.abspath(path)).parent
-    entries = tuple(sorted(entry_for(f, root) for f in findings if _eligible(f)))
+    files: dict[str, str] = {}
+    entries = tuple(sorted(entry_for(f, root, files) for f in findings if _eligible(f)))
     payload = {"version": BASELINE_VERSION, "findings": [e.to_json() for e in entries]}
     temporary = path.with_name(path.name + ".tmp")
     try:
@@ -112,15 +123,15 @@ def apply(findings: Sequence[Finding], baseline: Baseline, linted: Sequence[str]
     remaining = collections.Counter(baseline.entries)
     reason = f"known finding, recorded in baseline {baseline.name}"
     out: list[Finding] = []
+    files: dict[str, str] = {}
     for finding in findings:
         if _eligible(finding):
-            entry = entry_for(finding, baseline.root)
+            entry = entry_for(finding, baseline.root, files)
             if remaining[entry] > 0:
                 remaining[entry] -= 1
                 finding = finding.with_suppression(Suppression(reason, None, "baseline"))
         out.append(finding)
-    checked = {name if name.startswith("<") else relative_to(baseline.root, name)
-               for name in linted}
+    checked = {_relative(baseline.root, name) for name in linted}
     notes = [
         f"baseline {baseline.name}: stale entry {e.file}: {e.rule}"
         f"{' at ' + e.path if e.path else ''} is no longer found; refresh it with "

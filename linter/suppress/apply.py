@@ -14,6 +14,7 @@ from fnmatch import fnmatchcase
 from linter.findings import Finding, Suppression
 from linter.suppress.model import (
     EXPIRED,
+    LOCAL_SOURCES,
     META_RULES,
     MISSING_REASON,
     SOURCES,
@@ -28,14 +29,24 @@ def apply(findings: Sequence[Finding], directives: Sequence[Directive], today: d
     """``findings`` with suppressions attached, plus findings about the directives."""
     live, reports = _screen(directives, today)
     live.sort(key=lambda d: SOURCES.index(d.source))
+    # Inline and annotation directives only cover their own file: index them by it, so a
+    # run with many findings does not test every directive against every finding.
+    by_file: dict[str, list[int]] = {}
+    anywhere: list[int] = []
+    for i, directive in enumerate(live):
+        if directive.source in LOCAL_SOURCES:
+            by_file.setdefault(directive.file, []).append(i)
+        else:
+            anywhere.append(i)
     used: set[int] = set()
     out: list[Finding] = []
     for finding in findings:
         if finding.suppressed or finding.rule_id in META_RULES:
             out.append(finding)  # a directive cannot hide the report about a directive
             continue
-        matching = [i for i, d in enumerate(live)
-                    if fnmatchcase(finding.rule_id, d.rule) and d.covers(finding)]
+        candidates = [*by_file.get(finding.file, ()), *anywhere]  # still in precedence order
+        matching = [i for i in candidates
+                    if fnmatchcase(finding.rule_id, live[i].rule) and live[i].covers(finding)]
         used.update(matching)
         if matching:
             first = live[matching[0]]

@@ -16,6 +16,7 @@ INVALID = "suppression/invalid"
 META_RULES = (MISSING_REASON, EXPIRED, UNUSED, INVALID)
 # Precedence when several directives cover one finding: the closest to it wins.
 SOURCES = ("inline", "annotation", "config")
+LOCAL_SOURCES = ("inline", "annotation")  # cover findings in the file they are written in
 
 
 @dataclasses.dataclass(frozen=True)
