@@ -22,6 +22,7 @@ from linter.triton.detect import is_model_config_name, looks_like_model_config
 
 FORMAT = "pbtxt"
 _POSITION_PREFIX = re.compile(r"^\d+:\d+ : ")
+_QUOTED_LINE = re.compile(r"^'([^\n]*?)': ")
 
 
 def parse_pbtxt(source: str, text: str) -> ParsedFile:
@@ -41,8 +42,11 @@ def parse_pbtxt(source: str, text: str) -> ParsedFile:
         text_format.Parse(textproto.substitute(text, walked.placeholders), message)
     except text_format.ParseError as exc:
         detail = _POSITION_PREFIX.sub("", str(exc))
-        if detail.startswith("'': "):  # protobuf quotes the offending line; here it is EOF
-            detail = "unexpected end of file: " + detail[4:]
+        # protobuf may quote the offending line first; the position already says where.
+        quoted = _QUOTED_LINE.match(detail)
+        if quoted:
+            detail = ("" if quoted.group(1) else "unexpected end of file: ") + detail[
+                quoted.end():]
         problems.append(syntax_finding(source, f"invalid Triton model configuration: {detail}",
                                        exc.GetLine() or 1, exc.GetColumn() or 1))
         return ParsedFile(source, text, [], problems)
