@@ -44,18 +44,24 @@ class Difference:
 
 def compare(desired: Normalized, live: Normalized,
             server: server_defaults.ServerDefaults | None = None,
-            ignore: Sequence[str] = ()) -> list[Difference]:
-    """Every difference between the two sides, sorted by path; ``ignore`` globs dropped."""
+            ignore: Sequence[str] = (), prefix: PathT = ()) -> list[Difference]:
+    """Every difference between the two sides, sorted by path.
+
+    ``ignore`` globs are matched against each path with and without ``prefix`` (where the
+    compared subtree sits in the values, e.g. ``server.config``).
+    """
     left, right = desired.tree, live.tree
     if server is not None:
         left, right = server_defaults.elide(left, right, server)
-    diff = DeepDiff(left, right, view="tree", verbose_level=2)
+    # threshold_to_diff_deeper=0: never replace a map that shares few keys by one
+    # whole-value change; every key is reported on its own.
+    diff = DeepDiff(left, right, view="tree", verbose_level=2, threshold_to_diff_deeper=0)
     found: list[Difference] = []
     for report, status in _REPORTS.items():
         for level in diff.get(report, ()):
             path = tuple(level.path(output_format="list"))
             found.append(_difference(path, status, desired, live))
-    kept = [d for d in found if not _ignored(d, ignore)]
+    kept = [d for d in found if not _ignored(d, ignore, prefix)]
     return sorted(kept, key=lambda d: (format_path(d.path), d.status))
 
 
@@ -71,14 +77,15 @@ def _difference(path: PathT, status: str, desired: Normalized, live: Normalized)
     )
 
 
-def _ignored(difference: Difference, patterns: Sequence[str]) -> bool:
+def _ignored(difference: Difference, patterns: Sequence[str], prefix: PathT) -> bool:
     if not patterns:
         return False
     candidates: set[str] = set()
     for path in (difference.path, difference.desired_path, difference.live_path):
         if path is None:
             continue
-        candidates.update(format_path(path[:end]) for end in range(1, len(path) + 1))
+        for end in range(1, len(path) + 1):
+            candidates.update((format_path(path[:end]), format_path((*prefix, *path[:end]))))
     canonical = [_canonical_pattern(p) for p in patterns]
     return any(fnmatch.fnmatchcase(text, pattern)
                for text in candidates for pattern in (*patterns, *canonical))

@@ -169,6 +169,8 @@ def scalar(value: Any, unit: Unit | None, key: str) -> Any:
         parsed = units.parse(value, unit)
         if parsed is not None:
             return parsed
+        if isinstance(value, str):
+            return value.strip()  # not in the setting's unit: never guess another one
     if isinstance(value, bool):
         return value
     if isinstance(value, float) and not math.isfinite(value):

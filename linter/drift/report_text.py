@@ -72,5 +72,6 @@ class DriftTextReporter:
         for target in sorted(result.targets, key=lambda t: t.target.source):
             stream.write(describe(target) + "\n")
             if target.drift:
-                stream.write("\n".join(table(target.drift, color=self.color)) + "\n")
+                rows = sorted(target.drift, key=Finding.sort_key)
+                stream.write("\n".join(table(rows, color=self.color)) + "\n")
         stream.write(summary(result) + "\n")

@@ -106,7 +106,7 @@ def compare_data(desired: DesiredSide, data: Any, target: Target, pairing: Pairi
     except LiveError as error:
         return _failed(target, error.reason, error.message)
     server = _server(pairing.server, live.raw.get(()))
-    differences = compare(desired.normalized, live, server, pairing.ignore)
+    differences = compare(desired.normalized, live, server, pairing.ignore, desired.root)
     findings = drift_findings(differences, desired, live, target)
     return TargetResult(target, COMPARED, tuple(findings),
                         server=server.name if server is not None else "")
