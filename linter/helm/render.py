@@ -30,6 +30,7 @@ _TEMPLATE_REF = re.compile(
     r"(?P<file>[\w.-]+/(?:charts/[\w.-]+/)*templates/[^\s:()]+)(?::(?P<line>\d+))?(?::(?P<col>\d+))?"
 )
 _MAX_MESSAGE = 2000
+_LOG_LINE = re.compile(r'^level=\w+ msg="(.*)"$')
 _HELM_ADVICE = ("Use --debug flag to render out invalid YAML",)
 
 
@@ -81,7 +82,8 @@ def render(helm: str, chart_dir: str, chart_name: str, values: Sequence[str],
         detail = stderr or f"exit code {done.returncode}"
         return Rendered([], [_failure(chart_dir, chart_name, f"helm template failed: {detail}")],
                         [])
-    warnings = [line for line in stderr.splitlines() if line.strip()]
+    # helm 4 prints some warnings once per coalescing pass: say each once
+    warnings = list(dict.fromkeys(_warning(line) for line in stderr.splitlines() if line.strip()))
     return Rendered(split_rendered(done.stdout, chart_dir, chart_name), [], warnings)
 
 
@@ -127,10 +129,17 @@ def _is_content(line: str) -> bool:
 
 
 def _helm_error(stderr: str) -> str:
-    """helm's message without its "Error: " prefix and its advice about its own flags."""
+    """helm's error (from its "Error:" line on), without its advice about its own flags."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    kept = [line.removeprefix("Error: ") for line in lines if line not in _HELM_ADVICE]
+    start = next((i for i, line in enumerate(lines) if line.startswith("Error: ")), 0)
+    kept = [line.removeprefix("Error: ") for line in lines[start:] if line not in _HELM_ADVICE]
     return "\n".join(kept)
+
+
+def _warning(line: str) -> str:
+    """Helm 4 logs ``level=INFO msg="warning: ..."``; keep the message itself."""
+    match = _LOG_LINE.match(line.strip())
+    return match.group(1).replace('\\"', '"') if match else line.strip()
 
 
 def _failure(chart_dir: str, chart_name: str, message: str) -> Finding:
