@@ -15,11 +15,6 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from linter.helm import chart as chart_module
-from linter.helm.values import MergedValues
-from linter.model.settings import ModelSettings
-from linter.model.workload import Workload
-
 ROOT = Path(__file__).resolve().parent.parent
 CHART = "examples/charts/vllm"
 POLICIES = ["--no-builtin", "--policy-dir", "tests/fixtures/helm/policies"]
@@ -178,24 +173,18 @@ def test_no_render(run_line: Run, helm: str) -> None:
     ]
 
 
-def stub_workloads(merged: MergedValues, settings: ModelSettings) -> list[Workload]:
-    """Stands in for the serving model's Helm-values extractor: one field, its origin."""
-    path = ("vllm", "maxModelLen")
-    data = {"engine": {"max_model_len": merged.data["vllm"]["maxModelLen"]}}
-    return [Workload(merged.label, data, merged.anchor,
-                     {("engine", "max_model_len"): merged.locate(path)})]
-
-
 def test_workload_findings_point_at_the_file_or_set_that_wrote_the_value(
-        run_line: Run, helm: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(chart_module, "values_workloads", stub_workloads)
+        run_line: Run, helm: str) -> None:
     result = run_line(["lint", "--chart", CHART, "--env", "staging",
                        "--env", f"long={CHART}/values-prod.yaml,{FIX}/values-long-context.yaml",
-                       "--no-render", *POLICIES])
-    assert lines(result)[3:] == [
+                       "--helm", helm, *POLICIES])
+    # the same rule on the rendered Deployment is not repeated: the values say where to fix
+    assert lines(result)[2:] == [
+        f"{RENDERED}:13:3: warning rendered-replicas/min-replicas replicas is 1; one pod "
+        "means downtime on every rollout [staging]",
         f"{FIX}/values-long-context.yaml:3:3: error workload-context/max-context "
         "max_model_len 131072 is above 32768 [long]",
-        "1 error, 0 warnings, 0 info in 4 files",
+        "1 error, 1 warning, 0 info in 8 files",
     ]
     assert result.exit_code == 1
     result = run_line(["lint", "--chart", CHART, "-f", f"{CHART}/values-prod.yaml",
@@ -205,6 +194,18 @@ def test_workload_findings_point_at_the_file_or_set_that_wrote_the_value(
         "<--set>:2:1: error workload-context/max-context max_model_len 65536 is above 32768",
         "1 error, 0 warnings, 0 info in 2 files",
     ]
+
+
+def test_rendered_objects_show_what_the_values_do_not(run_line: Run, helm: str) -> None:
+    opaque = f"{FIX}/opaque"
+    result = run_line(["lint", "--chart", opaque, "--set", "srv.ctx=65536", "--helm", helm,
+                       *POLICIES])
+    assert lines(result) == [
+        f"{opaque}/templates/deployment.yaml (rendered):19:18: error "
+        "workload-context/max-context max_model_len 65536 is above 32768",
+        "1 error, 0 warnings, 0 info in 2 files",
+    ]
+    assert result.exit_code == 1
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -221,7 +221,7 @@ def _lint_environment(policies: Sequence[Policy], request: ChartRequest, env: En
     files = [*request.common_files, *env.files]
     broken = [f for f in ([request.chart.values] if request.chart.values else []) + files
               if documents.get(f) is None]
-    label = env.name or "release"
+    label = f"helm:{request.chart.directory}" + (f"@{env.name}" if env.name else "")
     if broken:
         return [], [f"{_env_words(env)}values not merged: {', '.join(broken)} could not be "
                     "read as a values file (see its finding)"], []
@@ -242,19 +242,21 @@ def _lint_environment(policies: Sequence[Policy], request: ChartRequest, env: En
     rendered = render(request.helm, request.chart.directory, request.chart.name, files,
                       request.sets, _release_name(request.chart))
     findings.extend(rendered.problems)
-    findings.extend(lint_parsed(policies, rendered.files, settings=settings).findings)
+    # A workload rule that already fired on the values is reported there, where the fix
+    # goes; on the rendered objects it only adds what the values did not show.
+    from_values = {f.rule_id for f in findings}
+    workload_rules = {r.id for p in workload_policies for r in p.rules}
+    findings.extend(f for f in lint_parsed(policies, rendered.files, settings=settings).findings
+                    if not (f.rule_id in workload_rules and f.rule_id in from_values))
     notes = [f"{_env_words(env)}helm: {line}" for line in rendered.warnings]
     return findings, notes, rendered.files
 
 
 def values_workloads(merged: MergedValues, settings: ModelSettings) -> list[Workload]:
-    """The serving model's workloads for a release's merged values.
+    """The serving model's workloads for a release's merged values, with their origins."""
+    from linter.model.values import workloads_from_values
 
-    The Helm-values extractor lives in ``linter.model``; until it is registered there
-    are no workloads to evaluate here.
-    """
-    del merged, settings
-    return []
+    return workloads_from_values(merged.data, merged.locate, merged.label, settings)
 
 
 def _clash_findings(merged: MergedValues) -> list[Finding]:
