@@ -23,6 +23,7 @@ from linter.errors import LinterError
 from linter.helm.options import chart_options, check_chart_usage, lint_with_chart
 
 if TYPE_CHECKING:
+    from linter.lintplan import LintPlan
     from linter.reporters.outputs import OutputSpec
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_FAILURE = 0, 1, 2, 3
@@ -79,6 +80,34 @@ def _governance_options(command: Callable[..., int]) -> Callable[..., int]:
     return command
 
 
+def _limit_options(command: Callable[..., int]) -> Callable[..., int]:
+    """Input limits of ``lint`` (README "Limits"); they win over the configuration file."""
+    positive = click.IntRange(min=1)
+    options = [
+        click.option("--max-bytes", type=positive, default=None,
+                     help="Largest input file, in bytes (default 52428800)."),
+        click.option("--max-nodes", type=positive, default=None,
+                     help="Most YAML/JSON nodes per file, aliases expanded (default 500000)."),
+        click.option("--max-depth", type=positive, default=None,
+                     help="Deepest nesting of mappings and lists (default 200)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _with_limits(plan: LintPlan, max_bytes: int | None, max_nodes: int | None,
+                 max_depth: int | None) -> LintPlan:
+    import dataclasses
+
+    given = {name: value for name, value in (("max_bytes", max_bytes),
+                                             ("max_nodes", max_nodes),
+                                             ("max_depth", max_depth)) if value is not None}
+    if not given:
+        return plan
+    return dataclasses.replace(plan, limits=dataclasses.replace(plan.limits, **given))
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="servelint")
 @click.option("--traceback", is_flag=True, help="Show the full traceback of a tool failure.")
@@ -101,12 +130,15 @@ def cli(traceback: bool) -> None:
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True),
               help="Write the report to this file instead of standard output.")
 @_governance_options
+@_limit_options
 @chart_options
 def lint(paths: tuple[str, ...], policy_dirs: tuple[str, ...], no_builtin: bool,
          formats: list[OutputSpec], fail_level: str | None, output: str | None,
          chart: str | None = None, values_files: tuple[str, ...] = (),
          set_values: tuple[str, ...] = (), environments: tuple[str, ...] = (),
-         helm: str | None = None, no_render: bool = False, **governance: Any) -> int:
+         helm: str | None = None, no_render: bool = False,
+         max_bytes: int | None = None, max_nodes: int | None = None,
+         max_depth: int | None = None, **governance: Any) -> int:
     """Lint Helm values, manifests and server configs (files, directories, - for stdin)."""
     from linter.findings import exit_code
     from linter.lintplan import LintOptions, build, execute
@@ -117,6 +149,7 @@ def lint(paths: tuple[str, ...], policy_dirs: tuple[str, ...], no_builtin: bool,
         raise click.UsageError("--baseline and --write-baseline exclude each other")
     outputs = _plan_outputs(formats, output)
     plan = build(LintOptions(paths, policy_dirs, no_builtin, fail_level, **governance))
+    plan = _with_limits(plan, max_bytes, max_nodes, max_depth)
     result = execute(plan)
     if chart is not None:
         result = lint_with_chart(plan, result, chart, values_files, set_values, environments,

@@ -37,8 +37,13 @@ def read_inputs(inputs: Sequence[file_sources.Input], limits: Limits = DEFAULT_L
     for item in inputs:
         result = file_sources.read(item, limits.max_bytes)
         if result.text is None:
-            failures.append(Finding("read-error", Severity.ERROR, result.error or "cannot read",
-                                    item.name, 1, 1))
+            finding = Finding(result.rule, Severity.ERROR, result.error or "cannot read",
+                              item.name, result.line, result.column)
+            if result.rule == "input-limit":
+                # A limit is a finding about the input (exit 1), not a tool failure.
+                parsed.append(ParsedFile(item.name, "", [], [finding]))
+            else:
+                failures.append(finding)
             continue
         parsed.append(parse(item.name, result.text, limits))
     return parsed, failures

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -23,6 +24,8 @@ class Input:
 
     name: str
     path: Path | None  # None for standard input
+    # Set when a directory could not be walked: reported as a read error of this input.
+    error: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,6 +33,11 @@ class ReadResult:
     input: Input
     text: str | None
     error: str | None = None
+    # The rule of the finding for ``error``: read-error, or input-limit for a file that
+    # exceeds the size limit (a property of the input, like its node count).
+    rule: str = "read-error"
+    line: int = 1
+    column: int = 1
 
 
 def is_lintable(path: Path) -> bool:
@@ -65,33 +73,91 @@ def expand(paths: Iterable[str]) -> list[Input]:
 
 def _walk(root: Path) -> Iterator[Input]:
     # os.walk does not follow directory symlinks, so symlink loops cannot recurse forever.
-    for dirpath, dirnames, filenames in os.walk(root, onerror=None):
+    # A folder that cannot be listed (no permission, removed meanwhile) is reported, not
+    # skipped in silence: its files would otherwise pass unchecked.
+    failed: list[OSError] = []
+    for dirpath, dirnames, filenames in os.walk(root, onerror=failed.append):
+        yield from _walk_errors(failed)
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
         for filename in sorted(filenames):
             path = Path(dirpath, filename)
             if is_lintable(path):
                 yield Input(str(path), path)
+    yield from _walk_errors(failed)
+
+
+def _walk_errors(failed: list[OSError]) -> Iterator[Input]:
+    while failed:
+        exc = failed.pop(0)
+        name = str(exc.filename) if exc.filename is not None else "?"
+        yield Input(name, Path(name), f"cannot read directory: {exc.strerror or exc}")
 
 
 def read(item: Input, max_bytes: int) -> ReadResult:
-    """Read one input as text; any failure is returned, not raised."""
+    """Read one input as text; any failure is returned, not raised.
+
+    Only regular files are read: a FIFO, socket or device named ``*.yaml`` would block
+    forever or never end. The file is opened without blocking and checked through the
+    open handle, so it cannot be swapped for something else between check and read.
+    """
+    if item.error is not None:
+        return ReadResult(item, None, item.error)
     try:
         if item.path is None:
             raw = sys.stdin.buffer.read(max_bytes + 1)
         else:
-            with item.path.open("rb") as handle:
-                raw = handle.read(max_bytes + 1)
+            raw_or_error = _read_regular(item, item.path, max_bytes)
+            if isinstance(raw_or_error, ReadResult):
+                return raw_or_error
+            raw = raw_or_error
     except OSError as exc:
         reason = exc.strerror or str(exc)
         return ReadResult(item, None, f"cannot read: {reason}")
     if len(raw) > max_bytes:
-        return ReadResult(
-            item, None, f"larger than the input limit of {max_bytes} bytes (limits.max_bytes)"
-        )
+        return _too_large(item, max_bytes)
+    return decode(item, raw)
+
+
+def _read_regular(item: Input, path: Path, max_bytes: int) -> bytes | ReadResult:
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    descriptor = os.open(path, flags)
+    with os.fdopen(descriptor, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if stat.S_ISDIR(info.st_mode):
+            return ReadResult(item, None, "cannot read: is a directory")
+        if not stat.S_ISREG(info.st_mode):
+            return ReadResult(item, None,
+                              "not a regular file (a pipe, socket or device); not read")
+        if info.st_size > max_bytes:
+            return _too_large(item, max_bytes)
+        return handle.read(max_bytes + 1)
+
+
+def _too_large(item: Input, max_bytes: int) -> ReadResult:
+    return ReadResult(item, None, f"larger than the input size limit of {max_bytes} bytes; "
+                      "raise --max-bytes (limits.maxBytes) if this input is genuine",
+                      rule="input-limit")
+
+
+def decode(item: Input, raw: bytes) -> ReadResult:
+    """Bytes to text: UTF-8 (a byte-order mark is dropped), or UTF-16 with its BOM."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:  # YAML allows UTF-16 when the stream starts with a byte-order mark
+            return ReadResult(item, raw.decode("utf-16").replace("\r\n", "\n"))
+        except UnicodeDecodeError:
+            pass
     if b"\0" in raw:
         return ReadResult(item, None, "binary file (contains NUL bytes); not a configuration")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        return ReadResult(item, None, f"not valid UTF-8 (byte offset {exc.start})")
+        line, column = _position(raw, exc.start)
+        return ReadResult(item, None, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at byte "
+                          f"offset {exc.start}); save the file as UTF-8", line=line,
+                          column=column)
     return ReadResult(item, text.replace("\r\n", "\n"))
+
+
+def _position(raw: bytes, offset: int) -> tuple[int, int]:
+    line_start = raw.rfind(b"\n", 0, offset) + 1
+    return raw.count(b"\n", 0, offset) + 1, offset - line_start + 1
