@@ -82,16 +82,18 @@ def test_hook_objects(helm: str, chart: Path) -> None:
     # The ConfigMap carries the release's merged values: chart defaults plus values-prod.
     merged = yaml.safe_load(config_map["data"]["values.yaml"])
     assert (merged["replicaCount"], merged["vllm"]["maxModelLen"]) == (3, 32768)
-    assert merged["model"]["name"] == "meta-llama/Llama-3.1-8B-Instruct"
+    assert merged["vllm"]["model"] == "meta-llama/Llama-3.1-8B-Instruct"
 
 
 def test_settings_policies_and_omitted_keys(helm: str, chart: Path) -> None:
     config_map, job = render(helm, chart, *with_test_policy(),
-                             "--set", "servelint.omitKeys={model,probes}",
+                             "--set", "servelint.omitKeys={hfTokenSecret,probes}",
                              "--set", "servelint.failLevel=warning")
     assert sorted(config_map["data"]) == ["policy.values-image.yaml", "values.yaml"]
     merged = yaml.safe_load(config_map["data"]["values.yaml"])
-    assert "model" not in merged and "probes" not in merged and "servelint" not in merged
+    assert sorted(merged)[:3] == ["image", "nodeSelector", "replicaCount"]
+    assert "hfTokenSecret" not in merged and "probes" not in merged
+    assert "servelint" not in merged
     container = job["spec"]["template"]["spec"]["containers"][0]
     assert container["args"] == ["lint", "--no-config", "--format=text", "--fail-level=warning",
                                  "--no-builtin", f"--policy-dir={MOUNT}/policies",
@@ -176,8 +178,10 @@ def test_job_fails_the_sync_with_the_findings_seen_locally(
         run_line: Any, helm: str, chart: Path, tmp_path: Path) -> None:
     bad = str(FIX / "argocd" / "values-prod-latest.yaml")
     documents = render(helm, chart, *with_test_policy(str(chart / "values-prod.yaml"), bad))
-    finding = (f"{MOUNT}/values.yaml:4:3: error values-image/no-latest image.tag latest is "
-               "not a release")
+    mounted = documents[0]["data"]["values.yaml"].splitlines()
+    line = mounted.index("  tag: latest") + 1  # toYaml sorts keys: image.tag after hfTokenSecret
+    finding = (f"{MOUNT}/values.yaml:{line}:3: error values-image/no-latest image.tag latest "
+               "is not a release")
     assert run_job(documents, tmp_path) == (
         1,
         f"{finding}\n1 error, 0 warnings, 0 info in 1 file\n",

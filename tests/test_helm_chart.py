@@ -99,7 +99,7 @@ def test_map_replaced_by_a_string_points_at_the_environment_file(run_line: Run,
         f"{RENDERED}:13:3: warning rendered-replicas/min-replicas replicas is 1; one pod "
         "means downtime on every rollout [big]",
         f"{FIX}/values-clash.yaml:2:1: warning helm-values resources is a string here but a "
-        f"map in the chart's values ({CHART}/values.yaml:28:1); Helm keeps this value and "
+        f"map in the chart's values ({CHART}/values.yaml:27:1); Helm keeps this value and "
         "warns [big]",
         "0 errors, 2 warnings, 0 info in 4 files",
     ]
@@ -110,9 +110,9 @@ def test_helm_failure_is_a_finding_on_the_template_line(run_line: Run, helm: str
     result = run_line(["lint", "--chart", CHART, "--set", "vllm=null", "--helm", helm,
                        *POLICIES])
     assert lines(result) == [
-        f"{CHART}/templates/deployment.yaml:33:40: error helm-template helm template failed: "
-        'vllm/templates/deployment.yaml:33:40 executing "vllm/templates/deployment.yaml" at '
-        "<.Values.vllm.maxModelLen>: nil pointer evaluating interface {}.maxModelLen",
+        f"{CHART}/templates/deployment.yaml:32:24: error helm-template helm template failed: "
+        'vllm/templates/deployment.yaml:32:24 executing "vllm/templates/deployment.yaml" at '
+        "<.Values.vllm.model>: nil pointer evaluating interface {}.model",
         "1 error, 0 warnings, 0 info in 1 file",
     ]
     assert result.exit_code == 1
