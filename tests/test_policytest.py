@@ -295,3 +295,50 @@ def test_builtin_loader_ignores_the_tests_folder(tmp_path: Path,
     (root / "tests" / "inputs" / "broken.yaml").write_text("kind: [\n")
     monkeypatch.setattr(_resources, "builtin_policies", lambda: root)
     assert [p.name for p in load_policies()] == ["team-images"]
+
+
+def test_model_settings_of_a_test_reach_workload_policies(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_line: Callable[..., Result]) -> None:
+    from linter.model import extract
+    from linter.model.settings import ModelSettings
+    from linter.model.workload import Origin, Workload
+
+    def extractor(files: object, settings: ModelSettings) -> list[Workload]:
+        return [Workload("w", {"gpu_memory": settings.gpu_memory_bytes or 0},
+                         Origin("in.yaml", 1, 1))]
+
+    monkeypatch.setattr(extract, "EXTRACTORS", [extractor])
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path / "gpu.yaml", """\
+        apiVersion: servelint/v1
+        kind: Policy
+        metadata: {name: gpu}
+        spec:
+          target: workload
+          rules:
+            - {id: big, severity: error, expression: "workload.gpu_memory >= 40000000000",
+               message: needs a 40 GB GPU}
+        """)
+    _write(tmp_path / "in.yaml", "kind: Deployment\n")
+    _write(tmp_path / "gpu_test.yaml", """\
+        apiVersion: servelint/v1
+        kind: PolicyTest
+        metadata: {name: gpu}
+        spec:
+          policies: [gpu.yaml]
+          model: {gpuMemory: 80Gi}
+          cases:
+            - name: an 80 GiB GPU is big enough
+              inputs: [in.yaml]
+              expect: [{rule: gpu/big, result: pass}]
+        """)
+    result = run_line(["test"])
+    assert (result.exit_code, result.output) == (0, (
+        "PASS gpu_test.yaml: an 80 GiB GPU is big enough\n1 passed, 0 failed\n"))
+    (tmp_path / "gpu_test.yaml").write_text(
+        (tmp_path / "gpu_test.yaml").read_text().replace("80Gi", "24GB"))
+    result = run_line(["test"])
+    assert (result.exit_code, result.output) == (1, (
+        "FAIL gpu_test.yaml: an 80 GiB GPU is big enough\n"
+        "     expected gpu/big to pass, but it failed at in.yaml:1: needs a 40 GB GPU\n"
+        "0 passed, 1 failed\n"))
