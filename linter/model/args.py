@@ -167,6 +167,8 @@ def _json_object(raw: object) -> Any:
         loaded = json.loads(raw)
     except ValueError:
         return None
+    if isinstance(loaded, int) and not isinstance(loaded, bool):
+        return {"level": loaded}  # vLLM's older "-O3" / "--compilation-config 3" form
     return loaded if isinstance(loaded, dict) else None
 
 

@@ -163,15 +163,16 @@ def _shell_script(argv: Sequence[Token]) -> Token | None:
 def split_script(text: str, origin: Origin, env: Mapping[str, str]) -> list[list[Token]]:
     """A shell script as simple commands (lists of tokens), all at the script's origin."""
     source = text.replace("\\\r\n", " ").replace("\\\n", " ")
-    words = _shell_words(source)
+    words = _merge_substitutions(_shell_words(source))
     commands: list[list[Token]] = []
     current: list[Token] = []
     skip_next = False
     in_comment = False
     for word in words:
-        if word == "\n":
+        punctuation = bool(word) and all(ch in "();<>|&\n" for ch in word)
+        if punctuation and "\n" in word:
             in_comment = False
-        if in_comment:
+        elif in_comment:
             continue
         if word.startswith("#") and not word.startswith("#!"):
             in_comment = True
@@ -179,7 +180,7 @@ def split_script(text: str, origin: Origin, env: Mapping[str, str]) -> list[list
         if skip_next:
             skip_next = False
             continue
-        if word and all(ch in "();<>|&\n" for ch in word):
+        if punctuation:
             if "<" in word or ">" in word:
                 if current and current[-1].text.isdigit():
                     current.pop()  # the "2" of 2>&1
@@ -193,6 +194,40 @@ def split_script(text: str, origin: Origin, env: Mapping[str, str]) -> list[list
     if current:
         commands.append(current)
     return [_strip_prefixes(cmd) for cmd in commands]
+
+
+def _merge_substitutions(words: list[str]) -> list[str]:
+    """Keep ``$(…)`` and ``$((…))`` inside the word they belong to (not as separators)."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if not (word.endswith("$") and i + 1 < len(words) and words[i + 1].startswith("(")):
+            out.append(word)
+            i += 1
+            continue
+        depth = 0
+        parts = [word]
+        i += 1
+        while i < len(words):
+            token = words[i]
+            depth += token.count("(") - token.count(")")
+            if depth <= 0 and ")" in token:
+                cut = len(token)
+                while depth < 0:  # give back parentheses that close something outside
+                    cut = token.rfind(")", 0, cut)
+                    depth += 1
+                closing = token.rfind(")", 0, cut) + 1
+                parts.append(token[:closing])
+                rest = token[closing:]
+                if rest:
+                    words.insert(i + 1, rest)
+                i += 1
+                break
+            parts.append(token)
+            i += 1
+        out.append(" ".join(parts))
+    return out
 
 
 def _shell_words(source: str) -> list[str]:

@@ -211,8 +211,9 @@ def kubeai_pod(spec: Mapping[str, Any], base: PathT, locate: Locate
     if isinstance(profile, str) and ":" in profile:
         name, _, count = profile.partition(":")
         origin = locate((*base, "resourceProfile"))
-        if name.startswith("nvidia") and count.isdigit():
-            pod.set((*container, "resources", "limits", "nvidia.com/gpu"), int(count), origin)
+        resource = "amd.com/gpu" if name.startswith("amd") else "nvidia.com/gpu"
+        if name.startswith(("nvidia", "amd")) and count.isdigit():
+            pod.set((*container, "resources", "limits", resource), int(count), origin)
             product = next((p for prefix, p in KUBEAI_PROFILES.items()
                             if name.startswith(prefix)), None)
             if product:

@@ -128,8 +128,9 @@ def weight_dtype_bytes(model_id: str, engine: Mapping[str, Any], dtype: str
     for hint, size in _QUANT_HINTS:
         if hint in quantization or re.search(rf"[-_.]{hint}([-_.]|$)", name):
             return size, False
-    if quantization in ("bitsandbytes", "eetq", "marlin", "compressed-tensors"):
-        return 1, False
+    if quantization and quantization != "none":
+        # nf4/fp4 (bitsandbytes-nf4, …) hold 4-bit weights; other schemes about 1 byte.
+        return (0.5 if re.search(r"nf4|fp4|4bit|marlin", quantization) else 1), False
     requested = str(engine.get("dtype") or "auto").lower()
     if requested in DTYPE_BYTES:
         return DTYPE_BYTES[requested], True

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from linter.model import command as cmd
-from linter.model import registry
+from linter.model import gpus, registry
 from linter.model.build import Meta, build_workloads
 from linter.model.facts import Locate
 from linter.model.images import parse_image
@@ -93,14 +93,27 @@ def _sections(data: Mapping[str, Any]) -> list[tuple[PathT, str]]:
             candidates.extend((key, k) for k, v in value.items()
                               if isinstance(v, Mapping) and str(k).lower() not in _SKIP)
     for path in candidates:
-        server = _server_of(_get(data, path))
-        if server and not any(path[: len(p)] == p and p for p, _ in found):
+        node = _get(data, path)
+        server = _server_of(node)
+        if (server or _gpu_container(node)) and not any(
+                path[: len(p)] == p and p for p, _ in found):
             found.append((path, server))
     if found:
         return found
     counts = {s: len(_setting_keys(data, s)) for s in ("vllm", "sglang", "tgi")}
     best = max(counts, key=lambda s: counts[s])
     return [((), best)] if counts[best] >= 2 else []
+
+
+def _gpu_container(node: Any) -> bool:
+    """An image and GPU resources: an accelerator workload even if its server is unknown."""
+    if not isinstance(node, Mapping) or not _image_text(node):
+        return False
+    resources = node.get("resources")
+    sections = [resources.get(s) for s in ("limits", "requests")] \
+        if isinstance(resources, Mapping) else []
+    return any(isinstance(s, Mapping) and any(gpus.is_gpu_resource(str(k)) for k in s)
+               for s in sections)
 
 
 def _server_of(node: Any) -> str:
@@ -225,6 +238,8 @@ def _command_and_args(node: Mapping[str, Any], server: str, at: Any,
         pod.append((*_C, "args"), text, at(*path))
     sources.extend(("args", (key,), node.get(key)) for key in _ARG_KEYS)
     for target, path, value in sources:
+        if target == "command" and _words(value)[:1] and _words(value)[0].startswith("-"):
+            target = "args"  # compose-style `command: --flag value` feeds the entrypoint
         if isinstance(value, list):
             for index, item in enumerate(value):
                 if not isinstance(item, dict | list) and item is not None:
