@@ -257,3 +257,33 @@ def test_reporter_writes_json_with_a_final_newline(monkeypatch: pytest.MonkeyPat
         SarifReporter().report(RunResult([], 0), handle)
     text = stream.read_text("utf-8")
     assert (text.endswith("}\n"), json.loads(text)["runs"][0]["results"]) == (True, [])
+
+
+def test_findings_without_a_policy_have_built_in_metadata(
+        run_line: RunLine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(REPORTERS)
+    out = tmp_path / "out.sarif"
+    result = run_line(["lint", *POLICIES, "--format", f"sarif:{out}", "suppressed/unused.yaml"])
+    log = json.loads(out.read_text("utf-8"))
+    assert (result.exit_code, schema_errors(log)) == (0, [])
+    assert log["runs"][0]["tool"]["driver"]["rules"] == [{
+        "id": "suppression/unused",
+        "shortDescription": {"text": "A suppression matches no finding"},
+        "fullDescription": {"text": "A stale suppression would silently hide a future finding "
+                                    "of the same rule."},
+        "helpUri": "https://github.com/servelint/servelint#suppressions",
+        "help": {"text": "Remove the suppression."},
+        "defaultConfiguration": {"level": "warning"},
+    }]
+
+
+def test_every_built_in_rule_is_fully_described() -> None:
+    from linter.reporters.meta import CORE_RULES
+
+    incomplete = [rule_id for rule_id, meta in CORE_RULES.items()
+                  if meta.id != rule_id or not (meta.title and meta.description and meta.fix)
+                  or not (meta.help_uri or "").startswith("https://github.com/servelint/")]
+    assert (incomplete, sorted(CORE_RULES)) == ([], [
+        "duplicate-key", "helm-template", "helm-values", "input-limit", "read-error",
+        "suppression/expired", "suppression/invalid", "suppression/missing-reason",
+        "suppression/unused", "syntax"])

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 TOOL_NAME = "servelint"
 INFORMATION_URI = "https://github.com/servelint/servelint"
 _CORE_HELP = f"{INFORMATION_URI}#findings-the-pipeline-itself-reports"
+_SUPPRESSION_HELP = f"{INFORMATION_URI}#suppressions"
+_CHART_HELP = f"{INFORMATION_URI}/blob/main/docs/ci.md"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,6 +56,33 @@ CORE_RULES: dict[str, RuleMeta] = {
         "read-error", Severity.ERROR, "Input could not be read",
         "The file is unreadable, binary, or not UTF-8; it was not checked.",
         "Check the file's permissions and encoding.", _CORE_HELP),
+    "suppression/missing-reason": RuleMeta(
+        "suppression/missing-reason", Severity.WARNING, "A suppression gives no reason",
+        "A suppression without a reason is not applied: the finding it names still counts.",
+        'Say why the finding is acceptable: reason="..."', _SUPPRESSION_HELP),
+    "suppression/expired": RuleMeta(
+        "suppression/expired", Severity.WARNING, "A suppression is past its end date",
+        "After its until date a suppression stops applying and its findings count again.",
+        "Fix the findings, or renew the suppression with a new reason and date.",
+        _SUPPRESSION_HELP),
+    "suppression/unused": RuleMeta(
+        "suppression/unused", Severity.WARNING, "A suppression matches no finding",
+        "A stale suppression would silently hide a future finding of the same rule.",
+        "Remove the suppression.", _SUPPRESSION_HELP),
+    "suppression/invalid": RuleMeta(
+        "suppression/invalid", Severity.WARNING, "A suppression cannot be read",
+        "The suppression comment or annotation is malformed and is ignored.",
+        'Write it as: servelint: ignore[rule-id] reason="..." until=YYYY-MM-DD',
+        _SUPPRESSION_HELP),
+    "helm-values": RuleMeta(
+        "helm-values", Severity.ERROR, "Values cannot be merged as Helm merges them",
+        "A values file or --set value cannot be read or merged, or replaces a map with a "
+        "scalar (or the reverse), which Helm only warns about.",
+        "Fix the value at the reported position.", _CHART_HELP),
+    "helm-template": RuleMeta(
+        "helm-template", Severity.ERROR, "The chart does not render",
+        "helm template failed, so the rendered manifests could not be checked.",
+        "Fix the template or value that helm names.", _CHART_HELP),
 }
 
 
