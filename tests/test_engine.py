@@ -150,3 +150,21 @@ def test_lint_path_imports_no_heavy_modules(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.splitlines()[-1] == "0 []"
+
+
+def test_other_tools_policies_in_a_policy_dir_are_ignored(tmp_path: Path) -> None:
+    folder = _policy(tmp_path, "    - id: r\n      severity: error\n      expression: 'true'\n"
+                               "      message: m\n")
+    (folder / "kyverno.yaml").write_text(
+        "apiVersion: kyverno.io/v1\nkind: Policy\nmetadata:\n  name: k\nspec: {rules: []}\n")
+    assert [p.name for p in load_policies([str(folder)], builtin=False)] == ["p"]
+
+
+def test_wrong_servelint_api_version_is_rejected(tmp_path: Path) -> None:
+    folder = tmp_path / "pol"
+    folder.mkdir()
+    (folder / "p.yaml").write_text(
+        "apiVersion: servelint/v2\nkind: Policy\nmetadata:\n  name: p\nspec:\n"
+        "  target: document\n  rules: [{id: r, severity: error, expression: 'true', message: m}]\n")
+    with pytest.raises(PolicyError, match=r"p\.yaml:1:1: apiVersion: 'servelint/v1' was expected"):
+        load_policies([str(folder)], builtin=False)

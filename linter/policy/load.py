@@ -77,11 +77,13 @@ def _policies_from_text(source: str, text: str, *, builtin: bool) -> list[Policy
 
 def _is_policy(document: Document) -> bool:
     data = document.data
-    # Other servelint kinds (policy tests, profiles) may share a policy directory.
-    return isinstance(data, dict) and (
-        data.get("kind") == "Policy" or (data.get("apiVersion") == POLICY_API_VERSION
-        and data.get("kind") not in ("PolicyTest", "Profile", "ModelPreset"))
-    )
+    # Only servelint's own API group: another tool's `kind: Policy` (Kyverno, OPA) is not
+    # ours, and other servelint kinds (policy tests, profiles) may share the directory.
+    if not isinstance(data, dict):
+        return False
+    api_version = data.get("apiVersion")
+    return (isinstance(api_version, str) and api_version.startswith("servelint/")
+            and data.get("kind") not in ("PolicyTest", "Profile", "ModelPreset"))
 
 
 def _build(document: Document, builtin: bool) -> Policy:
