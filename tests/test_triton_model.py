@@ -184,3 +184,14 @@ def test_the_document_itself_is_not_modified() -> None:
     ([], ""), ([3], "3"), ([2, 3, 4, 7], "2–4, 7"), ([1, 3, 5, 6], "1, 3, 5–6")])
 def test_ranges_text(values: list[int], text: str) -> None:
     assert ranges_text(values) == text
+
+
+def test_sequence_batcher_preferred_sizes_choose_the_graphs(tmp_path: Path) -> None:
+    config = tmp_path / "seq" / "config.pbtxt"
+    config.parent.mkdir()
+    config.write_text('platform: "tensorrt_plan"\nmax_batch_size: 8\n'
+                      "sequence_batching { oldest { preferred_batch_size: [ 4 ] } }\n"
+                      "optimization { cuda { graphs: true } }\n")
+    graphs = _workload(config).data["triton"]["models"][0]["derived"]["cuda_graphs"]
+    assert (graphs["default_basis"], graphs["captured_batch_sizes"], graphs["ungraphed_text"]) == (
+        "sequence_batching", [1, 4, 8], "2–3, 5–7")

@@ -281,3 +281,21 @@ def _policy_rules(with_data: bool = False) -> list[Any]:
         rules.extend((name, rule["id"], rule) if with_data else (name, rule["id"])
                      for rule in policy["spec"]["rules"])
     return rules
+
+
+def test_malformed_json_form_is_read_without_crashing(run_line: RunLine, tmp_path: Path) -> None:
+    model = tmp_path / "model.json"
+    model.write_text(
+        '{"name": null, "platform": "tensorrt_plan", "max_batch_size": 8, "parameters": 1.5,\n'
+        ' "instance_group": 3, "dynamic_batching": {"max_queue_delay_microseconds": "soon"},\n'
+        ' "optimization": {"cuda": {"graphs": true, "graph_spec": 7}}}\n')
+    result = run_line(["lint", *POLICIES, str(model)])
+    assert result.output.splitlines() == [
+        f"{model}:3:28: warning triton/cuda-graphs-default-batch-sizes CUDA graphs are "
+        "captured only for batch sizes 1, 8 (without graph_spec: 1, the preferred batch sizes "
+        "and max_batch_size; preferred_batch_size is not set, so Triton uses [8]); batches of "
+        "2–7 run without a graph. Sizes listed in preferred_batch_size are captured too; add "
+        "graph_spec entries (a graph_lower_bound lets one graph serve a range) for the others",
+        "0 errors, 1 warning, 0 info in 1 file",
+    ]
+    assert result.exit_code == 0

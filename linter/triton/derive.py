@@ -95,7 +95,7 @@ def _batching(config: Mapping[str, Any], max_batch: int | None, out: dict[str, A
 
 def _instance_groups(config: Mapping[str, Any], backend: str) -> list[dict[str, Any]]:
     groups = []
-    for index, group in enumerate(config.get("instance_group") or []):
+    for index, group in enumerate(_list(config.get("instance_group"))):
         if not isinstance(group, dict):
             continue
         kind = _text(group.get("kind")) or "KIND_AUTO"
@@ -112,7 +112,7 @@ def _instance_groups(config: Mapping[str, Any], backend: str) -> list[dict[str, 
 
 def _parameters(config: Mapping[str, Any], out: dict[str, Any], sources: Sources) -> None:
     params: dict[str, str] = {}
-    for key, value in (config.get("parameters") or {}).items():
+    for key, value in _section(config, "parameters").items():
         if isinstance(value, dict):
             params[key] = _text(value.get("string_value"))
             sources[("parameters", key)] = ("parameters", key, "string_value")
@@ -144,6 +144,10 @@ def _unfilled(config: Mapping[str, Any]) -> set[str]:
 def _section(config: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     value = config.get(key)
     return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _text(value: Any) -> str:

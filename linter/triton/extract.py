@@ -8,7 +8,6 @@ the configuration as ``triton.models[0]`` in that JSON form, plus ``derived`` fa
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from pathlib import PurePath
 from typing import Any
@@ -39,7 +38,7 @@ def extract_triton(files: Sequence[ParsedFile], settings: ModelSettings) -> list
 
 
 def _workload(document: Document) -> Workload:
-    config: dict[str, Any] = copy.deepcopy(document.data)
+    config: dict[str, Any] = _without_nulls(document.data)
     if document.fmt == "json":
         jsonform.normalize(config)
     parent = PurePath(document.source).parent.name
@@ -63,6 +62,16 @@ def _workload(document: Document) -> Workload:
     for derived_path, config_path in sources.items():
         origins[(*_MODEL, "derived", *derived_path)] = _origin(document, config_path)
     return Workload(derived["name"], data, anchor, origins)
+
+
+def _without_nulls(value: Any) -> Any:
+    """A copy without JSON nulls: protobuf reads null as "not set", and the CEL runtime
+    (cel-expr-python 0.1.3) mishandles the reference count of Python's None."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value if v is not None]
+    return value
 
 
 def _origin(document: Document, path: PathT) -> Origin:

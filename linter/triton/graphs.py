@@ -31,7 +31,8 @@ _CUDA: PathT = ("optimization", "cuda")
 def cuda_graphs(config: Mapping[str, Any], backend: str, max_batch: int | None,
                 preferred: list[int] | None) -> tuple[dict[str, Any], dict[PathT, PathT]] | None:
     cuda = _mapping(_mapping(config.get("optimization")).get("cuda"))
-    specs = [s for s in cuda.get("graph_spec") or [] if isinstance(s, dict)]
+    written = cuda.get("graph_spec")
+    specs = [s for s in written if isinstance(s, dict)] if isinstance(written, list) else []
     if "graphs" not in cuda and not specs:
         return None
     out: dict[str, Any] = {
