@@ -213,6 +213,15 @@ def _effective_pod(facts: Facts) -> None:
             ("pod", "termination_grace_period_seconds")]
 
 
+def add_grpc_tree(workload: Workload, data: Any, locate: Locate) -> None:
+    """Keepalive settings written anywhere in a values tree, added to ``workload.grpc``."""
+    facts = Facts()
+    grpc.grpc_from_tree(data, locate, facts, "unspecified")
+    for side, values in facts.data.get("grpc", {}).items():
+        workload.data.setdefault("grpc", {}).setdefault(side, {}).update(values)
+    workload.origins.update(facts.origins)
+
+
 def relative(locate: Locate, prefix: PathT) -> Locate:
     """``locate`` for paths relative to ``prefix`` (a pod spec inside a document)."""
     return lambda path: locate((*prefix, *path))

@@ -162,21 +162,13 @@ def _shell_script(argv: Sequence[Token]) -> Token | None:
 
 def split_script(text: str, origin: Origin, env: Mapping[str, str]) -> list[list[Token]]:
     """A shell script as simple commands (lists of tokens), all at the script's origin."""
-    source = text.replace("\\\r\n", " ").replace("\\\n", " ")
+    source = _strip_comments(text.replace("\\\r\n", " ").replace("\\\n", " "))
     words = _merge_substitutions(_shell_words(source))
     commands: list[list[Token]] = []
     current: list[Token] = []
     skip_next = False
-    in_comment = False
     for word in words:
         punctuation = bool(word) and all(ch in "();<>|&\n" for ch in word)
-        if punctuation and "\n" in word:
-            in_comment = False
-        elif in_comment:
-            continue
-        if word.startswith("#") and not word.startswith("#!"):
-            in_comment = True
-            continue
         if skip_next:
             skip_next = False
             continue
@@ -194,6 +186,35 @@ def split_script(text: str, origin: Origin, env: Mapping[str, str]) -> list[list
     if current:
         commands.append(current)
     return [_strip_prefixes(cmd) for cmd in commands]
+
+
+def _strip_comments(text: str) -> str:
+    """Drop ``# …`` comments (an apostrophe in a comment must not open a quote)."""
+    out: list[str] = []
+    quote = ""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\" and quote == '"' and i + 1 < len(text):
+                out.append(text[i : i + 2])
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "\\" and i + 1 < len(text):
+            out.append(text[i : i + 2])
+            i += 2
+            continue
+        elif ch == "#" and (i == 0 or text[i - 1] in " \t\n;&|("):
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 def _merge_substitutions(words: list[str]) -> list[str]:

@@ -34,7 +34,7 @@ def extract_values(files: Sequence[ParsedFile], settings: ModelSettings) -> list
                 continue
             if document.fmt == "json" and is_model_config_json(document.data):
                 continue
-            if not looks_like_values(document.data, document.source):
+            if not looks_like_values(document.data, document.source, settings):
                 continue
             suffix = f"#{document.index}" if document.index else ""
             out.extend(workloads_from_values(document.data, document_locate(document),

@@ -72,6 +72,7 @@ def _flag_settings(server: str, call: Invocation, facts: Facts, fallback: Origin
         flags[flag.flag] = flag.raw
         facts.origins[("engine", "flags", flag.flag)] = flag.origin
         if flag.inline_bool is not None:
+            facts.origins[("engine", "inline_bool_flags", len(inline))] = flag.origin
             inline.append(flag.inline_bool)
         _apply(flag, facts)
     facts.put(("engine", "flags"), flags, fallback)

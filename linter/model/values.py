@@ -17,7 +17,7 @@ from typing import Any
 
 from linter.model import command as cmd
 from linter.model import gpus, registry
-from linter.model.build import Meta, build_workloads
+from linter.model.build import Meta, add_grpc_tree, build_workloads
 from linter.model.facts import Locate
 from linter.model.images import parse_image
 from linter.model.profile_apply import apply_profile
@@ -58,22 +58,28 @@ def workloads_from_values(data: Any, locate: Locate, label: str,
     if not isinstance(data, Mapping):
         return []
     profile = matching_profile(data, settings.profile_dirs)
-    if profile is not None:
-        return apply_profile(profile, data, locate, label, settings)
     out: list[Workload] = []
-    for section, server in _sections(data):
-        node = _get(data, section)
-        if isinstance(node, Mapping):
-            out.extend(_section_workloads(data, node, section, server, locate, label, settings))
+    if profile is not None:
+        out = apply_profile(profile, data, locate, label, settings)
+    else:
+        for section, server in _sections(data):
+            node = _get(data, section)
+            if isinstance(node, Mapping):
+                out.extend(_section_workloads(data, node, section, server, locate, label,
+                                              settings))
+    for workload in out:
+        add_grpc_tree(workload, data, locate)
     return out
 
 
-def looks_like_values(data: Any, name: str) -> bool:
+def looks_like_values(data: Any, name: str, settings: ModelSettings = DEFAULT_SETTINGS
+                      ) -> bool:
     """A YAML mapping that is not a Kubernetes object and has something to serve."""
     if not isinstance(data, Mapping) or ("apiVersion" in data and "kind" in data):
         return False
     base = name.rsplit("/", 1)[-1].lower()
-    return "values" in base or bool(_sections(data))
+    return "values" in base or matching_profile(data, settings.profile_dirs) is not None \
+        or bool(_sections(data))
 
 
 def _get(data: Any, path: PathT) -> Any:
