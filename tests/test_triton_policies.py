@@ -299,3 +299,38 @@ def test_malformed_json_form_is_read_without_crashing(run_line: RunLine, tmp_pat
         "0 errors, 1 warning, 0 info in 1 file",
     ]
     assert result.exit_code == 0
+
+
+@pytest.mark.parametrize(("parameters", "message"), [
+    ("", "the parameter gpt_model_type is not set: the tensorrtllm backend fails to create the "
+     "model instance (Cannot find parameter with name: gpt_model_type)"),
+    ('parameters: { key: "gpt_model_type" value: { string_value: "Inflight_Batching" } }\n',
+     "gpt_model_type 'Inflight_Batching' is not one of V1, v1, inflight_batching, "
+     "inflight_fused_batching (case-sensitive): the model fails to load (Invalid "
+     "gpt_model_type)"),
+], ids=["missing", "wrong-case"])
+def test_gpt_model_type_on_the_cpp_backend(run_line: RunLine, tmp_path: Path, parameters: str,
+                                           message: str) -> None:
+    config = tmp_path / "tensorrt_llm" / "config.pbtxt"
+    config.parent.mkdir()
+    config.write_text('backend: "tensorrtllm"\nmax_batch_size: 8\n'
+                      'parameters: { key: "gpt_model_path" value: { string_value: "/e" } }\n'
+                      + parameters)
+    result = run_line(["lint", *POLICIES, str(config)])
+    line = "4:46" if parameters else "3:1"  # the value, else the parameters block
+    assert result.output.splitlines() == [
+        f"{config}:{line}: error tensorrt-llm/gpt-model-type-invalid {message}",
+        "1 error, 0 warnings, 0 info in 1 file"]
+
+
+def test_cuda_graph_spec_on_vllm_is_ignored(run_line: RunLine, tmp_path: Path) -> None:
+    config = tmp_path / "llama" / "config.pbtxt"
+    config.parent.mkdir()
+    config.write_text('backend: "vllm"\noptimization { cuda { graph_spec [ { batch_size: 4 } ] }'
+                      " }\n")
+    result = run_line(["lint", *POLICIES, str(config)])
+    assert result.output.splitlines() == [
+        f"{config}:2:23: warning triton/cuda-graphs-ignored optimization.cuda.graph_spec is only "
+        "read by the TensorRT backend; this model uses vllm, so no CUDA graph is captured (vLLM "
+        "captures its own graphs unless enforce_eager is set in model.json)",
+        "0 errors, 1 warning, 0 info in 1 file"]
