@@ -258,3 +258,28 @@ def test_missing_environment_file_is_a_read_failure(run_line: Run, helm: str) ->
     ]
     assert lines(result)[2].startswith(f"{CHART}/values-qa.yaml:1:1: error read-error ")
     assert result.exit_code == 3
+
+
+def test_baseline_records_and_then_accepts_the_chart_findings(run_line: Run, helm: str,
+                                                              tmp_path: Path) -> None:
+    baseline = tmp_path / "baseline.json"
+    args = ["lint", "--chart", CHART, "--env", "staging", "-f", f"{FIX}/values-latest.yaml",
+            "--helm", helm, *POLICIES]
+    written = run_line([*args, "--write-baseline", str(baseline)])
+    assert lines(written)[0] == f"note: baseline {baseline}: recorded 2 findings"
+    assert json.loads(baseline.read_text(encoding="utf-8"))["findings"] == [
+        {"file": RENDERED, "rule": "rendered-replicas/min-replicas", "path": "spec.replicas",
+         "message": "replicas is 1; one pod means downtime on every rollout"},
+        {"file": f"{FIX}/values-latest.yaml", "rule": "values-image/no-latest",
+         "path": "image.tag", "message": "image.tag latest is not a release"},
+    ]
+    result = run_line([*args, "--baseline", str(baseline)])
+    known = f"[suppressed (baseline): known finding, recorded in baseline {baseline}]"
+    assert lines(result)[1:] == [
+        f"{RENDERED}:13:3: warning rendered-replicas/min-replicas replicas is 1; one pod "
+        f"means downtime on every rollout [staging] {known}",
+        f"{FIX}/values-latest.yaml:3:3: error values-image/no-latest image.tag latest is not "
+        f"a release {known}",
+        "0 errors, 0 warnings, 0 info, 2 suppressed in 5 files",
+    ]
+    assert result.exit_code == 0
