@@ -35,11 +35,9 @@ def _rewrite_baseline(path: Path, findings: list[Finding], notes: list[str],
     # in it too, so it is written again from everything.
     written = baselines.write(path, findings)
     findings, _ = baselines.apply(findings, written, linted)
+    findings = ordered(findings)
     prefix = f"baseline {path}: recorded "
     notes = [n for n in notes if not n.startswith(prefix)]
     count = len(written.entries)
     notes.append(f"{prefix}{count} finding{'s' * (count != 1)}")
     return findings, notes
-
-
-
