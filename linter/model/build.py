@@ -88,8 +88,11 @@ def _server_of(view: ContainerView, locate: Locate) -> Found:
     env = {k: v.value for k, v in container_env(view, locate).items()}
     cmd = _tokens(view, "command", locate)
     args = _tokens(view, "args", locate)
-    call = command.invocation(cmd, args, image.server if image else "", env)
-    server = call.server or (image.server if image else "")
+    image_server = image.server if image else ""
+    call = command.invocation(cmd, args, image_server, env)
+    server = call.server or image_server
+    if server == "triton" and image_server == "trtllm":
+        server = "trtllm"  # tritonserver in a TensorRT-LLM image
     return server, image, call
 
 

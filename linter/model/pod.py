@@ -158,8 +158,8 @@ def _container(container: Mapping[str, Any], cpath: PathT, locate: Locate, facts
             put("capabilities_add", [str(c) for c in added],
                 ("securityContext", "capabilities", "add"))
     _mounts(container, cpath, locate, facts, target, volumes)
-    text = " ".join(_text(p) for key in ("command", "args")
-                    for p in (container.get(key) or []) if isinstance(container.get(key), list))
+    words = [container.get(key) for key in ("command", "args")]
+    text = " ".join(_text(p) for part in words if isinstance(part, list) for p in part)
     files = sorted(set(_CGROUP_WRITE.findall(text)))
     put("writes_cgroup_memory", bool(files), ("command",) if files else ())
     if files:
