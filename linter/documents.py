@@ -128,6 +128,7 @@ class _Frame:
         self.order_at_start = 0
 
 
+_new_span = tuple.__new__  # Span(line, column) without NamedTuple's Python-level __new__
 _NOT_CACHED = object()
 _PLAIN_CACHE_SIZE = 10_000
 _MERGE = object()  # the pending "key" of a mapping whose '<<' value is being read
@@ -234,19 +235,35 @@ class _Builder:
 
     def _scalar(self, event: Any, stack: list[_Frame], root: list[Any]) -> None:
         # The hot path of every parse: kept flat on purpose (no helper calls for the
-        # common cases of a key or a plain value).
+        # common cases of a key, a mapping value or a list item).
         mark = event.start_mark
-        span = Span(mark.line + 1, mark.column + 1)
+        span = _new_span(Span, (mark.line + 1, mark.column + 1))
         self.nodes += 1
         if self.nodes > self.limits.max_nodes:
             self._count(0, span)
-        text = event.value
         if stack:
             parent = stack[-1]
-            if parent.key is None and parent.container.__class__ is dict:
-                merge = text == "<<" and event.tag is None and event.implicit[0]
-                self._key(parent, text, merge, span)
-                return
+            key = parent.key
+            container = parent.container
+            if container.__class__ is dict:
+                if key is None:
+                    text = event.value
+                    merge = text == "<<" and event.tag is None and event.implicit[0]
+                    self._key(parent, text, merge, span)
+                    return
+                if key is not _MERGE and event.anchor is None:
+                    if parent.depth >= self.limits.max_depth:
+                        raise self._depth_error(span)
+                    value = self._value(event)
+                    if parent.record:
+                        path = (*parent.path, key)
+                        if path not in self.line_map:
+                            self.line_map[path] = span
+                            if self.track_anchors:
+                                self.order.append(path)
+                    container[key] = value  # type: ignore[index]
+                    parent.key = None
+                    return
         value = self._value(event)
         path, depth, record = self._place(stack, span)
         if depth > self.limits.max_depth:

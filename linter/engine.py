@@ -7,12 +7,13 @@ location. A rule that cannot be evaluated is reported for that subject, never sk
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from linter.documents import Document
 from linter.errors import ExpressionError
-from linter.expr import activation
+from linter.expr import EVALUATION_MEMORY, EvaluationLimit, activation, memory_limit
 from linter.findings import Finding
 from linter.model.workload import Origin, Workload
 from linter.policy.model import Policy, Rule
@@ -43,14 +44,64 @@ def workload_subject(workload: Workload) -> Subject:
     return Subject("workload", "workload", workload.data, workload.locate, workload.name)
 
 
-def evaluate(policies: Sequence[Policy], subjects: Iterable[Subject]) -> list[Finding]:
+# A policy may spend this much evaluation time in one run; then it is stopped and
+# reported. Each evaluation is bounded by CEL's iteration budget and memory_limit();
+# this bounds their sum over many subjects.
+POLICY_SECONDS = 10.0
+
+
+@dataclasses.dataclass
+class _Stopped:
+    rule: Rule
+    reason: str
+    skipped: int = 0
+
+
+def evaluate(policies: Sequence[Policy], subjects: Iterable[Subject], *,
+             policy_seconds: float = POLICY_SECONDS,
+             memory: int = EVALUATION_MEMORY) -> list[Finding]:
     findings: list[Finding] = []
-    for subject in subjects:
-        bound = activation({subject.variable: subject.data, "variables": {}})
-        for policy in policies:
-            if policy.target == subject.target:
-                findings.extend(_evaluate_policy(policy, subject, bound))
+    spent: dict[str, float] = {}
+    stopped: dict[str, _Stopped] = {}
+    with memory_limit(memory):
+        for subject in subjects:
+            bound = activation({subject.variable: subject.data, "variables": {}})
+            for policy in policies:
+                if policy.target != subject.target:
+                    continue
+                if policy.name in stopped:
+                    stopped[policy.name].skipped += 1
+                    continue
+                start = time.perf_counter()
+                try:
+                    findings.extend(_evaluate_policy(policy, subject, bound))
+                except (_PolicyLimit, EvaluationLimit) as exc:
+                    rule = exc.rule if isinstance(exc, _PolicyLimit) else policy.rules[0]
+                    stopped[policy.name] = _Stopped(rule, str(exc))
+                    findings.append(_stop_finding(rule, subject, str(exc)))
+                    continue
+                spent[policy.name] = spent.get(policy.name, 0.0) + time.perf_counter() - start
+                if spent[policy.name] > policy_seconds:
+                    reason = (f"evaluation took more than {policy_seconds:g} s in this run "
+                              "(the per-policy time budget)")
+                    stopped[policy.name] = _Stopped(policy.rules[0], reason)
+                    findings.append(_stop_finding(policy.rules[0], subject, reason))
     return findings
+
+
+class _PolicyLimit(Exception):
+    def __init__(self, rule: Rule, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+
+
+def _stop_finding(rule: Rule, subject: Subject, reason: str) -> Finding:
+    origin = subject.locate(())
+    policy = rule.id.split("/", 1)[0]
+    return Finding(rule.id, rule.severity,
+                   f"policy '{policy}' stopped: {reason}; it is not evaluated on this or any "
+                   f"later input of the run (defined in {rule.source}:{rule.line})",
+                   origin.source, origin.line, origin.column, "", origin.doc_index)
 
 
 def _evaluate_policy(policy: Policy, subject: Subject, bound: Any) -> list[Finding]:
@@ -69,6 +120,13 @@ def _evaluate_policy(policy: Policy, subject: Subject, bound: Any) -> list[Findi
 
 
 def _evaluate_rule(rule: Rule, subject: Subject, bound: Any) -> list[Finding]:
+    try:
+        return _evaluate_rule_items(rule, subject, bound)
+    except EvaluationLimit as exc:
+        raise _PolicyLimit(rule, str(exc)) from exc
+
+
+def _evaluate_rule_items(rule: Rule, subject: Subject, bound: Any) -> list[Finding]:
     if rule.for_each is None:
         return _check(rule, subject, bound, None)
     try:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
 import re
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from cel_expr_python import cel
@@ -16,6 +19,7 @@ from linter.errors import ExpressionError
 # policy be type-checked once, whatever it targets.
 VARIABLES = ("doc", "workload", "variables", "item", "index", "params")
 _POSITION = re.compile(r"<input>:(\d+):(\d+): (.*?)(?:\n|$)")
+_NO_POSITION = re.compile(r"^ERROR: <input>:-?\d+:-?\d+: ")
 
 
 class CompiledExpr:
@@ -33,9 +37,63 @@ class CompiledExpr:
             result = self._expr.eval(activation)
         except RuntimeError as exc:  # the runtime raises for budget exhaustion
             raise ExpressionError(_clean(str(exc))) from exc
+        except MemoryError as exc:  # std::bad_alloc under memory_limit()
+            raise EvaluationLimit("evaluation ran out of the memory allowed to policies "
+                                  "(an expression that builds ever larger strings or "
+                                  "lists?)") from exc
         if result.type() == cel.Type.ERROR:
             raise ExpressionError(_clean(str(result.value())))
         return result.plain_value()
+
+
+class EvaluationLimit(Exception):
+    """An evaluation hit a resource limit. Not an ExpressionError on purpose: the engine
+    stops the whole policy instead of retrying it on every other subject."""
+
+
+# CEL's runtime bounds comprehension iterations but not the size of the values an
+# expression builds: ``'x'.replace('x', 'xxxxxxxxxx')`` chained ten times, or variables
+# that each double the one before, ask for gigabytes from a few hundred characters.
+# Evaluation therefore runs under an address-space limit (Linux), so that such a
+# policy fails with MemoryError instead of taking the machine down.
+EVALUATION_MEMORY = 384 * 2**20
+
+
+@contextlib.contextmanager
+def memory_limit(extra_bytes: int = EVALUATION_MEMORY) -> Iterator[None]:
+    """Cap the process at its current address space plus ``extra_bytes`` (Linux only)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Windows
+        yield
+        return
+    current = _address_space()
+    if current is None:  # pragma: no cover - /proc is Linux only
+        yield
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = current + extra_bytes
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    if soft != resource.RLIM_INFINITY and soft <= cap:
+        yield  # already stricter than ours
+        return
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def _address_space() -> int | None:
+    if not sys.platform.startswith("linux"):
+        return None  # pragma: no cover
+    try:
+        with open("/proc/self/statm", encoding="ascii") as handle:
+            pages = int(handle.read().split()[0])
+    except (OSError, ValueError, IndexError):  # pragma: no cover
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE")
 
 
 class CompileError(ExpressionError):
@@ -61,7 +119,10 @@ def compile_expression(text: str) -> CompiledExpr:
     except RuntimeError as exc:
         match = _POSITION.search(str(exc))
         if match is None:
-            raise CompileError(_clean(str(exc)), 1, 1) from exc
+            # Errors without a position (the parser's nesting limit) come repeated, each
+            # line prefixed with "ERROR: <input>:-1:-1: ".
+            first = _clean(str(exc)).splitlines()[0] if str(exc).strip() else str(exc)
+            raise CompileError(_NO_POSITION.sub("", first), 1, 1) from exc
         raise CompileError(match.group(3), int(match.group(1)), int(match.group(2))) from exc
 
 
@@ -90,7 +151,8 @@ _MISSING_KEY = re.compile(r'Key not found in map ?: ?"?([^"]*)"?')
 
 def _clean(message: str) -> str:
     message = message.split(" [", 1)[0] if message.endswith("]") else message
-    for prefix in ("INVALID_ARGUMENT: ", "UNKNOWN: ", "NOT_FOUND: ", "INTERNAL: "):
+    for prefix in ("INVALID_ARGUMENT: ", "UNKNOWN: ", "NOT_FOUND: ", "INTERNAL: ",
+                   "CANCELLED: "):
         message = message.removeprefix(prefix)
     missing = _MISSING_KEY.search(message)
     if missing:
