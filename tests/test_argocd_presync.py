@@ -6,6 +6,7 @@ against the ConfigMap it would mount, as the cluster would run it (scenario 5).
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -193,3 +194,13 @@ def test_job_fails_the_sync_with_the_findings_seen_locally(
     assert local.output.splitlines()[1] == (
         f"{bad}:3:3: error values-image/no-latest image.tag latest is not a release")
     assert local.exit_code == 1
+
+
+def test_end_to_end_builtin_policies_leave_the_hook_objects_alone(run_line: Any, helm: str,
+                                                                  chart: Path) -> None:
+    """End-to-end walk with the built-in policies: whatever they find in the chart, the
+    servelint hook objects themselves are not inference workloads and draw no finding."""
+    result = run_line(["lint", "--chart", str(chart), "--env", "prod", "--helm", helm,
+                       "--format", "json"])
+    files = {f["file"] for f in json.loads(result.output)["findings"]}
+    assert f"{chart}/templates/{EXAMPLE.name} (rendered)" not in files
