@@ -117,9 +117,10 @@ def test_grpc_settings_in_values_by_side() -> None:
 
 
 def test_server_configuration_file() -> None:
-    [w] = load("server-config.yaml")
+    [w] = load("server-config.yaml", ModelSettings(model_load_seconds=240))
     assert (w.data["kind"], w.data["source"], w.data["engine"]["max_model_len"],
-            w.data["engine"]["enforce_eager"]) == ("ServerConfig", "server-config", 32768, False)
+            w.data["engine"]["enforce_eager"], w.data["model_load_seconds"]) == (
+        "ServerConfig", "server-config", 32768, False, 240)
 
 
 def test_merged_values_with_provenance() -> None:
@@ -151,6 +152,10 @@ def test_merged_values_with_provenance() -> None:
     ({"image": "vllm/vllm-openai:v0.9.0"}, "anything.yaml", True),
     ({"servingEngineSpec": {"modelSpec": []}}, "stack.yaml", True),
     ({"max_model_len": 1, "max_num_seqs": 2}, "x.yaml", True),
+    # A TensorRT-LLM LLM-API file shares two keys with vLLM but is not a vLLM config.
+    ({"model": "m", "backend": "pytorch", "tensor_parallel_size": 1,
+      "pipeline_parallel_size": 1, "pytorch_backend_config": {}, "triton_config": {}},
+     "model.yaml", False),
     (["a"], "values.yaml", False),
 ])
 def test_values_recognition(data: object, name: str, expected: bool) -> None:

@@ -10,6 +10,7 @@ Service, KubeAI Model.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -47,11 +48,17 @@ _TEMPLATES: dict[str, list[tuple[PathT, str, PathT | None]]] = {
 _TEMPLATES["LLMInferenceServiceConfig"] = _TEMPLATES["LLMInferenceService"]
 
 
+@functools.lru_cache(maxsize=8192)
+def _path_text(path: PathT) -> str:
+    # Documents of one chart or manifest set repeat the same paths: format each once.
+    return format_path(path)
+
+
 def document_locate(document: Document) -> Locate:
     def locate(path: PathT) -> Origin:
         span = document.span(path)
         return Origin(document.source, span.line, span.column, document.index,
-                      format_path(path))
+                      _path_text(path))
 
     return locate
 

@@ -13,7 +13,7 @@ from linter.model import registry
 from linter.model.args import FlagValue, Token, convert, parse_args
 from linter.model.command import Invocation
 from linter.model.facts import Facts
-from linter.model.images import ImageInfo
+from linter.model.images import ImageInfo, version_tuple
 from linter.model.workload import Origin
 
 # The model-id setting of each server.
@@ -36,6 +36,8 @@ def engine_facts(server: str, image: ImageInfo | None, image_origin: Origin,
         put(("engine", "image"), image.image, image_origin)
         if image.version:
             put(("engine", "version"), image.version, image_origin)
+            # Numbers for comparisons in CEL: 0.8.5.post1 → [0, 8, 5, 1].
+            put(("engine", "version_parts"), list(version_tuple(image.version)), image_origin)
         put(("engine", "version_pinned"), image.pinned, image_origin)
     if call.entrypoint:
         origin = call.args[0].origin if call.args else image_origin

@@ -12,6 +12,7 @@ become the server's flags, each at the line of its key.
 from __future__ import annotations
 
 import shlex
+from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
@@ -106,9 +107,17 @@ def _sections(data: Mapping[str, Any]) -> list[tuple[PathT, str]]:
             found.append((path, server))
     if found:
         return found
-    counts = {s: len(_setting_keys(data, s)) for s in ("vllm", "sglang", "tgi")}
-    best = max(counts, key=lambda s: counts[s])
-    return [((), best)] if counts[best] >= 2 else []
+    found_keys = {s: _setting_keys(data, s) for s in ("vllm", "sglang", "tgi")}
+    best = max(found_keys, key=lambda s: len(found_keys[s]))
+    if len(found_keys[best]) < 2:
+        return []
+    if all(len(path) == 1 for path, _ in found_keys[best]):
+        # A flat file is a server's configuration only if it is mostly that server's keys
+        # (a TensorRT-LLM LLM-API file also has `model` and `tensor_parallel_size`).
+        known = sum(1 for key in data if registry.by_key(best, str(key)))
+        if known * 4 < len(data) * 3:
+            return []
+    return [((), best)]
 
 
 def _gpu_container(node: Any) -> bool:
@@ -168,9 +177,9 @@ def _setting_keys(node: Any, server: str, path: PathT = ()) -> list[tuple[PathT,
     """(path, value) of keys naming the server's settings, shallowest first."""
     found: list[tuple[PathT, Any]] = []
     seen: set[str] = set()
-    queue: list[tuple[PathT, Any]] = [(path, node)]
+    queue: deque[tuple[PathT, Any]] = deque([(path, node)])
     while queue:
-        base, current = queue.pop(0)
+        base, current = queue.popleft()
         if not isinstance(current, Mapping):
             continue
         for key, value in current.items():
@@ -230,7 +239,8 @@ def _command_and_args(node: Mapping[str, Any], server: str, at: Any,
         ("command", (key,), node.get(key)) for key in _CMD_KEYS]
     if isinstance(image, Mapping):
         sources.append(("command", ("image", "command"), image.get("command")))
-    for path, value in _setting_keys(node, server):
+    keys = _setting_keys(node, server)
+    for path, value in keys:
         setting = registry.by_key(server, str(path[-1])) or registry.by_env(server, str(path[-1]))
         if setting is None or not setting.flags:
             continue
@@ -243,6 +253,10 @@ def _command_and_args(node: Mapping[str, Any], server: str, at: Any,
             str(value).lower() if isinstance(value, bool) else str(value))
         pod.append((*_C, "args"), text, at(*path))
     sources.extend(("args", (key,), node.get(key)) for key in _ARG_KEYS)
+    # Argument lists kept beside the serving keys (`vllm.extraArgs`, `vllmConfig.extraArgs`).
+    holders = dict.fromkeys(path[:-1] for path, _ in keys if len(path) > 1)
+    sources.extend(("args", (*holder, key), _get(node, (*holder, key)))
+                   for holder in holders for key in _ARG_KEYS)
     for target, path, value in sources:
         if target == "command" and _words(value)[:1] and _words(value)[0].startswith("-"):
             target = "args"  # compose-style `command: --flag value` feeds the entrypoint
