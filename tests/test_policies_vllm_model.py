@@ -1,0 +1,22 @@
+"""Serving-model facts the vLLM policies rely on: version numbers and nested extraArgs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from linter.model.extract import extract_workloads
+from linter.parsers import parse
+
+FIXTURES = Path(__file__).parent / "fixtures" / "vllm" / "model"
+
+
+def test_version_parts_and_extra_args_beside_the_serving_keys() -> None:
+    path = FIXTURES / "nested-extra-args.yaml"
+    [workload] = extract_workloads([parse(str(path), path.read_text(encoding="utf-8"))])
+    engine = workload.data["engine"]
+    assert (engine["version"], engine["version_parts"]) == ("0.8.5.post1", [0, 8, 5, 1])
+    assert engine["args"] == ["--model", "meta-llama/Llama-3.1-8B-Instruct",
+                              "--max-model-len", "8192", "--enforce-eager",
+                              "--swap-space", "8"]
+    origin = workload.origins[("engine", "swap_space")]
+    assert (origin.line, origin.column) == (10, 7)
