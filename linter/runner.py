@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from linter import engine
+from linter import checks, engine, redact
 from linter.documents import DEFAULT_LIMITS, Limits, ParsedFile
 from linter.findings import Finding, Severity, sort_findings
 from linter.model.extract import extract_workloads
@@ -27,6 +27,8 @@ class RunResult:
     notes: list[str] = dataclasses.field(default_factory=list)
     # The policies that were evaluated: reporters take rule metadata from them (SARIF).
     policies: tuple[Policy, ...] = ()
+    # Literal secret values found in the inputs; scrubbed from every report (redact.py).
+    secrets: frozenset[str] = frozenset()
 
 
 def read_inputs(inputs: Sequence[file_sources.Input], limits: Limits = DEFAULT_LIMITS
@@ -53,20 +55,28 @@ def lint(policies: Sequence[Policy], inputs: Sequence[file_sources.Input],
          limits: Limits = DEFAULT_LIMITS, *, settings: ModelSettings = DEFAULT_SETTINGS,
          governance: Governance | None = None) -> RunResult:
     parsed, failures = read_inputs(inputs, limits)
-    result = lint_parsed(policies, parsed, failures, settings=settings)
+    result = lint_parsed(policies, parsed, failures, settings=settings,
+                         builtin_checks=any(p.builtin for p in policies))
     # Suppressions, baseline and severity overrides apply after evaluation (issue 7).
     return result if governance is None else governance.apply(result, parsed)
 
 
 def lint_parsed(policies: Sequence[Policy], parsed: Sequence[ParsedFile],
                 failures: Sequence[Finding] = (), *,
-                settings: ModelSettings = DEFAULT_SETTINGS) -> RunResult:
+                settings: ModelSettings = DEFAULT_SETTINGS,
+                builtin_checks: bool = False) -> RunResult:
     findings: list[Finding] = list(failures)
     for parsed_file in parsed:
         findings.extend(parsed_file.problems)
+    if builtin_checks:
+        findings.extend(checks.run(parsed))
     subjects = [engine.document_subject(d) for f in parsed for d in f.documents]
     if any(p.target == "workload" for p in policies):
         subjects.extend(engine.workload_subject(w) for w in extract_workloads(parsed, settings))
     findings.extend(engine.evaluate(policies, subjects))
-    return RunResult(sort_findings(findings), len(parsed) + len(failures), len(failures),
-                     policies=tuple(policies))
+    # Secrets are scrubbed here, before anything else sees the findings, and again by
+    # the reporters' entry point (reporters/outputs.py) with the values kept below.
+    secret_values = redact.collect(parsed)
+    return RunResult(sort_findings(redact.findings(findings, secret_values)),
+                     len(parsed) + len(failures), len(failures), policies=tuple(policies),
+                     secrets=secret_values)

@@ -55,6 +55,10 @@ def write_outputs(result: RunResult, outputs: Sequence[OutputSpec], stdout: Text
 
     Standard output comes first, so the findings are shown even if a file fails.
     """
+    from linter import redact
+
+    # The one door to every format: no report can show a secret value of the inputs.
+    result = redact.result(result)
     failures: list[str] = []
     for spec in sorted(outputs, key=lambda s: s.path is not None):
         reporter = REPORTERS[spec.fmt]

@@ -1,0 +1,157 @@
+"""secrets/literal-secret: a token, key or password written into a committed file.
+
+Public serving examples often put a Hugging Face token or an API key straight into
+container args or env. Whoever can read the repository can then use it. A reference to a
+Secret (``valueFrom.secretKeyRef``, ``existingSecret``, ``$(HF_TOKEN)``) is the fix and is
+never flagged (errata item 8); neither are placeholders (``<your-token>``, ``${HF_TOKEN}``)
+or empty values. The value itself is never shown.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from linter import redact, secrets
+from linter.documents import Document
+from linter.findings import Finding, Severity
+from linter.positions import PathT, format_path
+
+RULE_ID = "secrets/literal-secret"
+REFERENCES = (
+    "https://kubernetes.io/docs/concepts/security/secrets-good-practices/",
+    "https://kubernetes.io/docs/concepts/configuration/secret/",
+    "https://huggingface.co/docs/hub/security-tokens",
+)
+_FIX = ("keep it in a Kubernetes Secret and reference it (env valueFrom.secretKeyRef, or the "
+        "chart's existing-Secret setting); rotate the exposed value")
+
+# Words that make a name a count or a pointer, not a secret: max_num_batched_token,
+# pad_token, existingSecret, token_ttl.
+_NOT_SECRET = frozenset({
+    "max", "min", "num", "number", "batched", "batch", "count", "threshold", "length", "len",
+    "limit", "size", "budget", "ttl", "timeout", "id", "ids", "type", "range", "pad", "bos",
+    "eos", "unk", "sep", "cls", "mask", "special", "sink", "per", "total", "rate", "existing",
+    "expiry", "expiration", "name", "ref", "path", "file",
+})
+_SECRET_LAST = frozenset({"token", "password", "passwd", "pwd", "passphrase", "apikey"})
+_KEY_KINDS = frozenset({"api", "access", "secret", "private", "auth", "signing", "encryption",
+                        "master", "license", "account"})
+_SECRET_KINDS = frozenset({"client", "shared", "webhook", "jwt", "hmac", "app", "api",
+                           "signing", "session"})
+
+
+def names_a_secret(name: str) -> bool:
+    """Stricter than ``secrets.is_secret_name``: a finding must be certain."""
+    words = secrets.words(name)
+    if not words or any(w in _NOT_SECRET for w in words):
+        return False
+    last, before = words[-1], (words[-2] if len(words) > 1 else "")
+    if last in ("key", "keys"):
+        return before in _KEY_KINDS
+    if last == "secret":
+        return before in _SECRET_KINDS or before == ""
+    return last in _SECRET_LAST
+
+
+def names_a_reference(value: str) -> bool:
+    """``VLLM_API_KEY``, ``hf-token``, ``my-secret``: the name of a Secret or of a key in
+    one, which is what a reference holds, not the secret itself."""
+    words = secrets.words(value)
+    return bool(_IDENTIFIER.match(value)) and bool(words) and (
+        words[-1] in ("token", "secret", "key", "password", "apikey", "credentials")
+        or (value.isupper() and secrets.is_secret_name(value)))
+
+
+def is_literal(value: str) -> bool:
+    value = value.strip()
+    if secrets.is_secret_value(value):
+        return True
+    if names_a_reference(value):
+        return False
+    return len(value) >= 8 and not any(c.isspace() for c in value) and \
+        not redact.is_placeholder(value) and not value.replace(".", "", 1).isdigit()
+
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+
+
+def _in_reference(data: Any, path: PathT) -> bool:
+    """True when the value sits beside a ``secretName`` (``{secretName, secretKey}``)."""
+    parent = _at(data, path[:-1]) if path else None
+    return isinstance(parent, dict) and any(
+        isinstance(key, str) and secrets.words(key)[-1:] == ["name"]
+        and "secret" in secrets.words(key) for key in parent)
+
+
+def check(document: Document) -> list[Finding]:
+    findings: list[Finding] = []
+    data = document.data
+    seen: set[PathT] = set()
+    for path, value in redact.secret_values(data):
+        name, where = _name_and_location(data, path)
+        if where in seen or not is_literal(value) or _in_reference(data, where):
+            continue
+        if not (secrets.is_secret_value(value) or (name and names_a_secret(name))):
+            continue
+        seen.add(where)
+        findings.append(_finding(document, where,
+                                 f"literal secret in '{name or format_path(where)}' is "
+                                 f"committed: anyone who can read the repository can use "
+                                 f"it; {_FIX}"))
+    if isinstance(data, dict) and data.get("kind") == "Secret":
+        for field in ("stringData", "data"):
+            entries = data.get(field)
+            if not isinstance(entries, dict):
+                continue
+            for key, value in entries.items():
+                where = (field, key)
+                if isinstance(value, str) and value.strip() and \
+                        not redact.is_placeholder(value) and where not in seen:
+                    seen.add(where)
+                    findings.append(_finding(document, where,
+                                             f"Secret manifest with literal {field} '{key}' "
+                                             "is committed (base64 is not encryption); "
+                                             "create the Secret outside the repository or "
+                                             "commit it encrypted (Sealed Secrets, SOPS, "
+                                             "External Secrets)"))
+    return findings
+
+
+def _finding(document: Document, path: PathT, message: str) -> Finding:
+    span = document.span(path)
+    return Finding(RULE_ID, Severity.ERROR, message, document.source, span.line, span.column,
+                   format_path(path), document.index)
+
+
+def _name_and_location(data: Any, path: PathT) -> tuple[str | None, PathT]:
+    """The setting's name (key, env name or flag) and the deepest real path to point at."""
+    node = data
+    for depth, part in enumerate(path):
+        if isinstance(node, str):
+            # The path continues into a shell string, split on spaces.
+            words = node.split()
+            return _arg_name(words, int(part)), path[:depth]
+        node = node[part]
+    last = path[-1] if path else None
+    parent = _at(data, path[:-1])
+    if last == "value" and isinstance(parent, dict) and isinstance(parent.get("name"), str):
+        return parent["name"], path
+    if isinstance(last, str):
+        return last, path
+    if isinstance(last, int) and isinstance(parent, list):
+        return _arg_name([str(a) for a in parent], last), path
+    return None, path
+
+
+def _arg_name(args: list[str], index: int) -> str | None:
+    arg = args[index]
+    if "=" in arg:
+        return arg.split("=", 1)[0]
+    return args[index - 1] if index > 0 else None
+
+
+def _at(data: Any, path: PathT) -> Any:
+    for part in path:
+        data = data[part]
+    return data
