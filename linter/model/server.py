@@ -63,7 +63,6 @@ def _env_settings(server: str, env: Mapping[str, EnvValue], facts: Facts) -> Non
             _unparsed(facts, setting.name, item.value, item.origin)
         else:
             facts.put(("engine", setting.name), value, item.origin)
-            facts.origins[("engine", "settings_from_env", setting.name)] = item.origin
 
 
 def _flag_settings(server: str, call: Invocation, facts: Facts, fallback: Origin) -> None:

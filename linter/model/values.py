@@ -222,8 +222,8 @@ def _section_workloads(data: Mapping[str, Any], node: Mapping[str, Any], section
             pod.put_tree((key,), node[key], locate, (*section, key))
     _gpu_products(node, at, pod)
     replicas = next((k for k in ("replicaCount", "replicas") if isinstance(node.get(k), int)), "")
-    kind = "ServerConfig" if not image and not node.get("resources") and not section else \
-        "HelmValues"
+    kind = "ServerConfig" if not image and not node.get("resources") and not section \
+        and "values" not in label.rsplit("/", 1)[-1].lower() else "HelmValues"
     ident = f"{label}:{format_path(section)}" if section else label
     meta = Meta(ident, kind, str(section[-1]) if section else label, at(),
                 "helm-values" if kind == "HelmValues" else "server-config",
