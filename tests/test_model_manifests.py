@@ -191,3 +191,38 @@ def test_objects_without_pods_or_servers_give_no_workload() -> None:
             "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n"
             "  template:\n    spec:\n      containers:\n        - {name: web, image: nginx}\n")
     assert extract_workloads([parse("x.yaml", text)]) == []
+
+
+def test_cgroup_writer_hostipc_and_other_kinds() -> None:
+    daemon, cron, rollout = load("cgroup-writer.yaml")
+    pod = daemon.data["pod"]
+    [init] = pod["init_containers"]
+    assert (init["privileged"], init["mounts_host_cgroup"], init["writes_cgroup_memory"],
+            init["cgroup_memory_files"]) == (True, True, True, ["memory.high"])
+    assert (pod["privileged"], pod["writes_cgroup_memory"], pod["host_ipc"],
+            pod["shm"]) == (True, True, True, {"mounted": False, "host_ipc": True})
+    assert where(daemon, "pod", "init_containers", 0, "privileged")[:2] == (13, 13)
+    assert (daemon.data["gpu"]["resource"], daemon.data["gpu"]["count"]) == ("amd.com/gpu", 8)
+    assert (cron.name, cron.data["engine"]["name"], cron.data["engine"]["version"]) == (
+        "CronJob/default/nightly", "tgi", "2.4.0")
+    assert (rollout.data["replicas"], rollout.data["engine"]["version_parts"],
+            rollout.data["effective"]["gpu_memory_utilization"]) == (3, [0, 20, 0], 0.92)
+
+
+def test_user_config_json_and_presets_for_models() -> None:
+    config = str(Path(__file__).parent / "fixtures" / "model" / "deepseek-v2-lite-config.json")
+    settings = ModelSettings(model_configs={"/models/dsv2": config}, gpu_product="NVIDIA-H100",
+                             presets={"my-org/tiny": {"num_hidden_layers": 2,
+                                                      "num_attention_heads": 4,
+                                                      "hidden_size": 256}})
+    daemon, _, _ = load("cgroup-writer.yaml", settings)
+    model = daemon.data["model"]
+    assert (model["known"], model["source"], model["kv_lora_rank"], model["num_hidden_layers"]) == (
+        True, config, 512, 27)
+    # MLA: one latent vector of kv_lora_rank + qk_rope_head_dim per layer, no factor 2.
+    assert daemon.data["capacity"]["kv_bytes_per_token_per_gpu"] == 27 * (512 + 64) * 2
+    from linter.model.presets import model_facts
+
+    tiny = model_facts("my-org/tiny", {}, settings)
+    assert (tiny["source"], tiny["head_dim"], tiny["num_key_value_heads"]) == (
+        "settings", 64, 4)
