@@ -261,7 +261,7 @@ class _Builder:
                             self.line_map[path] = span
                             if self.track_anchors:
                                 self.order.append(path)
-                    container[key] = value  # type: ignore[index]
+                    container[key] = value
                     parent.key = None
                     return
         value = self._value(event)
@@ -495,6 +495,9 @@ def _yaml_error(source: str, text: str, exc: yaml.MarkedYAMLError, doc_index: in
                 limits: Limits) -> Finding:
     mark = exc.problem_mark or exc.context_mark
     line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    last = max(1, text.count("\n") + (0 if text.endswith("\n") or not text else 1))
+    if line > last:  # "end of stream" sits on the line after a file without a final newline
+        line, col = last, len(_line(text, last)) + 1
     problem = exc.problem or str(exc)
     if "maximum nesting depth" in problem:
         # libyaml stops at 1000 levels on its own, and its scanner can look that far ahead
