@@ -15,6 +15,27 @@ from cel_expr_python.ext import ext_bindings, ext_math, ext_strings
 
 from linter.errors import ExpressionError
 
+
+def _pin_none() -> None:
+    """Keep ``None`` alive despite a reference-count bug in the CEL runtime.
+
+    cel-expr-python 0.1.3 drops a reference to ``None`` each time a null result is turned
+    back into Python (and sometimes when a map holding a null is read). On
+    Python 3.11, where ``None`` is an ordinary object, a long run over YAML with nulls
+    drives its count to zero and the interpreter aborts ("none_dealloc"). Python 3.12 and
+    newer make ``None`` immortal, which is exactly the fix; on 3.11 we add a large count
+    up front so that no run can reach zero.
+    """
+    if sys.version_info >= (3, 12) or sys.implementation.name != "cpython":
+        return
+    import ctypes
+
+    # ob_refcnt is the first field of every CPython object, at the object's address.
+    ctypes.c_ssize_t.from_address(id(None)).value += 1 << 40
+
+
+_pin_none()
+
 # Every name an expression can see. Keeping one environment for all targets lets a
 # policy be type-checked once, whatever it targets.
 VARIABLES = ("doc", "workload", "variables", "item", "index", "params")

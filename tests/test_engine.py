@@ -168,3 +168,19 @@ def test_wrong_servelint_api_version_is_rejected(tmp_path: Path) -> None:
         "  target: document\n  rules: [{id: r, severity: error, expression: 'true', message: m}]\n")
     with pytest.raises(PolicyError, match=r"p\.yaml:1:1: apiVersion: 'servelint/v1' was expected"):
         load_policies([str(folder)], builtin=False)
+
+
+def test_many_evaluations_over_nulls_do_not_exhaust_none(tmp_path: Path) -> None:
+    # cel-expr-python drops a reference to None each time a null result is converted back
+    # to Python; without the pin in linter.expr this aborts the interpreter.
+    # 20,000 is several times None's natural reference count at start-up.
+    code = (
+        "from linter.expr import compile_expression, activation\n"
+        "e = compile_expression('doc.a')\n"
+        "for i in range(20_000):\n"
+        "    e.evaluate(activation({'doc': {'a': None}}))\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False, timeout=120)
+    assert (done.returncode, done.stdout) == (0, "ok\n")
