@@ -20,3 +20,17 @@ def test_version_parts_and_extra_args_beside_the_serving_keys() -> None:
                               "--swap-space", "8"]
     origin = workload.origins[("engine", "swap_space")]
     assert (origin.line, origin.column) == (10, 7)
+
+
+def test_effective_keeps_written_values_and_resolves_the_capture_size() -> None:
+    path = FIXTURES / "effective.yaml"
+    unpinned, h100, sizes, tgi = extract_workloads(
+        [parse(str(path), path.read_text(encoding="utf-8"))])
+    effective = unpinned.data["effective"]
+    assert (effective["max_num_seqs"], effective["max_num_batched_tokens"]) == (64, 4096)
+    assert "max_cudagraph_capture_size" not in effective  # needs the version
+    # H100 defaults of 0.11.1: 1024 sequences, 8192 tokens; min(1024 × 2 × 2, 512).
+    effective = h100.data["effective"]
+    assert (effective["max_num_seqs"], effective["max_cudagraph_capture_size"]) == (1024, 512)
+    assert sizes.data["effective"]["max_cudagraph_capture_size"] == 128  # 512 > 256 dropped
+    assert tgi.data["effective"]["max_total_tokens"] == 8192

@@ -51,6 +51,8 @@ def _vllm(engine: Mapping[str, Any], version: tuple[int, ...], gpu: Mapping[str,
         "swap_space": 4 if version and version < (0, 18) else None,
         "max_model_len": _derived_max_len(model),
         "shutdown_drain_timeout": 120 if engine.get("shutdown_mode") == "drain" else None,
+        # Written values are kept even when the default cannot be told (below).
+        "max_num_batched_tokens": None, "max_num_seqs": None,
     }
     memory = gpu.get("memory_bytes")
     if version >= (0, 10, 1) and isinstance(memory, int):
@@ -66,7 +68,32 @@ def _vllm(engine: Mapping[str, Any], version: tuple[int, ...], gpu: Mapping[str,
         batched = engine.get("max_num_batched_tokens", tokens)
         out["max_num_batched_tokens"] = tokens
         out["max_num_seqs"] = min(seqs, batched) if isinstance(batched, int) else seqs
+    out["max_cudagraph_capture_size"] = _capture_max(engine, version, gpu, out)
     return out
+
+
+def _capture_max(engine: Mapping[str, Any], version: tuple[int, ...], gpu: Mapping[str, Any],
+                 out: Resolved) -> int | None:
+    """The largest decode batch that gets a CUDA graph (VLLM-018): the largest capture size
+    not above max_num_batched_tokens, by default min(2 × max_num_seqs × (1 + speculative
+    tokens), 512), 1024 on B200 in v0.33 (config/vllm.py ``_set_cudagraph_sizes`` @v0.33.0;
+    config/__init__.py L551–612 @v0.11.0, without the speculative factor)."""
+    batched = engine.get("max_num_batched_tokens", out.get("max_num_batched_tokens"))
+    sizes = engine.get("cudagraph_capture_sizes") or engine.get("cuda_graph_sizes")
+    if isinstance(sizes, list) and sizes:
+        kept = [s for s in sizes if not isinstance(batched, int) or s <= batched]
+        return max(kept) if kept else None
+    seqs = engine.get("max_num_seqs", out.get("max_num_seqs"))
+    blackwell = gpu.get("product") == "NVIDIA-B200"
+    if not isinstance(seqs, int) or version < (0, 11) or (blackwell and version < (0, 33)):
+        return None
+    spec = engine.get("num_speculative_tokens")
+    config = engine.get("speculative_config")
+    if not isinstance(spec, int) and isinstance(config, Mapping):
+        spec = config.get("num_speculative_tokens")
+    spec = spec if isinstance(spec, int) and version >= (0, 11, 1) else 0
+    value = min(seqs * 2 * (1 + spec), 1024 if blackwell else 512)
+    return min(value, batched) if isinstance(batched, int) else value
 
 
 def _derived_max_len(model: Mapping[str, Any]) -> int | None:
@@ -97,6 +124,9 @@ def _tgi(engine: Mapping[str, Any], version: tuple[int, ...], gpu: Mapping[str, 
         # The official image sets ENV PORT=80; the bare launcher default is 3000.
         "port": 80 if official else None,
         "prefill_chunking": ("1" if version >= (3,) else "0") if version else None,
+        # Written values are kept (the launcher's defaults depend on the model and memory).
+        "max_total_tokens": None, "max_input_tokens": None, "max_batch_prefill_tokens": None,
+        "max_batch_total_tokens": None,
     }
 
 
