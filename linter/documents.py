@@ -495,8 +495,8 @@ def _yaml_error(source: str, text: str, exc: yaml.MarkedYAMLError, doc_index: in
                 limits: Limits) -> Finding:
     mark = exc.problem_mark or exc.context_mark
     line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-    last = max(1, text.count("\n") + (0 if text.endswith("\n") or not text else 1))
-    if line > last:  # "end of stream" sits on the line after a file without a final newline
+    last = text.count("\n") + 1  # the empty line after a final newline is a position too
+    if line > last:  # libyaml can put "end of stream" past a file without a final newline
         line, col = last, len(_line(text, last)) + 1
     problem = exc.problem or str(exc)
     if "maximum nesting depth" in problem:

@@ -237,7 +237,7 @@ def test_limits_are_configurable_on_the_command_line(tmp_path: Path) -> None:
                                  "v.yaml:3:8: error input-limit nesting deeper than 2 levels\n"
                                  "1 error, 1 warning, 0 info in 2 files\n")
     code, output = _in_process(tmp_path, "--max-nodes", "5", "v.yaml")
-    assert (code, output) == (1, "v.yaml:3:12: error input-limit more than 5 nodes (alias "
+    assert (code, output) == (1, "v.yaml:3:5: error input-limit more than 5 nodes (alias "
                                  "expansion or a very large document); raise --max-nodes "
                                  "(limits.maxNodes) if this input is genuine\n"
                                  "1 error, 0 warnings, 0 info in 1 file\n")
