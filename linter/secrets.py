@@ -20,6 +20,12 @@ _SECRET_WORDS = frozenset({
 })
 # A final word that turns a secret-looking name into a pointer to the secret.
 _REFERENCE_WORDS = frozenset({"name", "names", "ref", "path", "file", "dir", "id", "env", "mount"})
+# Words that make a name a count or a size: ``--max-num-batched-token`` and
+# ``max_new_token`` hold numbers of tokens, never a credential.
+_QUANTITY_WORDS = frozenset({
+    "max", "min", "num", "total", "batched", "batch", "prefill", "input", "output", "new",
+    "count", "size", "limit", "budget", "per", "length", "len", "window", "chunk",
+})
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # Values that are secrets whatever their key: Hugging Face, OpenAI-style and GitHub tokens.
 _SECRET_VALUE = re.compile(
@@ -40,6 +46,10 @@ def is_secret_name(name: str) -> bool:
     ``password``, ``clientSecret``; false for ``max_total_tokens`` and ``secretKeyRef``."""
     parts = words(name)
     if not parts or not any(w in _SECRET_WORDS for w in parts):
+        return False
+    if parts == ["key"]:  # a bare "key" is a map or selector key (secretKeyRef.key, Triton)
+        return False
+    if any(w in _QUANTITY_WORDS for w in parts):
         return False
     return not (len(parts) > 1 and parts[-1] in _REFERENCE_WORDS)
 
