@@ -78,8 +78,11 @@ def _fetched(desired: DesiredSide, item: Any, pairing: Pairing) -> TargetResult:
                             item.reason, item.message)
     if item.state != "ok":
         return _failed(target, item.reason, item.message)
-    if item.data is not None:
-        return compare_data(desired, item.data, target, pairing)
+    if item.data is not None:  # podspec: compare only what the values describe
+        described = desired.normalized.raw.get(())
+        keys = set(described) if isinstance(described, dict) else set()
+        return compare_data(desired, {k: v for k, v in item.data.items() if k in keys},
+                            target, pairing)
     return compare_text(desired, _document_name(target.spec), item.text or "", target, pairing)
 
 

@@ -76,6 +76,13 @@ class FetchReport:
 def fetch(request: KubeRequest, progress: Progress | None = None) -> FetchReport:
     """Read ``request.source`` from every selected pod (or the one ConfigMap)."""
     session = _Session(request)
+    try:
+        return _fetch(session, request, progress)
+    finally:
+        session.close()
+
+
+def _fetch(session: _Session, request: KubeRequest, progress: Progress | None) -> FetchReport:
     namespace = request.namespace or session.namespace
     if request.source.kind == "configmap":
         return FetchReport([_configmap(session, namespace)], namespace)
@@ -106,6 +113,8 @@ class _Session:
         self.request = request
         self.configuration, self.namespace = _load_configuration(request)
         self._local = threading.local()
+        self._lock = threading.Lock()
+        self._clients: list[Any] = []
         try:
             from kubernetes.client.exceptions import ApiException
         except ImportError as exc:  # pragma: no cover - checked in _load_configuration
@@ -121,7 +130,16 @@ class _Session:
 
             api = client.CoreV1Api(client.ApiClient(self.configuration))
             self._local.api = api
+            with self._lock:
+                self._clients.append(api.api_client)
         return api
+
+    def close(self) -> None:
+        """Close every thread's connection pool (sockets are not left to the collector)."""
+        with self._lock:
+            clients, self._clients = self._clients, []
+        for api_client in clients:
+            api_client.close()
 
     def call(self, action: Callable[[], Any], what: str) -> Any:
         return call(action, self.request.retry, what, self.errors)
@@ -221,6 +239,10 @@ def _exec(session: _Session, namespace: str, pod: str, container: str) -> str:
             return client.read_channel(1), client.read_channel(2), client.read_channel(3)
         finally:
             client.close()
+            # websocket-client leaves the socket open when the server closed first (its
+            # close() returns early once a close frame was answered): close it here.
+            if client.sock is not None:
+                client.sock.shutdown()
 
     stdout, stderr, status = session.call(
         lambda: _with_deadline(run, request.timeout, session.errors), what)

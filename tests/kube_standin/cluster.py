@@ -84,6 +84,8 @@ class Cluster:
     latency: float = 0.0  # seconds added to every request
     faults: list[Fault] = dataclasses.field(default_factory=list)
     requests: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    inflight: int = 0
+    max_inflight: int = 0  # the most requests served at the same time
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
     def pod(self, namespace: str, name: str) -> Pod | None:
@@ -98,6 +100,15 @@ class Cluster:
                     fault.times -= 1
                     return fault
         return None
+
+    def enter(self) -> None:
+        with self.lock:
+            self.inflight += 1
+            self.max_inflight = max(self.max_inflight, self.inflight)
+
+    def leave(self) -> None:
+        with self.lock:
+            self.inflight -= 1
 
     def count(self, fragment: str) -> int:
         with self.lock:

@@ -88,6 +88,13 @@ class _Handler(BaseHTTPRequestHandler):
         self._dispatch("POST")
 
     def _dispatch(self, method: str) -> None:
+        self.server.cluster.enter()
+        try:
+            self._serve(method)
+        finally:
+            self.server.cluster.leave()
+
+    def _serve(self, method: str) -> None:
         cluster = self.server.cluster
         split = urlsplit(self.path)
         path = unquote(split.path)
