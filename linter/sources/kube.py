@@ -157,9 +157,10 @@ def _load_configuration(request: KubeRequest) -> tuple[Any, str]:
     if explicit or Path("~/.kube/config").expanduser().exists() or not in_cluster:
         try:
             # persist_config=False: refreshed tokens must never be written into the user's file.
-            config.load_kube_config(config_file=request.kubeconfig, context=request.context,
+            # The client reads $KUBECONFIG once, at import; pass it explicitly instead.
+            config.load_kube_config(config_file=explicit, context=request.context,
                                     client_configuration=configuration, persist_config=False)
-            contexts, current = config.list_kube_config_contexts(request.kubeconfig)
+            contexts, current = config.list_kube_config_contexts(explicit)
         except (ConfigException, OSError, ValueError, TypeError) as exc:
             raise SourceError(f"cannot use the kubeconfig ({explicit or '~/.kube/config'}): "
                               f"{exc}") from exc

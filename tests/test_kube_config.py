@@ -1,0 +1,173 @@
+"""Cluster access: kubeconfig files and contexts, exec auth plugins, in-cluster
+configuration, the lazy import of ``kubernetes``, and the progress bar."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import Result
+from kube_standin import TOKEN, Cluster, Container, Pod
+from kube_standin.fixtures import isolate, running
+
+from linter.cli import _PodProgress
+from linter.sources.kube import KubeRequest, fetch
+from linter.sources.kube_errors import RetryPolicy
+from linter.sources.kube_pods import parse_source
+
+FIXTURES = Path(__file__).parent / "fixtures" / "drift"
+ROOT = Path(__file__).parent.parent
+Run = Callable[..., Result]
+
+
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    isolate(monkeypatch)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no ~/.kube/config of the user
+
+
+def one_pod() -> Cluster:
+    config = (FIXTURES / "live" / "pod-config.json").read_bytes()
+    return Cluster(pods=[Pod("vllm-0", labels={"app": "vllm"},
+                             containers=[Container("vllm", files={"/etc/config.json": config})])])
+
+
+def request(kubeconfig: Path | None, **options: object) -> KubeRequest:
+    return KubeRequest(parse_source("exec:/etc/config.json"),
+                       kubeconfig=str(kubeconfig) if kubeconfig else None, selector="app=vllm",
+                       timeout=1.0, retry=RetryPolicy(1, 0.01, 0.01), **options)  # type: ignore[arg-type]
+
+
+def test_the_context_chooses_cluster_user_and_namespace(tmp_path: Path) -> None:
+    cluster = one_pod()
+    with running(cluster, tmp_path) as api:
+        config = yaml.safe_load(api.kubeconfig.read_text())
+        config["users"].append({"name": "stale", "user": {"token": "stale"}})
+        config["contexts"].append({"name": "prod", "context": {
+            "cluster": "standin", "user": "drift-scanner", "namespace": "llm"}})
+        config["contexts"].append({"name": "old", "context": {
+            "cluster": "standin", "user": "stale", "namespace": "llm"}})
+        config["contexts"][0]["context"]["namespace"] = "default"
+        api.kubeconfig.write_text(yaml.safe_dump(config))
+        before = api.kubeconfig.read_bytes()
+        current = fetch(request(api.kubeconfig))
+        prod = fetch(request(api.kubeconfig, context="prod"))
+        old = fetch(request(api.kubeconfig, context="old"))
+        assert api.kubeconfig.read_bytes() == before  # never written back
+    assert (current.namespace, current.error and current.error.reason) == ("default", "no-pods")
+    assert (prod.namespace, [i.state for i in prod.items]) == ("llm", ["ok"])
+    assert old.error is not None and old.error.reason == "unauthorized"
+
+
+def test_an_exec_auth_plugin_provides_the_token(tmp_path: Path) -> None:
+    plugin = tmp_path / "token-plugin.py"
+    plugin.write_text(textwrap.dedent(f"""
+        import json
+        print(json.dumps({{"apiVersion": "client.authentication.k8s.io/v1",
+                           "kind": "ExecCredential", "status": {{"token": "{TOKEN}"}}}}))
+    """))
+    with running(one_pod(), tmp_path) as api:
+        config = yaml.safe_load(api.kubeconfig.read_text())
+        config["users"][0]["user"] = {"exec": {
+            "apiVersion": "client.authentication.k8s.io/v1", "command": sys.executable,
+            "args": [str(plugin)], "interactiveMode": "Never"}}
+        api.kubeconfig.write_text(yaml.safe_dump(config))
+        report = fetch(request(api.kubeconfig))
+    assert [(i.pod, i.state, json.loads(i.text or "{}")["max_num_seqs"])
+            for i in report.items] == [("vllm-0", "ok", 256)]
+
+
+def test_kubeconfig_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                         ) -> None:
+    with running(one_pod(), tmp_path) as api:
+        monkeypatch.setenv("KUBECONFIG", str(api.kubeconfig))
+        report = fetch(request(None))
+    assert [i.state for i in report.items] == ["ok"]
+
+
+def test_no_configuration_at_all_is_a_clear_failure(run_line: Run) -> None:
+    result = run_line(["drift", "-f", str(FIXTURES / "values.yaml"), "--kube", "--pod", "p",
+                       "--source", "podspec"])
+    assert result.exit_code == 3
+    assert result.output == ("servelint: cannot use the kubeconfig (~/.kube/config): Invalid "
+                             "kube-config file. No configuration found.\n")
+
+
+def test_in_cluster_without_a_service_account_token(run_line: Run,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", "1")
+    result = run_line(["drift", "-f", str(FIXTURES / "values.yaml"), "--kube", "--pod", "p",
+                       "--source", "podspec"])
+    assert result.exit_code == 3
+    assert result.output == ("servelint: cannot use the in-cluster configuration: Service "
+                             "token file does not exist.\n")
+
+
+def test_lint_never_imports_the_kubernetes_client(tmp_path: Path) -> None:
+    manifest = tmp_path / "values.yaml"
+    manifest.write_text("replicaCount: 1\n")
+    code = textwrap.dedent(f"""
+        import sys
+        import linter.cli
+        assert "kubernetes" not in sys.modules, "import linter.cli"
+        status = linter.cli.main(["lint", "--no-builtin", {str(manifest)!r}])
+        assert "kubernetes" not in sys.modules, "lint"
+        assert not any(m.startswith(("kubernetes", "deepdiff")) for m in sys.modules), "drift"
+        print("ok", status)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60, check=False)
+    assert (done.returncode, done.stderr, done.stdout.splitlines()[-1]) == (0, "", "ok 0")
+
+
+def test_drift_on_files_does_not_import_the_kubernetes_client() -> None:
+    code = textwrap.dedent(f"""
+        import sys
+        import linter.cli
+        status = linter.cli.main(["drift", "-f", {str(FIXTURES / 'values.yaml')!r},
+                                  "--values-path", "server.config", "--live",
+                                  {str(FIXTURES / 'live' / 'pod-config.json')!r},
+                                  "--format", "json", "-o", "/dev/null"])
+        assert "kubernetes" not in sys.modules
+        print("ok", status)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60, check=False)
+    assert (done.returncode, done.stderr, done.stdout.strip()) == (0, "", "ok 1")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_only_on_a_terminal_and_for_many_pods(monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    few = _PodProgress()
+    for done in range(1, 4):
+        few(done, 3)
+    few.close()
+    assert terminal.getvalue() == ""
+    many = _PodProgress()
+    for done in range(1, 31):
+        many(done, 30)
+    many.close()
+    assert "reading pods" in terminal.getvalue()
+    assert "100%" in terminal.getvalue()
+    pipe = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", pipe)
+    quiet = _PodProgress()
+    for done in range(1, 31):
+        quiet(done, 30)
+    quiet.close()
+    assert pipe.getvalue() == ""
