@@ -136,7 +136,7 @@ def lint(paths: tuple[str, ...], policy_dirs: tuple[str, ...], no_builtin: bool,
          formats: list[OutputSpec], fail_level: str | None, output: str | None,
          chart: str | None = None, values_files: tuple[str, ...] = (),
          set_values: tuple[str, ...] = (), environments: tuple[str, ...] = (),
-         helm: str | None = None, no_render: bool = False,
+         helm: str | None = None, no_render: bool = False, no_chart_context: bool = False,
          max_bytes: int | None = None, max_nodes: int | None = None,
          max_depth: int | None = None, **governance: Any) -> int:
     """Lint Helm values, manifests and server configs (files, directories, - for stdin)."""
@@ -148,7 +148,8 @@ def lint(paths: tuple[str, ...], policy_dirs: tuple[str, ...], no_builtin: bool,
     if governance["baseline"] and governance["write_baseline"]:
         raise click.UsageError("--baseline and --write-baseline exclude each other")
     outputs = _plan_outputs(formats, output)
-    plan = build(LintOptions(paths, policy_dirs, no_builtin, fail_level, **governance))
+    plan = build(LintOptions(paths, policy_dirs, no_builtin, fail_level, **governance,
+                             chart_context=not no_chart_context))
     plan = _with_limits(plan, max_bytes, max_nodes, max_depth)
     result = execute(plan)
     if chart is not None:
@@ -187,14 +188,14 @@ def rules(policy_dirs: tuple[str, ...], no_builtin: bool, fmt: str) -> int:
     """List every rule: id, severity and title."""
     from linter.policy import load_policies
     from linter.ruledocs import render_markdown
+    from linter.rulemeta import all_rules
 
     policies = load_policies(policy_dirs, builtin=not no_builtin)
     if fmt == "markdown":
-        click.echo(render_markdown(policies), nl=False)
+        click.echo(render_markdown(policies, builtin=not no_builtin), nl=False)
         return EXIT_OK
-    for policy in policies:
-        for rule in policy.rules:
-            click.echo(f"{rule.id:<48} {rule.severity.label:<8} {rule.title}")
+    for rule in all_rules(policies):
+        click.echo(f"{rule.id:<48} {rule.severity.label:<8} {rule.title}")
     return EXIT_OK
 
 
@@ -227,12 +228,13 @@ def run_policy_tests(paths: tuple[str, ...], fmt: str, output: str | None) -> in
 def explain(rule_id: str, policy_dirs: tuple[str, ...]) -> int:
     """Explain a rule: why it exists, where it comes from, how to fix it."""
     from linter.policy import load_policies
+    from linter.ruledocs import render_explanation
+    from linter.rulemeta import all_rules
 
-    for policy in load_policies(policy_dirs):
-        for rule in policy.rules:
-            if rule.id == rule_id:
-                click.echo(_explanation(rule))
-                return EXIT_OK
+    for rule in all_rules(load_policies(policy_dirs)):
+        if rule.id == rule_id:
+            click.echo(render_explanation(rule))
+            return EXIT_OK
     raise click.BadParameter(f"no rule '{rule_id}' (see 'servelint rules')",
                              param_hint="RULE_ID")
 
@@ -278,23 +280,6 @@ class _PodProgress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.__exit__(None, None, None)
-
-
-def _explanation(rule: object) -> str:
-    from linter.policy.model import Rule
-
-    assert isinstance(rule, Rule)
-    lines = [f"{rule.id} ({rule.severity.label})", ""]
-    if rule.title:
-        lines += [rule.title, ""]
-    if rule.description:
-        lines += [rule.description.strip(), ""]
-    if rule.fix:
-        lines += ["Fix:", *("  " + line for line in rule.fix.strip().splitlines()), ""]
-    if rule.references:
-        lines += ["Sources:", *(f"  {ref}" for ref in rule.references), ""]
-    lines.append(f"Defined in {rule.source}")
-    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -36,12 +36,19 @@ class Governance:
     baseline: baselines.Baseline | None = None
     known_rules: Collection[str] | None = None
 
-    def apply(self, result: RunResult, parsed: Sequence[ParsedFile]) -> RunResult:
+    def apply(self, result: RunResult, parsed: Sequence[ParsedFile],
+              context: Sequence[ParsedFile] = ()) -> RunResult:
+        """``context``: files read only to lint others (a chart's values.yaml); their
+        suppression comments cover findings in them, but the comments themselves are
+        judged (unused, expired) only where the file is linted."""
         linted = [p.source for p in parsed]
         findings = [f for f in result.findings if not is_disabled(self.config, f.rule_id)]
-        directives, problems = suppress.collect(parsed, self.config, linted)
+        directives, problems = suppress.collect([*parsed, *context], self.config, linted)
         findings = suppress.apply([*findings, *problems], directives, self.today,
                                   self.known_rules)
+        only_context = {p.source for p in context} - set(linted)
+        findings = [f for f in findings
+                    if not (f.rule_id in suppress.META_RULES and f.file in only_context)]
         notes: list[str] = []
         if self.baseline is not None:
             findings, notes = baselines.apply(findings, self.baseline, linted)
@@ -79,7 +86,10 @@ def select_policies(policies: Sequence[Policy], config: Config) -> list[Policy]:
 
 
 def known_rules(policies: Sequence[Policy]) -> set[str]:
-    return {*CORE_RULES, *suppress.META_RULES, *(r.id for p in policies for r in p.rules)}
+    from linter.rulemeta import PIPELINE_RULES
+
+    return {*CORE_RULES, *PIPELINE_RULES, *suppress.META_RULES,
+            *(r.id for p in policies for r in p.rules)}
 
 
 def config_notes(config: Config, known: Collection[str]) -> list[str]:

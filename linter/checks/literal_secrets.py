@@ -23,8 +23,13 @@ REFERENCES = (
     "https://kubernetes.io/docs/concepts/configuration/secret/",
     "https://huggingface.co/docs/hub/security-tokens",
 )
-_FIX = ("keep it in a Kubernetes Secret and reference it (env valueFrom.secretKeyRef, or the "
-        "chart's existing-Secret setting); rotate the exposed value")
+TITLE = "A secret value is committed in a values file or manifest"
+DESCRIPTION = ("A token, API key or password written into container args, env or a values "
+               "file can be used by anyone who can read the repository or its history. A "
+               "reference to a Kubernetes Secret is the fix and is never flagged; neither are "
+               "placeholders and empty values. The value itself is never shown.")
+FIX = ("keep it in a Kubernetes Secret and reference it (env valueFrom.secretKeyRef, or the "
+       "chart's existing-Secret setting); rotate the exposed value")
 
 # Words that make a name a count or a pointer, not a secret: max_num_batched_token,
 # pad_token, existingSecret, token_ttl.
@@ -98,7 +103,7 @@ def check(document: Document) -> list[Finding]:
         findings.append(_finding(document, where,
                                  f"literal secret in '{name or format_path(where)}' is "
                                  f"committed: anyone who can read the repository can use "
-                                 f"it; {_FIX}"))
+                                 f"it; {FIX}"))
     if isinstance(data, dict) and data.get("kind") == "Secret":
         for field in ("stringData", "data"):
             entries = data.get(field)
