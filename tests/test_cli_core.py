@@ -201,3 +201,16 @@ def test_color_only_on_a_terminal_without_no_color() -> None:
     finding = Finding("r/x", Severity.ERROR, "m", "f.yaml", 1, 2)
     assert format_finding(finding) == "f.yaml:1:2: error r/x m"
     assert format_finding(finding, color=True) == "f.yaml:1:2: \033[31merror\033[0m r/x m"
+
+
+def test_rules_without_a_policy_file_are_listed_and_explained(run_line: RunLine) -> None:
+    listing = run_line(["rules", "--no-builtin"])
+    assert listing.exit_code == 0
+    assert [line.split()[0] for line in listing.output.splitlines()] == [
+        "syntax", "duplicate-key", "input-limit", "read-error", "suppression/missing-reason",
+        "suppression/expired", "suppression/unused", "suppression/invalid", "helm-values",
+        "helm-template", "secrets/literal-secret"]
+    explained = run_line(["explain", "secrets/literal-secret"])
+    assert explained.exit_code == 0
+    assert explained.output.splitlines()[0] == "secrets/literal-secret (error)"
+    assert explained.output.splitlines()[-1] == "Defined in servelint itself (no policy file)"
