@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 from linter.drift.compare import (
     CHANGED,
@@ -19,29 +19,42 @@ from linter.drift.compare import (
 )
 from linter.drift.normalize import Normalized
 from linter.drift.result import FETCH_ERROR_RULE, NOT_READY_RULE, Target
-from linter.drift.sides import DesiredSide
 from linter.findings import Finding, Severity
-from linter.positions import PathT, format_path
+from linter.model.workload import Origin
+from linter.positions import PathT
 from linter.secrets import is_secret_path, mask, mask_value
 
 _MAX_TEXT = 80
 
 
-def drift_findings(differences: Sequence[Difference], desired: DesiredSide, live: Normalized,
+class DesiredView(Protocol):
+    """The desired side as findings need it: its canonical tree, where each of its paths
+    was written, and how to name a path for the user."""
+
+    @property
+    def normalized(self) -> Normalized: ...
+
+    def locate(self, original: PathT) -> Origin:
+        """Where the value at ``original`` (a path in the compared tree) was written."""
+
+    def field(self, relative: PathT) -> str:
+        """The name of a path to show: ``server.config.maxNumSeqs``."""
+
+
+def drift_findings(differences: Sequence[Difference], desired: DesiredView, live: Normalized,
                    target: Target) -> list[Finding]:
     return [_finding(d, desired, live, target) for d in differences]
 
 
-def _finding(difference: Difference, desired: DesiredSide, live: Normalized, target: Target
+def _finding(difference: Difference, desired: DesiredView, live: Normalized, target: Target
              ) -> Finding:
     relative = _desired_spelling(difference, desired, live)
-    values_path = (*desired.root, *relative)
     origin = desired.locate(_nearest_desired(difference, desired))
     secret = any(is_secret_path(p) for p in (relative, difference.path,
                                              difference.live_path or ()))
     shown_desired = _shown(difference.desired, relative, secret)
     shown_live = _shown(difference.live, relative, secret)
-    field = format_path(values_path)
+    field = desired.field(relative)
     return Finding(
         rule_id=f"drift/{difference.status}",
         severity=Severity.ERROR,
@@ -52,7 +65,7 @@ def _finding(difference: Difference, desired: DesiredSide, live: Normalized, tar
     )
 
 
-def _desired_spelling(difference: Difference, desired: DesiredSide, live: Normalized) -> PathT:
+def _desired_spelling(difference: Difference, desired: DesiredView, live: Normalized) -> PathT:
     """The path as the values spell it; for a live-only key, the nearest values ancestor
     followed by the live spelling of the rest."""
     if difference.desired_path is not None:
@@ -67,7 +80,7 @@ def _desired_spelling(difference: Difference, desired: DesiredSide, live: Normal
     return difference.live_path or canonical
 
 
-def _nearest_desired(difference: Difference, desired: DesiredSide) -> PathT:
+def _nearest_desired(difference: Difference, desired: DesiredView) -> PathT:
     if difference.desired_path is not None:
         return difference.desired_path
     for end in range(len(difference.path) - 1, -1, -1):

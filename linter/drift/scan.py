@@ -1,4 +1,9 @@
-"""A drift run: desired values against live files, or against pods in a cluster."""
+"""A drift run: desired values against live files, or against pods in a cluster.
+
+Two pairings: with ``--values-path`` a subtree of the values is compared with the live
+document key by key (``sides``); without it both sides go through the serving model and
+their engine settings are compared (``engines``).
+"""
 
 from __future__ import annotations
 
@@ -6,11 +11,13 @@ import dataclasses
 import time
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Protocol
 
 from linter.drift import defaults as server_defaults
+from linter.drift import engines
 from linter.drift.compare import compare
 from linter.drift.items import drift_findings, failure_finding
+from linter.drift.normalize import normalize
 from linter.drift.result import COMPARED, ERROR, NOT_READY, DriftResult, Target, TargetResult
 from linter.drift.sides import (
     PODSPEC_KEYS,
@@ -20,8 +27,10 @@ from linter.drift.sides import (
     desired_side,
     live_document,
     live_side,
+    live_subtree,
     load_desired,
 )
+from linter.errors import SourceError
 from linter.sources import files as file_sources
 
 
@@ -35,10 +44,14 @@ class DriftPlan:
     max_bytes: int = 50 * 1024 * 1024
 
 
+class _Pairing(Protocol):
+    def compare(self, data: Any, target: Target, pod: bool) -> TargetResult: ...
+
+
 def run_files(plan: DriftPlan, live_files: Sequence[str]) -> DriftResult:
     """Compare the values with each live file (one target per file)."""
     started = time.time()
-    desired = desired_side(load_desired(plan.values, plan.sets), plan.pairing)
+    pairing = _pairing(plan, podspec=False)
     results = []
     for name in live_files:
         target = Target(name, spec=name)
@@ -46,7 +59,7 @@ def run_files(plan: DriftPlan, live_files: Sequence[str]) -> DriftResult:
         if read.text is None:
             results.append(_failed(target, "unreadable", f"{name}: {read.error}"))
             continue
-        results.append(compare_text(desired, name, read.text, target, plan.pairing))
+        results.append(_compare_text(pairing, name, read.text, target))
     return DriftResult(results, started, time.time() - started)
 
 
@@ -59,17 +72,28 @@ def run_kube(plan: DriftPlan, request: Any, progress: Any = None) -> DriftResult
     from linter.sources import kube
 
     started = time.time()
-    only = PODSPEC_KEYS if request.source.kind == "podspec" else None
-    desired = desired_side(load_desired(plan.values, plan.sets), plan.pairing, only)
+    pairing = _pairing(plan, podspec=request.source.kind == "podspec")
     report = kube.fetch(request, progress)
     if report.error is not None:
         return DriftResult([], started, time.time() - started, report.error.message,
                            report.error.reason)
-    results = [_fetched(desired, item, plan.pairing) for item in report.items]
+    results = [_fetched(pairing, item) for item in report.items]
     return DriftResult(results, started, time.time() - started)
 
 
-def _fetched(desired: DesiredSide, item: Any, pairing: Pairing) -> TargetResult:
+def _pairing(plan: DriftPlan, podspec: bool) -> _Pairing:
+    values = load_desired(plan.values, plan.sets)
+    if plan.pairing.values_path is not None:
+        only = PODSPEC_KEYS if podspec else None
+        return _ByPath(desired_side(values, plan.pairing, only), plan.pairing)
+    sides = engines.desired_engines(values)
+    if not sides:
+        raise SourceError("the values describe no inference server that the serving model "
+                          "recognises; pair the sides with --values-path")
+    return _ByEngine(sides, plan.pairing)
+
+
+def _fetched(pairing: _Pairing, item: Any) -> TargetResult:
     target = Target(item.source, item.namespace, item.workload, item.pod, item.container,
                     item.source.rpartition(" ")[2])
     if item.state == "not-ready":
@@ -78,12 +102,9 @@ def _fetched(desired: DesiredSide, item: Any, pairing: Pairing) -> TargetResult:
                             item.reason, item.message)
     if item.state != "ok":
         return _failed(target, item.reason, item.message)
-    if item.data is not None:  # podspec: compare only what the values describe
-        described = desired.normalized.raw.get(())
-        keys = set(described) if isinstance(described, dict) else set()
-        return compare_data(desired, {k: v for k, v in item.data.items() if k in keys},
-                            target, pairing)
-    return compare_text(desired, _document_name(target.spec), item.text or "", target, pairing)
+    if item.data is not None:
+        return pairing.compare(item.data, target, pod=True)
+    return _compare_text(pairing, _document_name(target.spec), item.text or "", target)
 
 
 def _document_name(spec: str) -> str:
@@ -93,26 +114,60 @@ def _document_name(spec: str) -> str:
     return name or "live"
 
 
-def compare_text(desired: DesiredSide, name: str, text: str, target: Target,
-                 pairing: Pairing) -> TargetResult:
+def _compare_text(pairing: _Pairing, name: str, text: str, target: Target) -> TargetResult:
     try:
         data = live_document(name, text)
     except LiveError as error:
         return _failed(target, error.reason, f"{error.message}; not compared")
-    return compare_data(desired, data, target, pairing)
+    return pairing.compare(data, target, pod=False)
 
 
-def compare_data(desired: DesiredSide, data: Any, target: Target, pairing: Pairing
-                 ) -> TargetResult:
-    try:
-        live = live_side(data, pairing)
-    except LiveError as error:
-        return _failed(target, error.reason, error.message)
-    server = _server(pairing.server, live.raw.get(()))
-    differences = compare(desired.normalized, live, server, pairing.ignore, desired.root)
-    findings = drift_findings(differences, desired, live, target)
-    return TargetResult(target, COMPARED, tuple(findings),
-                        server=server.name if server is not None else "")
+@dataclasses.dataclass(frozen=True)
+class _ByPath:
+    desired: DesiredSide
+    pairing: Pairing
+
+    def compare(self, data: Any, target: Target, pod: bool) -> TargetResult:
+        from linter.sources.kube_pods import podspec_view
+
+        if pod:  # compare only what the values describe
+            view = podspec_view(data, target.container)
+            described = self.desired.normalized.raw.get(())
+            keys = set(described) if isinstance(described, dict) else set()
+            data = {k: v for k, v in view.items() if k in keys}
+        try:
+            live = live_side(data, self.pairing)
+        except LiveError as error:
+            return _failed(target, error.reason, error.message)
+        server = _server(self.pairing.server, live.raw.get(()))
+        differences = compare(self.desired.normalized, live, server, self.pairing.ignore,
+                              self.desired.root)
+        return TargetResult(target, COMPARED,
+                            tuple(drift_findings(differences, self.desired, live, target)),
+                            server=server.name if server is not None else "")
+
+
+@dataclasses.dataclass(frozen=True)
+class _ByEngine:
+    sides: list[engines.EngineSide]
+    pairing: Pairing
+
+    def compare(self, data: Any, target: Target, pod: bool) -> TargetResult:
+        try:
+            live = engines.live_from_pod(data, target.container, target.source) if pod else \
+                engines.live_from_document(live_subtree(data, self.pairing))
+            side = engines.restricted(engines.pick(self.sides, live), live)
+        except LiveError as error:
+            return _failed(target, error.reason, error.message)
+        normalized = normalize(live.settings, self.pairing.options)
+        server = None if self.pairing.server == "none" else \
+            server_defaults.SERVERS.get(live.server if self.pairing.server == "auto"
+                                        else self.pairing.server)
+        differences = compare(side.normalized, normalized, server, self.pairing.ignore,
+                              ("engine",))
+        return TargetResult(target, COMPARED,
+                            tuple(drift_findings(differences, side, normalized, target)),
+                            server=server.name if server is not None else "")
 
 
 def _server(choice: str, live: Any) -> server_defaults.ServerDefaults | None:

@@ -60,6 +60,9 @@ class DesiredSide:
     def locate(self, original: PathT) -> Origin:
         return self.values.locate(self.values_path(original))
 
+    def field(self, relative: PathT) -> str:
+        return format_path((*self.root, *relative))
+
 
 def load_desired(values_files: Sequence[str], sets: Sequence[str] = ()) -> MergedValues:
     """The merged values (later files win, ``--set`` last); ``ValuesError`` (exit 3) when a
@@ -106,7 +109,8 @@ def live_document(name: str, text: str) -> Any:
     return parsed.documents[0].data
 
 
-def live_side(data: Any, pairing: Pairing) -> Normalized:
+def live_subtree(data: Any, pairing: Pairing) -> Any:
+    """The ``--live-path`` subtree of a live document (a string in it is parsed)."""
     root = pairing.live_path or ()
     subtree = get(data, root)
     if subtree is EMPTY:
@@ -115,4 +119,8 @@ def live_side(data: Any, pairing: Pairing) -> Normalized:
                         f"live config (top-level keys: {keys})")
     if isinstance(subtree, str):
         subtree = live_document("embedded", subtree)
-    return normalize(subtree, pairing.options)
+    return subtree
+
+
+def live_side(data: Any, pairing: Pairing) -> Normalized:
+    return normalize(live_subtree(data, pairing), pairing.options)

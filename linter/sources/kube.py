@@ -61,7 +61,7 @@ class Fetched:
     container: str = ""
     state: str = "ok"  # ok | error | not-ready
     text: str | None = None
-    data: Any = None
+    data: Any = None  # podspec: the Pod object as the API server returned it
     reason: str = ""
     message: str = ""
 
@@ -211,7 +211,8 @@ def _fetch_pod(session: _Session, namespace: str, pod: dict[str, Any]) -> Fetche
                                    message=not_ready)
     try:
         if request.source.kind == "podspec":
-            return dataclasses.replace(base, data=kube_pods.podspec_view(pod, container))
+            kube_pods.podspec_view(pod, container)  # the container must exist
+            return dataclasses.replace(base, data=pod)
         if request.source.kind == "exec":
             text = _exec(session, namespace, name, container)
         else:

@@ -1,0 +1,131 @@
+"""Pairing through the serving model (no ``--values-path``).
+
+Both sides become engine settings under the serving model's canonical names and types:
+the values through ``linter.model.values.workloads_from_values`` (any chart layout, every
+setting at the values line that wrote it), the live side through
+``linter.model.live.engine_settings_from_live`` (vLLM config or ``/v1/models``, TGI
+``/info``, SGLang ``/get_server_info``) or, for ``podspec``, through the pod's own manifest.
+So ``vllmConfig.maxModelLen`` in values compares with ``max_model_len`` in a vLLM config and
+``MAX_TOTAL_TOKENS`` with TGI's ``max_total_tokens``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from linter.documents import Document
+from linter.drift.normalize import Normalized, normalize
+from linter.drift.sides import LiveError
+from linter.helm.values import MergedValues
+from linter.model.workload import Origin, Workload
+from linter.positions import PathT, format_path
+
+# Engine fields that describe the invocation rather than a setting.
+_META = frozenset({"name", "image", "version", "version_parts", "version_pinned", "entrypoint",
+                   "args", "positionals", "flags", "inline_bool_flags", "env", "unparsed",
+                   "config_file", "model"})
+# Settings the serving model never reads from an arbitrary values key (too generic there:
+# linter/model/values.py), so the values side cannot show them: not compared.
+_NOT_FROM_VALUES = frozenset({"host", "hostname", "port", "config", "seed", "api_key",
+                              "revision", "tokenizer", "usage_stats", "payload_limit",
+                              "json_output"})
+
+
+@dataclasses.dataclass(frozen=True)
+class LiveEngine:
+    server: str
+    settings: dict[str, Any]
+    # The source reports a few settings only (vLLM's /v1/models: max_model_len): settings
+    # it does not report are not evidence of anything.
+    partial: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class EngineSide:
+    """One desired workload's engine settings (a ``DesiredView`` for findings)."""
+
+    workload: Workload
+    normalized: Normalized
+
+    @property
+    def server(self) -> str:
+        return str(self.workload.data.get("engine", {}).get("name", ""))
+
+    def locate(self, original: PathT) -> Origin:
+        origin = self.workload.origins.get(("engine", *original[:1])) if original else None
+        return origin or self.workload.anchor
+
+    def field(self, relative: PathT) -> str:
+        origin = self.workload.origins.get(("engine", relative[0])) if relative else None
+        if origin is not None and origin.key:
+            return origin.key + format_path(("", *relative[1:]))[1:] if relative[1:] else \
+                origin.key
+        return format_path(("engine", *relative))
+
+
+def engine_settings(workload: Workload) -> dict[str, Any]:
+    engine = workload.data.get("engine") or {}
+    return {k: v for k, v in engine.items() if k not in _META and k not in _NOT_FROM_VALUES}
+
+
+def desired_engines(values: MergedValues) -> list[EngineSide]:
+    from linter.model.values import workloads_from_values
+
+    workloads = workloads_from_values(values.data, values.locate, values.label)
+    return [EngineSide(w, normalize(engine_settings(w)))
+            for w in workloads if (w.data.get("engine") or {}).get("name")]
+
+
+def live_from_document(data: Any) -> LiveEngine:
+    from linter.model.live import engine_settings_from_live
+
+    found = engine_settings_from_live(data)
+    if found is None:
+        raise LiveError("unrecognised", "the live config is not one the serving model reads "
+                        "(a vLLM config or /v1/models, TGI /info, SGLang /get_server_info); "
+                        "pair the sides with --values-path")
+    settings = {k: v for k, v in found.settings.items()
+                if k not in _META and k not in _NOT_FROM_VALUES}
+    if found.model_id:
+        settings["model_id"] = found.model_id
+    partial = isinstance(data, dict) and data.get("object") == "list"
+    return LiveEngine(found.server, settings, partial)
+
+
+def live_from_pod(pod: dict[str, Any], container: str, source: str) -> LiveEngine:
+    from linter.model.manifests import workloads_from_manifest
+
+    for workload in workloads_from_manifest(Document(source, 0, pod, {})):
+        if (workload.data.get("container") or {}).get("name") == container:
+            engine = workload.data.get("engine") or {}
+            if engine.get("name"):
+                return LiveEngine(str(engine["name"]), engine_settings(workload))
+    raise LiveError("unrecognised", f"container '{container}' does not run an inference "
+                    "server the serving model recognises; pair the sides with --values-path")
+
+
+def restricted(side: EngineSide, live: LiveEngine) -> EngineSide:
+    """The side itself, or only the settings a partial live source reports."""
+    if not live.partial:
+        return side
+    settings = {k: v for k, v in engine_settings(side.workload).items() if k in live.settings}
+    return EngineSide(side.workload, normalize(settings))
+
+
+def pick(sides: list[EngineSide], live: LiveEngine) -> EngineSide:
+    """The desired workload that the live server runs: same server, then same model."""
+    same_server = [s for s in sides if s.server == live.server]
+    if len(same_server) == 1:
+        return same_server[0]
+    model = live.settings.get("model_id")
+    same_model = [s for s in same_server if engine_settings(s.workload).get("model_id") == model]
+    if len(same_model) == 1:
+        return same_model[0]
+    if not same_server:
+        servers = ", ".join(sorted({s.server for s in sides})) or "none"
+        raise LiveError("no-pairing", f"the live server is {live.server} but the values "
+                        f"describe: {servers}; pair the sides with --values-path")
+    names = ", ".join(s.workload.name for s in same_model or same_server)
+    raise LiveError("no-pairing", f"several {live.server} workloads in the values match "
+                    f"({names}); pair the sides with --values-path")
