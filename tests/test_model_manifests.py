@@ -226,3 +226,15 @@ def test_user_config_json_and_presets_for_models() -> None:
     tiny = model_facts("my-org/tiny", {}, settings)
     assert (tiny["source"], tiny["head_dim"], tiny["num_key_value_heads"]) == (
         "settings", 64, 4)
+
+
+def test_effective_cuda_graph_capture_size() -> None:
+    [w] = load("vllm-deployment.yaml")
+    # -cc capture sizes [1, 2, 4], all within max_num_batched_tokens 2048.
+    assert w.data["effective"]["max_cudagraph_capture_size"] == 4
+    [_, rollout] = load("cgroup-writer.yaml")[1:]
+    assert "max_cudagraph_capture_size" not in rollout.data["effective"]  # seqs unknown
+    told = load("cgroup-writer.yaml", ModelSettings(gpu_product="NVIDIA-H100"))[2]
+    # H100 defaults: max_num_seqs 1024, max_num_batched_tokens 8192 → min(2048, 512).
+    assert (told.data["effective"]["max_num_seqs"],
+            told.data["effective"]["max_cudagraph_capture_size"]) == (1024, 512)
