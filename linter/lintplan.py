@@ -11,6 +11,7 @@ import datetime
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from linter import baseline as baselines
 from linter import runner
@@ -24,6 +25,9 @@ from linter.policy import load_policies
 from linter.policy.model import Policy
 from linter.sources.files import STDIN_NAME, Input, expand
 
+if TYPE_CHECKING:
+    from linter.helm.context import ChartContext
+
 
 @dataclasses.dataclass(frozen=True)
 class LintOptions:
@@ -36,6 +40,8 @@ class LintOptions:
     baseline: str | None = None
     write_baseline: str | None = None
     today: datetime.date | None = None
+    # Values files beside a Chart.yaml are linted merged with the chart's values.yaml.
+    chart_context: bool = True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,6 +54,7 @@ class LintPlan:
     fail_level: Severity
     write_baseline: Path | None
     notes: tuple[str, ...]
+    context: ChartContext | None = None
 
 
 def read_config(path: str | None, no_config: bool) -> Config:
@@ -80,12 +87,12 @@ def build(options: LintOptions) -> LintPlan:
     return LintPlan(tuple(select_policies(loaded, config)), tuple(inputs), config.limits,
                     config.model, governance, Severity.parse(level),
                     Path(options.write_baseline) if options.write_baseline else None,
-                    tuple(notes))
+                    tuple(notes), _chart_context(inputs) if options.chart_context else None)
 
 
 def execute(plan: LintPlan) -> runner.RunResult:
     result = runner.lint(plan.policies, plan.inputs, plan.limits, settings=plan.settings,
-                         governance=plan.governance)
+                         governance=plan.governance, context=plan.context)
     notes = [*plan.notes, *result.notes]
     findings = result.findings
     if plan.write_baseline is not None:
@@ -93,7 +100,15 @@ def execute(plan: LintPlan) -> runner.RunResult:
         findings, _ = baselines.apply(findings, written, [i.name for i in plan.inputs])
         notes.append(f"baseline {plan.write_baseline}: recorded {len(written.entries)} "
                      f"finding{'s' * (len(written.entries) != 1)}")
+    if plan.context is not None:
+        notes.extend(plan.context.notes(findings))
     return dataclasses.replace(result, findings=findings, notes=notes)
+
+
+def _chart_context(inputs: Sequence[Input]) -> ChartContext | None:
+    from linter.helm.context import plan_context
+
+    return plan_context(inputs)
 
 
 def _select_inputs(inputs: Sequence[Input], config: Config, own_files: set[str]

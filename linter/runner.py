@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from linter import checks, engine, redact
 from linter.documents import DEFAULT_LIMITS, Limits, ParsedFile
@@ -31,6 +31,24 @@ class RunResult:
     secrets: frozenset[str] = frozenset()
 
 
+@dataclasses.dataclass(frozen=True)
+class ContextRun:
+    """What a workload context adds to a run (``helm/context.py``: a chart's values)."""
+
+    # Inputs whose workloads come from the context instead of from the file alone.
+    claimed: frozenset[str] = frozenset()
+    findings: tuple[Finding, ...] = ()
+    notes: tuple[str, ...] = ()
+    # Files read only for the context: their suppression comments and secrets count,
+    # but they are not inputs of the run.
+    files: tuple[ParsedFile, ...] = ()
+
+
+class WorkloadContext(Protocol):
+    def lint(self, policies: Sequence[Policy], parsed: Sequence[ParsedFile],
+             settings: ModelSettings, limits: Limits) -> ContextRun: ...
+
+
 def read_inputs(inputs: Sequence[file_sources.Input], limits: Limits = DEFAULT_LIMITS
                 ) -> tuple[list[ParsedFile], list[Finding]]:
     """Read and parse every input; a file that cannot be read is a ``read-error`` finding."""
@@ -53,18 +71,33 @@ def read_inputs(inputs: Sequence[file_sources.Input], limits: Limits = DEFAULT_L
 
 def lint(policies: Sequence[Policy], inputs: Sequence[file_sources.Input],
          limits: Limits = DEFAULT_LIMITS, *, settings: ModelSettings = DEFAULT_SETTINGS,
-         governance: Governance | None = None) -> RunResult:
+         governance: Governance | None = None, context: WorkloadContext | None = None
+         ) -> RunResult:
     parsed, failures = read_inputs(inputs, limits)
+    extra = ContextRun() if context is None else context.lint(policies, parsed, settings,
+                                                               limits)
     result = lint_parsed(policies, parsed, failures, settings=settings,
-                         builtin_checks=any(p.builtin for p in policies))
+                         builtin_checks=any(p.builtin for p in policies), claimed=extra.claimed)
+    result = _with_context(result, extra)
     # Suppressions, baseline and severity overrides apply after evaluation (issue 7).
-    return result if governance is None else governance.apply(result, parsed)
+    return result if governance is None else governance.apply(result, parsed, extra.files)
+
+
+def _with_context(result: RunResult, extra: ContextRun) -> RunResult:
+    if not (extra.findings or extra.notes or extra.files):
+        return result
+    secret_values = result.secrets | redact.collect(extra.files)
+    findings = redact.findings([*result.findings, *extra.findings], secret_values)
+    return dataclasses.replace(result, findings=sort_findings(findings),
+                               notes=[*result.notes, *extra.notes], secrets=secret_values)
 
 
 def lint_parsed(policies: Sequence[Policy], parsed: Sequence[ParsedFile],
                 failures: Sequence[Finding] = (), *,
                 settings: ModelSettings = DEFAULT_SETTINGS,
-                builtin_checks: bool = False) -> RunResult:
+                builtin_checks: bool = False, claimed: Collection[str] = frozenset()
+                ) -> RunResult:
+    """``claimed`` inputs get their workloads elsewhere (``ContextRun``), not from here."""
     findings: list[Finding] = list(failures)
     for parsed_file in parsed:
         findings.extend(parsed_file.problems)
@@ -72,7 +105,9 @@ def lint_parsed(policies: Sequence[Policy], parsed: Sequence[ParsedFile],
         findings.extend(checks.run(parsed))
     subjects = [engine.document_subject(d) for f in parsed for d in f.documents]
     if any(p.target == "workload" for p in policies):
-        subjects.extend(engine.workload_subject(w) for w in extract_workloads(parsed, settings))
+        standalone = [f for f in parsed if f.source not in claimed]
+        subjects.extend(engine.workload_subject(w)
+                        for w in extract_workloads(standalone, settings))
     findings.extend(engine.evaluate(policies, subjects))
     # Secrets are scrubbed here, before anything else sees the findings, and again by
     # the reporters' entry point (reporters/outputs.py) with the values kept below.

@@ -14,7 +14,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = ROOT / "examples" / "argocd" / "cmp" / "plugin.yaml"
-CHART = ROOT / "examples" / "charts" / "vllm"
+CHART = ROOT / "tests" / "fixtures" / "helm" / "chart" / "vllm"
 FIX = ROOT / "tests" / "fixtures"
 POLICIES = f"--no-builtin --policy-dir {FIX / 'helm' / 'policies'}"
 

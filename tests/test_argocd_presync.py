@@ -1,4 +1,4 @@
-"""The Argo CD PreSync example, rendered by the real helm inside the example chart.
+"""The Argo CD PreSync example, rendered by the real helm inside a vLLM chart.
 
 The rendered hook objects are linted by servelint itself, and the Job's own command is run
 against the ConfigMap it would mount, as the cluster would run it (scenario 5).
@@ -20,7 +20,7 @@ from linter import __version__
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "argocd" / "presync" / "templates" / "servelint-presync.yaml"
-CHART = ROOT / "examples" / "charts" / "vllm"
+CHART = ROOT / "tests" / "fixtures" / "helm" / "chart" / "vllm"
 FIX = ROOT / "tests" / "fixtures"
 TEST_POLICY = FIX / "helm" / "policies" / "values-image.yaml"
 HOOK_POLICIES = ["--no-builtin", "--policy-dir", str(FIX / "argocd" / "policies")]
@@ -29,7 +29,7 @@ MOUNT = "/etc/servelint"
 
 @pytest.fixture
 def chart(tmp_path: Path) -> Path:
-    """The example vLLM chart with the PreSync template dropped into templates/."""
+    """The vLLM test chart (tests/fixtures/helm/chart/vllm) with the PreSync template added."""
     target = tmp_path / "vllm"
     shutil.copytree(CHART, target)
     shutil.copy(EXAMPLE, target / "templates" / EXAMPLE.name)

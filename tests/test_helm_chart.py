@@ -1,7 +1,8 @@
 """``servelint lint --chart``: environments, provenance, rendering with the real helm.
 
-Policies come from tests/fixtures/helm/policies (``--no-builtin``), so these tests do not
-depend on which built-in policies exist.
+Policies come from tests/fixtures/helm/policies (``--no-builtin``) and the chart is
+tests/fixtures/helm/chart/vllm (clean values; each test brings its own problem), so
+these tests depend neither on the built-in policies nor on the bundled example's findings.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 from click.testing import Result
 
 ROOT = Path(__file__).resolve().parent.parent
-CHART = "examples/charts/vllm"
+CHART = "tests/fixtures/helm/chart/vllm"
 POLICIES = ["--no-builtin", "--policy-dir", "tests/fixtures/helm/policies"]
 FIX = "tests/fixtures/helm"
 RENDERED = f"{CHART}/templates/deployment.yaml (rendered)"

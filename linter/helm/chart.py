@@ -134,12 +134,12 @@ def lint_chart(policies: Sequence[Policy], request: ChartRequest,
     parsed = list(as_written)
     per_environment: list[tuple[Environment, list[Finding]]] = []
     for env in request.environments:
-        env_findings, env_notes, rendered = _lint_environment(policies, request, env,
-                                                              documents, settings)
+        env_findings, env_notes, rendered = lint_environment(policies, request, env,
+                                                             documents, settings)
         per_environment.append((env, env_findings))
         parsed.extend(rendered)
         notes.extend(env_notes)
-    findings.extend(_by_environment(per_environment))
+    findings.extend(by_environment(per_environment))
     result = RunResult(ordered(findings), len(parsed) + failures, failures, notes,
                        tuple(policies))
     return ChartRun(result, parsed)
@@ -167,8 +167,8 @@ def _count(number: int, word: str) -> str:
     return f"{number} {word}{'s' * (number != 1)}"
 
 
-def _by_environment(per_environment: Sequence[tuple[Environment, list[Finding]]]
-                    ) -> list[Finding]:
+def by_environment(per_environment: Sequence[tuple[Environment, list[Finding]]]
+                   ) -> list[Finding]:
     """Each finding once, naming every environment it occurs in (JSON ``environments``)."""
     merged: dict[tuple[str, int, int, int, str, str, str], tuple[Finding, list[str]]] = {}
     for env, findings in per_environment:
@@ -198,14 +198,15 @@ def _lint_values_files(policies: Sequence[Policy], request: ChartRequest, limits
     documents: dict[str, Document | None] = {f.file: None for f in failures}
     for parsed_file in parsed:
         findings.extend(parsed_file.problems)
-        documents[parsed_file.source] = _helm_document(parsed_file, findings)
+        documents[parsed_file.source] = helm_document(parsed_file, findings)
     doc_policies = [p for p in policies if p.target == "document"]
     subjects = [engine.document_subject(d) for f in parsed for d in f.documents]
     findings.extend(engine.evaluate(doc_policies, subjects))
     return parsed, documents, findings, len(failures)
 
 
-def _helm_document(parsed: ParsedFile, findings: list[Finding]) -> Document | None:
+def helm_document(parsed: ParsedFile, findings: list[Finding]) -> Document | None:
+    """The values Helm reads from ``parsed``; None (and a finding) when it cannot."""
     if any(p.rule_id != "duplicate-key" for p in parsed.problems):
         return None  # already reported as a syntax finding
     try:
@@ -215,9 +216,11 @@ def _helm_document(parsed: ParsedFile, findings: list[Finding]) -> Document | No
         return None
 
 
-def _lint_environment(policies: Sequence[Policy], request: ChartRequest, env: Environment,
-                      documents: dict[str, Document | None], settings: ModelSettings
-                      ) -> tuple[list[Finding], list[str], list[ParsedFile]]:
+def lint_environment(policies: Sequence[Policy], request: ChartRequest, env: Environment,
+                     documents: dict[str, Document | None], settings: ModelSettings
+                     ) -> tuple[list[Finding], list[str], list[ParsedFile]]:
+    """One release: workload policies on its merged values, and its rendered chart (when
+    ``request.helm`` is set). Returns findings, notes and the rendered files."""
     files = [*request.common_files, *env.files]
     broken = [f for f in ([request.chart.values] if request.chart.values else []) + files
               if documents.get(f) is None]

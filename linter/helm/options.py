@@ -27,7 +27,8 @@ def _check_sets(ctx: click.Context, param: click.Parameter, values: tuple[str, .
 
 
 def chart_options(func: F) -> F:
-    """Add ``--chart``, ``-f/--values``, ``--set``, ``--env``, ``--helm``, ``--no-render``."""
+    """Add ``--chart``, ``-f/--values``, ``--set``, ``--env``, ``--helm``, ``--no-render``,
+    ``--no-chart-context``."""
     options = [
         click.option("--chart", "chart", type=click.Path(exists=True, file_okay=False),
                      help="Lint a Helm chart as a release would get it: its values.yaml "
@@ -48,6 +49,9 @@ def chart_options(func: F) -> F:
                      help="The helm binary used to render the chart (default: helm on PATH)."),
         click.option("--no-render", is_flag=True,
                      help="Do not render the chart with helm; lint its values only."),
+        click.option("--no-chart-context", is_flag=True,
+                     help="Lint a values file beside a Chart.yaml on its own, not merged "
+                          "with the chart's values.yaml."),
     ]
     for option in reversed(options):
         func = option(func)

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from linter.errors import SourceError
+from linter.helm.layout import CHART_FILE, TEMPLATES
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
@@ -47,7 +48,8 @@ def is_lintable(path: Path) -> bool:
 
 
 def expand(paths: Iterable[str]) -> list[Input]:
-    """Files as given, directories recursively (hidden folders skipped), ``-`` for stdin.
+    """Files as given, directories recursively (hidden folders and the ``templates/`` of
+    Helm charts skipped), ``-`` for stdin.
 
     A path that does not exist is a tool failure: the user named it explicitly.
     """
@@ -78,7 +80,9 @@ def _walk(root: Path) -> Iterator[Input]:
     failed: list[OSError] = []
     for dirpath, dirnames, filenames in os.walk(root, onerror=failed.append):
         yield from _walk_errors(failed)
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
+        # A chart's templates/ are Go templates, not YAML: `lint --chart` renders them.
+        skip = _SKIP_DIRS | ({TEMPLATES} if CHART_FILE in filenames else set())
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in skip)
         for filename in sorted(filenames):
             path = Path(dirpath, filename)
             if is_lintable(path):
