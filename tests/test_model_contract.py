@@ -76,7 +76,7 @@ def test_findings_point_at_flags_shell_strings_and_shm(run_line: Callable[..., R
              for f in json.loads(result.output)["findings"]]
     assert result.exit_code == 1
     assert found == [
-        ("model-args/inline-bool", "shell-command.yaml", 13, 15,
+        ("model-args/inline-bool", "shell-command.yaml", 19, 44,
          "spec.template.spec.containers[0].args[0]",
          "boolean flag with a value: --enable-chunked-prefill False"),
         ("model-pod/gpu-besteffort", "shell-command.yaml", 28, 11,

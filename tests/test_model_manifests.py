@@ -113,7 +113,9 @@ def test_shell_string_command() -> None:
     assert engine["unparsed"] == {"max_model_len": "{{"}  # a Helm leftover
     assert engine["inline_bool_flags"] == ["--enable-chunked-prefill False"]
     assert engine["env"]["VLLM_USE_V1"] == "1"
-    assert where(shell, "engine", "kv_cache_dtype")[:2] == (13, 15)  # the script's line
+    # Flags inside a `- |` script point at their own line and column.
+    assert where(shell, "engine", "kv_cache_dtype")[:2] == (20, 34)
+    assert where(shell, "engine", "inline_bool_flags", 0)[:2] == (19, 44)
     assert (api.name, api.data["engine"]["entrypoint"], api.data["engine"]["swap_space"]) == (
         "Pod/default/api-server", "vllm.entrypoints.openai.api_server", 8.0)
     assert api.data["engine"]["version_pinned"] is False

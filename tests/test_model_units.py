@@ -126,7 +126,7 @@ def test_parse_args_every_form() -> None:
         "--max-num-seqs": ("8", 8, None, 6),
         "--no-enable-prefix-caching": ("true", False, None, 7),
         "--enforce-eager": ("False", False, "--enforce-eager=False", 8),
-        "--enable-chunked-prefill": ("true", True, "--enable-chunked-prefill true", 10),
+        "--enable-chunked-prefill": ("true", True, "--enable-chunked-prefill true", 9),
         "--compilation-config": ('{"cudagraph_capture_sizes": [1, 2]}',
                                  {"cudagraph_capture_sizes": [1, 2]}, None, 12),
         "--compilation-config.cudagraph_mode": ("FULL", "FULL", None, 13),
@@ -299,3 +299,11 @@ def test_weight_bytes_by_dtype_and_quantisation() -> None:
     assert (nf4["weight_bytes"], nf4["weight_bytes_exact"]) == (35276853248, False)
     awq = presets.model_facts("Qwen/Qwen2.5-7B-Instruct-AWQ", {}, settings)
     assert (awq["weight_bytes"], awq["weight_bytes_exact"]) == (3807808256, False)
+
+
+def test_tokens_of_a_literal_block_get_their_own_lines() -> None:
+    script = "# start: it's m\nvllm serve m \\\n  --tp 2 \\\n  --max-model-len 4096 # ctx\n"
+    [cmd] = command.split_script(script, Origin("f.yaml", 7, 9), {}, block=(8, 12))
+    assert [(t.text, t.origin.line, t.origin.column) for t in cmd] == [
+        ("vllm", 9, 13), ("serve", 9, 18), ("m", 9, 24), ("--tp", 10, 15), ("2", 10, 20),
+        ("--max-model-len", 11, 15), ("4096", 11, 31)]

@@ -25,6 +25,8 @@ _NEGATIVE_NUMBER = re.compile(r"^-\d+(\.\d+)?$")
 class Token(NamedTuple):
     text: str
     origin: Origin
+    # For a YAML literal block scalar (a shell script): its first content line and indent.
+    block: tuple[int, int] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,7 +113,7 @@ def _switch(server: str, tokens: Sequence[Token], i: int, flag: str, setting: Se
             and not nxt.text.isdigit():
         # argparse then fails with "unrecognized arguments: False" (VLLM-005).
         value = q.to_bool(nxt.text) != negated
-        return FlagValue(flag, nxt.text, nxt.origin, setting, value,
+        return FlagValue(flag, nxt.text, token.origin, setting, value,
                          f"{token.text} {nxt.text}"), i + 2
     return FlagValue(flag, "true", token.origin, setting, not negated), i + 1
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from linter.model import command, defaults, gpus, grpc, presets
@@ -53,6 +53,8 @@ class Meta:
     hints: tuple[Hint, ...] = ()
     multi_node: bool = False
     extra: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    # (first content line, indent) of a literal block scalar at a pod-spec path, if any.
+    blocks: Callable[[PathT], tuple[int, int] | None] | None = None
 
 
 def build_workloads(spec: Mapping[str, Any], locate: Locate, meta: Meta,
@@ -60,7 +62,8 @@ def build_workloads(spec: Mapping[str, Any], locate: Locate, meta: Meta,
     base = Facts()
     _meta_facts(meta, base)
     views = pod_facts(spec, locate, base)
-    candidates = [(view, _server_of(view, locate)) for view in views if not view.init]
+    candidates = [(view, _server_of(view, locate, meta.blocks)) for view in views
+                  if not view.init]
     servers = [(v, s) for v, s in candidates if s[0]]
     if not servers and meta.server_hint and candidates:
         main = next((c for c in candidates if c[0].spec.get("name") in ("main",
@@ -82,12 +85,13 @@ def build_workloads(spec: Mapping[str, Any], locate: Locate, meta: Meta,
 Found = tuple[str, ImageInfo | None, command.Invocation]
 
 
-def _server_of(view: ContainerView, locate: Locate) -> Found:
+def _server_of(view: ContainerView, locate: Locate,
+               blocks: Callable[[PathT], tuple[int, int] | None] | None = None) -> Found:
     image_text = view.spec.get("image")
     image = parse_image(image_text) if isinstance(image_text, str) else None
     env = {k: v.value for k, v in container_env(view, locate).items()}
-    cmd = _tokens(view, "command", locate)
-    args = _tokens(view, "args", locate)
+    cmd = _tokens(view, "command", locate, blocks)
+    args = _tokens(view, "args", locate, blocks)
     image_server = image.server if image else ""
     call = command.invocation(cmd, args, image_server, env)
     server = call.server or image_server
@@ -96,11 +100,18 @@ def _server_of(view: ContainerView, locate: Locate) -> Found:
     return server, image, call
 
 
-def _tokens(view: ContainerView, key: str, locate: Locate) -> list[Token]:
+def _tokens(view: ContainerView, key: str, locate: Locate,
+            blocks: Callable[[PathT], tuple[int, int] | None] | None = None) -> list[Token]:
     values = view.spec.get(key)
     if not isinstance(values, list):
         return []
-    return tokens_of(values, lambda i: locate((*view.path, key, i)))
+    tokens = tokens_of(values, lambda i: locate((*view.path, key, i)))
+    if blocks is None:
+        return tokens
+    # tokens_of skips null and nested items: pair each token with its own list index.
+    indices = [i for i, v in enumerate(values) if v is not None and not isinstance(v, dict | list)]
+    return [t._replace(block=blocks((*view.path, key, i))) if "\n" in t.text else t
+            for i, t in zip(indices, tokens, strict=True)]
 
 
 def container_env(view: ContainerView, locate: Locate) -> dict[str, EnvValue]:

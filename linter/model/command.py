@@ -68,7 +68,7 @@ def _expand_shell_vars(text: str, env: Mapping[str, str]) -> str:
 def invocation(command: Sequence[Token], args: Sequence[Token], image_server: str,
                env: Mapping[str, str]) -> Invocation:
     """Find the server invocation in a container's command and args."""
-    argv = [Token(expand_k8s_vars(t.text, env), t.origin) for t in (*command, *args)]
+    argv = [t._replace(text=expand_k8s_vars(t.text, env)) for t in (*command, *args)]
     if not command and args and not _starts_server(args[0].text) \
             and not _is_shell(args[0].text):
         # args alone feed the image's own ENTRYPOINT (the server, for server images).
@@ -78,7 +78,7 @@ def invocation(command: Sequence[Token], args: Sequence[Token], image_server: st
         return found
     script = _shell_script(argv)
     if script is not None:
-        commands = split_script(script.text, script.origin, env)
+        commands = split_script(script.text, script.origin, env, script.block)
         tokens = [t for cmd in commands for t in cmd]
         for cmd in commands:
             hit = _find_server(cmd, env, script=True)
@@ -160,13 +160,20 @@ def _shell_script(argv: Sequence[Token]) -> Token | None:
     return None
 
 
-def split_script(text: str, origin: Origin, env: Mapping[str, str]) -> list[list[Token]]:
-    """A shell script as simple commands (lists of tokens), all at the script's origin."""
-    source = _strip_comments(text.replace("\\\r\n", " ").replace("\\\n", " "))
+def split_script(text: str, origin: Origin, env: Mapping[str, str],
+                 block: tuple[int, int] | None = None) -> list[list[Token]]:
+    """A shell script as simple commands (lists of tokens).
+
+    Tokens are at the script's origin; when the script is a YAML literal block scalar
+    (``block`` = its first content line and indentation), each token is at its own line.
+    """
+    blank = _strip_comments(text)
+    source = blank.replace("\\\r\n", " ").replace("\\\n", " ")
     words = _merge_substitutions(_shell_words(source))
     commands: list[list[Token]] = []
     current: list[Token] = []
     skip_next = False
+    cursor = 0
     for word in words:
         punctuation = bool(word) and all(ch in "();<>|&\n" for ch in word)
         if skip_next:
@@ -182,14 +189,32 @@ def split_script(text: str, origin: Origin, env: Mapping[str, str]) -> list[list
                 commands.append(current)
             current = []
             continue
-        current.append(Token(_expand_shell_vars(word, env), origin))
+        at = origin
+        if block is not None:
+            at, cursor = _token_origin(blank, word, cursor, origin, block)
+        current.append(Token(_expand_shell_vars(word, env), at))
     if current:
         commands.append(current)
     return [_strip_prefixes(cmd) for cmd in commands]
 
 
+def _token_origin(blank: str, word: str, cursor: int, origin: Origin,
+                  block: tuple[int, int]) -> tuple[Origin, int]:
+    """The file position of ``word`` in a literal block, searching forward from ``cursor``."""
+    needle = word.split("\n", 1)[0].split(" ", 1)[0]
+    found = blank.find(needle, cursor) if needle else -1
+    if found < 0:
+        return origin, cursor
+    line = blank.count("\n", 0, found)
+    column = found - (blank.rfind("\n", 0, found) + 1)
+    first_line, indent = block
+    return origin._replace(line=first_line + line, column=indent + column + 1), \
+        found + len(needle)
+
+
 def _strip_comments(text: str) -> str:
-    """Drop ``# …`` comments (an apostrophe in a comment must not open a quote)."""
+    """Blank out ``# …`` comments, keeping every offset (an apostrophe in a comment must
+    not open a quote, and token positions must still map to lines)."""
     out: list[str] = []
     quote = ""
     i = 0
@@ -210,7 +235,9 @@ def _strip_comments(text: str) -> str:
             continue
         elif ch == "#" and (i == 0 or text[i - 1] in " \t\n;&|("):
             end = text.find("\n", i)
-            i = len(text) if end < 0 else end
+            end = len(text) if end < 0 else end
+            out.append(" " * (end - i))
+            i = end
             continue
         out.append(ch)
         i += 1

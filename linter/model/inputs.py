@@ -21,7 +21,7 @@ def _is_object(document: Document) -> bool:
 def extract_manifests(files: Sequence[ParsedFile], settings: ModelSettings) -> list[Workload]:
     return [workload for parsed in files for document in parsed.documents
             if document.fmt in ("yaml", "json") and _is_object(document)
-            for workload in workloads_from_manifest(document, settings)]
+            for workload in workloads_from_manifest(document, settings, parsed.text)]
 
 
 def extract_values(files: Sequence[ParsedFile], settings: ModelSettings) -> list[Workload]:

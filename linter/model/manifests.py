@@ -10,8 +10,9 @@ Service, KubeAI Model.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from linter.documents import Document
@@ -63,9 +64,35 @@ def document_locate(document: Document) -> Locate:
     return locate
 
 
-def workloads_from_manifest(document: Document, settings: ModelSettings = DEFAULT_SETTINGS
-                            ) -> list[Workload]:
-    """Workloads of one Kubernetes object (an empty list for objects without pods)."""
+def literal_blocks(document: Document, text: str | None, prefix: PathT
+                   ) -> Callable[[PathT], tuple[int, int] | None] | None:
+    """Where a literal block scalar (``- |``) at a path starts: its first content line and
+    its indentation, so that a flag inside a shell script points at its own line."""
+    if text is None:
+        return None
+    lines = text.split("\n")
+
+    def blocks(path: PathT) -> tuple[int, int] | None:
+        span = document.line_map.get((*prefix, *path))
+        if span is None or span.line > len(lines):
+            return None
+        if lines[span.line - 1][span.column - 1 : span.column] != "|":
+            return None
+        for line in lines[span.line :]:
+            if line.strip():
+                return span.line + 1, len(line) - len(line.lstrip(" "))
+        return None
+
+    return blocks
+
+
+def workloads_from_manifest(document: Document, settings: ModelSettings = DEFAULT_SETTINGS,
+                            text: str | None = None) -> list[Workload]:
+    """Workloads of one Kubernetes object (an empty list for objects without pods).
+
+    ``text`` (the file's text) lets flags inside ``- |`` shell scripts point at their own
+    line instead of the script's first line.
+    """
     data = document.data
     if not isinstance(data, Mapping) or not isinstance(data.get("kind"), str):
         return []
@@ -88,7 +115,8 @@ def workloads_from_manifest(document: Document, settings: ModelSettings = DEFAUL
         if not isinstance(spec, Mapping) or not isinstance(spec.get("containers"), list):
             continue
         meta = _meta(base, data, role, replicas_path, locate, multi or role == "worker")
-        meta = custom.with_hints(kind, data, locate, meta)
+        meta = dataclasses.replace(custom.with_hints(kind, data, locate, meta),
+                                   blocks=literal_blocks(document, text, path))
         out.extend(build_workloads(spec, relative(locate, path), meta, settings))
     return out
 
