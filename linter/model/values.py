@@ -11,7 +11,6 @@ become the server's flags, each at the line of its key.
 
 from __future__ import annotations
 
-import shlex
 from collections import deque
 from collections.abc import Mapping
 from typing import Any
@@ -25,6 +24,7 @@ from linter.model.profile_apply import apply_profile
 from linter.model.profiles import matching_profile
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.synthetic import SyntheticPod
+from linter.model.values_pod import env_facts, gpu_products, is_probe, volume_facts, words
 from linter.model.workload import Workload
 from linter.positions import PathT, format_path
 
@@ -45,9 +45,6 @@ _GENERIC = frozenset({"host", "hostname", "port", "config", "seed", "api_key", "
                       "tokenizer", "usage_stats", "payload_limit", "json_output"})
 _ARG_KEYS = ("args", "extraArgs", "customArgs", "serverArgs", "extra_args")
 _CMD_KEYS = ("command", "customCommand")
-_ENV_KEYS = ("env", "extraEnv", "envVars", "environment")
-_SHM_KEYS = ("shmSize", "shm_size", "dshmSize")
-_GPU_LIST_KEYS = ("gpu", "gpus", "gpuModels", "gpuProducts")
 _POD_KEYS = ("nodeSelector", "affinity", "tolerations", "hostIPC",
              "terminationGracePeriodSeconds", "runtimeClassName")
 _C: PathT = ("containers", 0)
@@ -136,9 +133,9 @@ def _server_of(node: Any) -> str:
         return ""
     image = _image_text(node)
     server = parse_image(image).server if image else ""
-    tokens = [str(t) for key in (*_CMD_KEYS, *_ARG_KEYS) for t in _words(node.get(key))]
+    tokens = [str(t) for key in (*_CMD_KEYS, *_ARG_KEYS) for t in words(node.get(key))]
     if isinstance(node.get("image"), Mapping):
-        tokens += [str(t) for t in _words(node["image"].get("command"))]
+        tokens += [str(t) for t in words(node["image"].get("command"))]
     if tokens:
         from linter.model.args import Token
         from linter.model.workload import Origin
@@ -147,17 +144,6 @@ def _server_of(node: Any) -> str:
         call = cmd.invocation([Token(t, origin) for t in tokens], [], server, {})
         server = call.server or server
     return server
-
-
-def _words(value: Any) -> list[str]:
-    if isinstance(value, list):
-        return [str(v) for v in value if not isinstance(v, dict | list)]
-    if isinstance(value, str):
-        try:
-            return shlex.split(value)
-        except ValueError:
-            return value.split()
-    return []
 
 
 def _image_text(node: Mapping[str, Any]) -> str:
@@ -211,16 +197,16 @@ def _section_workloads(data: Mapping[str, Any], node: Mapping[str, Any], section
         where = ("image", "tag") if isinstance(raw, Mapping) and raw.get("tag") else ("image",)
         pod.set((*_C, "image"), image, at(*where))
     _command_and_args(node, server, at, pod)
-    _env(node, server, at, pod)
+    env_facts(node, at, pod)
     for key in ("resources", "livenessProbe", "readinessProbe", "startupProbe"):
         value = node.get(key)
-        if isinstance(value, Mapping) and value and (key == "resources" or _is_probe(value)):
+        if isinstance(value, Mapping) and value and (key == "resources" or is_probe(value)):
             pod.put_tree((*_C, key), dict(value), locate, (*section, key))
-    _volumes(node, section, locate, pod)
+    volume_facts(node, section, locate, pod)
     for key in _POD_KEYS:
         if node.get(key) not in (None, "", {}, []):
             pod.put_tree((key,), node[key], locate, (*section, key))
-    _gpu_products(node, at, pod)
+    gpu_products(node, at, pod)
     replicas = next((k for k in ("replicaCount", "replicas") if isinstance(node.get(k), int)), "")
     kind = "ServerConfig" if not image and not node.get("resources") and not section \
         and "values" not in label.rsplit("/", 1)[-1].lower() else "HelmValues"
@@ -258,88 +244,12 @@ def _command_and_args(node: Mapping[str, Any], server: str, at: Any,
     sources.extend(("args", (*holder, key), _get(node, (*holder, key)))
                    for holder in holders for key in _ARG_KEYS)
     for target, path, value in sources:
-        if target == "command" and _words(value)[:1] and _words(value)[0].startswith("-"):
+        if target == "command" and words(value)[:1] and words(value)[0].startswith("-"):
             target = "args"  # compose-style `command: --flag value` feeds the entrypoint
         if isinstance(value, list):
             for index, item in enumerate(value):
                 if not isinstance(item, dict | list) and item is not None:
                     pod.append((*_C, target), str(item), at(*path, index))
         elif isinstance(value, str) and value.strip():
-            for word in _words(value):
+            for word in words(value):
                 pod.append((*_C, target), word, at(*path))
-
-
-def _env(node: Mapping[str, Any], server: str, at: Any, pod: SyntheticPod) -> None:
-    target = (*_C, "env")
-    for key in _ENV_KEYS:
-        value = node.get(key)
-        if isinstance(value, list):
-            for index, item in enumerate(value):
-                if isinstance(item, Mapping):
-                    spot = pod.append(target, dict(item), at(key, index))
-                    pod.origins[(*target, spot, "value")] = at(key, index, "value")
-                elif isinstance(item, str) and "=" in item:  # compose style "NAME=value"
-                    name, _, text = item.partition("=")
-                    spot = pod.append(target, {"name": name, "value": text}, at(key, index))
-                    pod.origins[(*target, spot, "value")] = at(key, index)
-        elif isinstance(value, Mapping):
-            for name, text in value.items():
-                if isinstance(text, Mapping | list):
-                    continue
-                item = {"name": str(name), "value": "" if text is None else str(text)}
-                spot = pod.append(target, item, at(key, name))
-                pod.origins[(*target, spot, "value")] = at(key, name)
-    extra = next((e.get("value") for e in pod.spec.get("containers", [{}])[0].get("env", [])
-                  if isinstance(e, Mapping) and e.get("name") == "EXTRA_ARGS"), None)
-    if isinstance(extra, str):
-        # Images built by substratusai/helm append $EXTRA_ARGS to the server's arguments.
-        for word in _words(extra):
-            pod.append((*_C, "args"), word, at("env"))
-
-
-def _is_probe(value: Mapping[str, Any]) -> bool:
-    return any(k in value for k in ("httpGet", "tcpSocket", "exec", "grpc"))
-
-
-def _volumes(node: Mapping[str, Any], section: PathT, locate: Locate, pod: SyntheticPod
-             ) -> None:
-    for key, target in (("volumes", ("volumes",)), ("extraVolumes", ("volumes",)),
-                        ("volumeMounts", (*_C, "volumeMounts")),
-                        ("extraVolumeMounts", (*_C, "volumeMounts")),
-                        ("initContainers", ("initContainers",))):
-        items = node.get(key)
-        if isinstance(items, list):
-            for index, item in enumerate(items):
-                if isinstance(item, Mapping):
-                    spot = pod.append(target, dict(item), locate((*section, key, index)))
-                    pod.copy_origins((*target, spot), item, locate, (*section, key, index))
-    shm = node.get("shm")
-    size_key = next((k for k in _SHM_KEYS if node.get(k) not in (None, "")), None)
-    size: Any = node.get(size_key) if size_key else None
-    origin = locate((*section, size_key)) if size_key else None
-    if isinstance(shm, Mapping):
-        if shm.get("enabled") is False:
-            return
-        size = shm.get("size", shm.get("sizeLimit", size))
-        origin = locate((*section, "shm"))
-    if origin is None:
-        return
-    # The common chart convention: a memory-backed emptyDir of that size at /dev/shm.
-    volume: dict[str, Any] = {"name": "shm", "emptyDir": {"medium": "Memory"}}
-    if size not in (None, ""):
-        volume["emptyDir"]["sizeLimit"] = size
-    spot = pod.append(("volumes",), volume, origin)
-    pod.origins[("volumes", spot, "emptyDir", "sizeLimit")] = origin
-    pod.append((*_C, "volumeMounts"), {"name": "shm", "mountPath": "/dev/shm"}, origin)
-
-
-def _gpu_products(node: Mapping[str, Any], at: Any, pod: SyntheticPod) -> None:
-    for key in _GPU_LIST_KEYS:
-        value = node.get(key)
-        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            term = {"matchExpressions": [{"key": "nvidia.com/gpu.product", "operator": "In",
-                                          "values": list(value)}]}
-            pod.set(("affinity", "nodeAffinity",
-                     "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"),
-                    [term], at(key))
-            return
