@@ -173,3 +173,39 @@ def test_hook_environment_holds_the_packaged_data(hook_repo: HookRepo,
     assert ((data / "schemas" / "policy.schema.json").is_file(),
             (data / "policies").is_dir(), (packages[0] / "cli.py").is_file()) == (
         True, True, True)
+
+
+def test_staged_values_file_is_linted_with_its_charts_values(
+        hook_repo: HookRepo, consumer: tuple[Path, Run]) -> None:
+    """Scenario 1: only values-prod.yaml is staged; the model and GPU are in values.yaml."""
+    repo, run = consumer
+    chart = FIXTURES.parent / "helm" / "context" / "charts" / "vllm"
+    (repo / ".servelint.yaml").write_text("builtin: false\npolicyDirs: [lint-policies]\n",
+                                          encoding="utf-8")
+    _git(["add", ".servelint.yaml"], repo, hook_repo.env)
+    _stage(repo, hook_repo.env, "lint-policies/context-kv.yaml",
+           FIXTURES.parent / "helm" / "context-policies" / "context-kv.yaml")
+    for name in ("Chart.yaml", "values.yaml", "templates/deployment.yaml"):
+        _stage(repo, hook_repo.env, f"charts/vllm/{name}", chart / name)
+    prod = repo / "charts" / "vllm" / "values-prod.yaml"
+    prod.write_text((chart / "values-prod.yaml").read_text(encoding="utf-8").replace(
+        "131072", "32768"), encoding="utf-8")
+    _git(["add", "charts/vllm/values-prod.yaml"], repo, hook_repo.env)
+    code, output = run(["git", "commit", "-q", "-m", "vllm chart"])
+    assert (code, output[0], _commits(repo, hook_repo.env)) == (
+        0, "servelint................................................................Passed", 1)
+
+    _stage(repo, hook_repo.env, "charts/vllm/values-prod.yaml", chart / "values-prod.yaml")
+    code, output = run(["git", "commit", "-q", "-m", "full context in prod"])
+    assert (code, output, _commits(repo, hook_repo.env)) == (1, [
+        "servelint................................................................Failed",
+        "- hook id: servelint",
+        "- exit code: 1",
+        "",
+        "charts/vllm/values-prod.yaml:4:3: error context-kv/long-context max_model_len 131072 "
+        "for meta-llama/Llama-3.1-8B-Instruct on NVIDIA-L4",
+        "1 error, 0 warnings, 0 info in 1 file",
+        "",
+        "servelint policies...................................(no files to check)Skipped",
+        "servelint policy tests...............................(no files to check)Skipped",
+    ], 1)
