@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -220,3 +221,11 @@ def test_canonical_values_are_exact_decimals() -> None:
     tree = normalize({"pollIntervalMs": 100, "memory": "1Ki", "cpu": "250m"}).tree
     assert tree == {"poll_interval": Decimal("0.1"), "memory": Decimal(1024),
                     "cpu": Decimal("0.25")}
+
+
+def test_every_server_default_is_documented() -> None:
+    docs = (Path(__file__).parent.parent / "docs" / "drift.md").read_text()
+    table = docs[docs.index("## Server defaults"):docs.index("## Differences")]
+    for server in SERVERS.values():
+        for key in (*server.defaults, *server.derived, *server.informational):
+            assert f"`{key}`" in table, (server.name, key)
