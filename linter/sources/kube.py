@@ -11,23 +11,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from pathlib import Path
 from typing import Any, TypeVar
 
 import urllib3.exceptions
 
 from linter.errors import SourceError
 from linter.sources import kube_pods
+from linter.sources.kube_config import MISSING_CLIENT, load_configuration
 from linter.sources.kube_errors import RequestFailed, RetryPolicy, call
 from linter.sources.kube_pods import SourceSpec
-
-_SA_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
-MISSING_CLIENT = ("servelint drift --kube needs the 'kubernetes' package: pip install "
-                  "kubernetes (with pre-commit, add it to additional_dependencies)")
 
 Progress = Callable[[int, int], None]
 T = TypeVar("T")
@@ -111,7 +106,8 @@ class _Session:
 
     def __init__(self, request: KubeRequest) -> None:
         self.request = request
-        self.configuration, self.namespace = _load_configuration(request)
+        self.configuration, self.namespace = load_configuration(
+            request.kubeconfig, request.context, request.concurrency)
         self._local = threading.local()
         self._lock = threading.Lock()
         self._clients: list[Any] = []
@@ -143,39 +139,6 @@ class _Session:
 
     def call(self, action: Callable[[], Any], what: str) -> Any:
         return call(action, self.request.retry, what, self.errors)
-
-
-def _load_configuration(request: KubeRequest) -> tuple[Any, str]:
-    try:
-        from kubernetes import client, config
-        from kubernetes.config.config_exception import ConfigException
-    except ImportError as exc:
-        raise SourceError(MISSING_CLIENT) from exc
-    configuration = client.Configuration()
-    in_cluster = "KUBERNETES_SERVICE_HOST" in os.environ
-    explicit = request.kubeconfig or os.environ.get("KUBECONFIG")
-    if explicit or Path("~/.kube/config").expanduser().exists() or not in_cluster:
-        try:
-            # persist_config=False: refreshed tokens must never be written into the user's file.
-            # The client reads $KUBECONFIG once, at import; pass it explicitly instead.
-            config.load_kube_config(config_file=explicit, context=request.context,
-                                    client_configuration=configuration, persist_config=False)
-            contexts, current = config.list_kube_config_contexts(explicit)
-        except (ConfigException, OSError, ValueError, TypeError) as exc:
-            raise SourceError(f"cannot use the kubeconfig ({explicit or '~/.kube/config'}): "
-                              f"{exc}") from exc
-        name = request.context or (current or {}).get("name")
-        namespace = next((c.get("context", {}).get("namespace") for c in contexts or []
-                          if c.get("name") == name), None)
-    else:
-        try:
-            config.load_incluster_config(client_configuration=configuration)
-        except ConfigException as exc:
-            raise SourceError(f"cannot use the in-cluster configuration: {exc}") from exc
-        namespace = _SA_NAMESPACE.read_text().strip() if _SA_NAMESPACE.exists() else None
-    configuration.retries = False  # bounded retries are ours (kube_errors.call)
-    configuration.connection_pool_maxsize = max(request.concurrency, 1)
-    return configuration, namespace or "default"
 
 
 def _select_pods(session: _Session, namespace: str) -> list[dict[str, Any]]:

@@ -1,0 +1,50 @@
+"""Client configuration for cluster access: kubeconfig (contexts, exec auth plugins) or
+the in-cluster ServiceAccount, as the official ``kubernetes`` client reads them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from linter.errors import SourceError
+
+_SA_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+MISSING_CLIENT = ("servelint drift --kube needs the 'kubernetes' package: pip install "
+                  "kubernetes (with pre-commit, add it to additional_dependencies)")
+
+
+def load_configuration(kubeconfig: str | None, context: str | None, pool_size: int
+                       ) -> tuple[Any, str]:
+    """The client configuration and the default namespace: from ``kubeconfig``,
+    ``$KUBECONFIG`` or ``~/.kube/config`` (``context`` picks one), else in-cluster."""
+    try:
+        from kubernetes import client, config
+        from kubernetes.config.config_exception import ConfigException
+    except ImportError as exc:
+        raise SourceError(MISSING_CLIENT) from exc
+    configuration = client.Configuration()
+    in_cluster = "KUBERNETES_SERVICE_HOST" in os.environ
+    explicit = kubeconfig or os.environ.get("KUBECONFIG")
+    if explicit or Path("~/.kube/config").expanduser().exists() or not in_cluster:
+        try:
+            # persist_config=False: refreshed tokens must never be written into the user's file.
+            # The client reads $KUBECONFIG once, at import; pass it explicitly instead.
+            config.load_kube_config(config_file=explicit, context=context,
+                                    client_configuration=configuration, persist_config=False)
+            contexts, current = config.list_kube_config_contexts(explicit)
+        except (ConfigException, OSError, ValueError, TypeError) as exc:
+            raise SourceError(f"cannot use the kubeconfig ({explicit or '~/.kube/config'}): "
+                              f"{exc}") from exc
+        name = context or (current or {}).get("name")
+        namespace = next((c.get("context", {}).get("namespace") for c in contexts or []
+                          if c.get("name") == name), None)
+    else:
+        try:
+            config.load_incluster_config(client_configuration=configuration)
+        except ConfigException as exc:
+            raise SourceError(f"cannot use the in-cluster configuration: {exc}") from exc
+        namespace = _SA_NAMESPACE.read_text().strip() if _SA_NAMESPACE.exists() else None
+    configuration.retries = False  # bounded retries are ours (kube_errors.call)
+    configuration.connection_pool_maxsize = max(pool_size, 1)
+    return configuration, namespace or "default"
