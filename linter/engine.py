@@ -65,7 +65,7 @@ def evaluate(policies: Sequence[Policy], subjects: Iterable[Subject], *,
     stopped: dict[str, _Stopped] = {}
     with memory_limit(memory):
         for subject in subjects:
-            bound = activation({subject.variable: subject.data, "variables": {}})
+            bound = activation({subject.variable: subject.data})
             for policy in policies:
                 if policy.target != subject.target:
                     continue
@@ -104,6 +104,48 @@ def _stop_finding(rule: Rule, subject: Subject, reason: str) -> Finding:
                    origin.source, origin.line, origin.column, "", origin.doc_index)
 
 
+class _Scope:
+    """One policy on one subject: its variables, each evaluated at most once.
+
+    Variables are evaluated when a rule first needs them, in declaration order, each
+    seeing the ones before it. A variable that fails is reported in every rule that
+    reads it, with the variable's name and CEL's error.
+    """
+
+    def __init__(self, policy: Policy, subject: Subject, bound: Any) -> None:
+        self._exprs = {v.name: v.expr for v in policy.variables}
+        self._subject = subject
+        self._bound = bound
+        self._values: dict[str, Any] = {}
+        self._errors: dict[str, str] = {}
+        self._activations: dict[tuple[str, ...], Any] = {(): bound}
+
+    def activation(self, needs: tuple[str, ...], **extra: Any) -> Any:
+        """An activation with ``needs`` bound under ``variables`` (and ``extra``)."""
+        if not extra and needs in self._activations:
+            return self._activations[needs]
+        for name in needs:
+            self._evaluate(name)
+        failed = next((n for n in needs if n in self._errors), None)
+        if failed is not None:
+            raise ExpressionError(f"variable '{failed}': {self._errors[failed]}")
+        bound = activation({self._subject.variable: self._subject.data,
+                            "variables": {n: self._values[n] for n in needs}, **extra})
+        if not extra:
+            self._activations[needs] = bound
+        return bound
+
+    def _evaluate(self, name: str) -> None:
+        if name in self._values or name in self._errors:
+            return
+        scope = activation({self._subject.variable: self._subject.data,
+                            "variables": dict(self._values)})
+        try:
+            self._values[name] = self._exprs[name].evaluate(scope)
+        except ExpressionError as exc:
+            self._errors[name] = str(exc)
+
+
 def _evaluate_policy(policy: Policy, subject: Subject, bound: Any) -> list[Finding]:
     for condition in policy.match_conditions:
         try:
@@ -113,20 +155,25 @@ def _evaluate_policy(policy: Policy, subject: Subject, bound: Any) -> list[Findi
             return [_error_finding(rule, subject, f"matchCondition '{condition.name}': {exc}")]
         if matched is not True:
             return []
+    scope = _Scope(policy, subject, bound)
     findings: list[Finding] = []
     for rule in policy.rules:
-        findings.extend(_evaluate_rule(rule, subject, bound))
+        findings.extend(_evaluate_rule(rule, subject, scope))
     return findings
 
 
-def _evaluate_rule(rule: Rule, subject: Subject, bound: Any) -> list[Finding]:
+def _evaluate_rule(rule: Rule, subject: Subject, scope: _Scope) -> list[Finding]:
     try:
-        return _evaluate_rule_items(rule, subject, bound)
+        return _evaluate_rule_items(rule, subject, scope)
     except EvaluationLimit as exc:
         raise _PolicyLimit(rule, str(exc)) from exc
 
 
-def _evaluate_rule_items(rule: Rule, subject: Subject, bound: Any) -> list[Finding]:
+def _evaluate_rule_items(rule: Rule, subject: Subject, scope: _Scope) -> list[Finding]:
+    try:
+        bound = scope.activation(rule.needs)
+    except ExpressionError as exc:
+        return [_error_finding(rule, subject, str(exc))]
     if rule.for_each is None:
         return _check(rule, subject, bound, None)
     try:
@@ -137,8 +184,7 @@ def _evaluate_rule_items(rule: Rule, subject: Subject, bound: Any) -> list[Findi
         return [_error_finding(rule, subject, "forEach must return a list")]
     findings: list[Finding] = []
     for index, item in enumerate(items):
-        per_item = activation({subject.variable: subject.data, "variables": {},
-                               "item": item, "index": index})
+        per_item = scope.activation(rule.needs, item=item, index=index)
         findings.extend(_check(rule, subject, per_item, index))
     return findings
 

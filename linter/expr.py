@@ -44,16 +44,22 @@ _NO_POSITION = re.compile(r"^ERROR: <input>:-?\d+:-?\d+: ")
 
 
 class CompiledExpr:
-    """A compiled CEL expression that evaluates to a plain Python value."""
+    """A CEL expression that evaluates to a plain Python value.
+
+    Built with ``expr=None`` it compiles on first use: the built-in policies are checked
+    by the test suite, so a run pays only for the rules that meet a matching input.
+    """
 
     __slots__ = ("_expr", "text")
 
-    def __init__(self, text: str, expr: Any) -> None:
+    def __init__(self, text: str, expr: Any = None) -> None:
         self.text = text
         self._expr = expr
 
     def evaluate(self, activation: Any) -> Any:
         """Evaluate against an activation; a CEL error value raises ExpressionError."""
+        if self._expr is None:
+            self._expr = compile_expression(self.text)._expr
         try:
             result = self._expr.eval(activation)
         except RuntimeError as exc:  # the runtime raises for budget exhaustion
@@ -133,6 +139,11 @@ def _environment() -> Any:
     )
 
 
+def deferred_expression(text: str) -> CompiledExpr:
+    """An expression compiled on first evaluation (for policies known to compile)."""
+    return CompiledExpr(text)
+
+
 def compile_expression(text: str) -> CompiledExpr:
     """Compile ``text``; raise CompileError with the 1-based line and column inside it."""
     try:
@@ -147,19 +158,18 @@ def compile_expression(text: str) -> CompiledExpr:
         raise CompileError(match.group(3), int(match.group(1)), int(match.group(2))) from exc
 
 
-def with_variables(text: str, variables: list[tuple[str, str]]) -> str:
-    """Wrap ``text`` so that ``variables.<name>`` is bound, each seeing the ones before it.
+_VARIABLE_REF = re.compile(
+    r"\bvariables\s*(?:\.\s*([A-Za-z_]\w*)|\[\s*['\"]([^'\"]+)['\"]\s*\])")
+_VARIABLES_WORD = re.compile(r"\bvariables\b")
 
-    Each level rebinds ``variables`` to a map of all names so far, so an error in a
-    variable surfaces in the rules that use it, with CEL's own message.
-    """
-    wrapped = text
-    for level in range(len(variables), 0, -1):
-        entries = [f"{name!r}: variables.{name}" for name, _ in variables[: level - 1]]
-        name, expression = variables[level - 1]
-        entries.append(f"{name!r}: ({expression})")
-        wrapped = f"cel.bind(variables, {{{', '.join(entries)}}}, {wrapped})"
-    return wrapped
+
+def variable_references(text: str) -> set[str] | None:
+    """Names of ``variables.<name>`` used in ``text``; None when ``variables`` is used as a
+    whole (``size(variables)``), so that every variable is needed."""
+    names = {m.group(1) or m.group(2) for m in _VARIABLE_REF.finditer(text)}
+    if len(_VARIABLES_WORD.findall(text)) > len(_VARIABLE_REF.findall(text)):
+        return None
+    return names
 
 
 def activation(data: Mapping[str, Any]) -> Any:

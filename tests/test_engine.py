@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -184,3 +185,34 @@ def test_many_evaluations_over_nulls_do_not_exhaust_none(tmp_path: Path) -> None
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=False, timeout=120)
     assert (done.returncode, done.stdout) == (0, "ok\n")
+
+
+def test_failing_variable_is_reported_in_the_rules_that_read_it(tmp_path: Path) -> None:
+    extra = ("  variables:\n    - name: bad\n      expression: doc.spec.nope\n"
+             "    - name: good\n      expression: doc.spec.replicas\n")
+    rules = ("    - id: uses-bad\n      severity: warning\n      expression: variables.bad > 1\n"
+             "      message: m\n"
+             "    - id: uses-good\n      severity: warning\n      expression: variables.good > 1\n"
+             "      message: few\n      fieldPath: spec.replicas\n")
+    assert _run(tmp_path, rules, extra) == [
+        ("p/uses-bad", "warning", 1, 1, "",
+         "cannot evaluate rule: variable 'bad': no such key 'nope' (guard it with has())"),
+        ("p/uses-good", "warning", 5, 3, "spec.replicas", "few")]
+
+
+@pytest.mark.parametrize(
+    ("variables", "rule", "message"),
+    [("    - name: a\n      expression: variables.b\n    - name: b\n      expression: '1'\n",
+      "variables.a == 1",
+      "spec.variables[0].expression: variable 'a' uses variables.b, which is not declared "
+      "before it"),
+     ("    - name: a\n      expression: '1'\n", "variables.zz == 1",
+      "spec.rules[0].expression: uses variables.zz, which the policy does not declare")],
+    ids=["forward-reference", "undeclared"],
+)
+def test_variable_references_are_checked_at_load(tmp_path: Path, variables: str, rule: str,
+                                                 message: str) -> None:
+    folder = _policy(tmp_path, f"    - id: r\n      severity: error\n      expression: {rule}\n"
+                               "      message: m\n", "  variables:\n" + variables)
+    with pytest.raises(PolicyError, match=re.escape(message)):
+        load_policies([str(folder)], builtin=False)

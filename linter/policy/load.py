@@ -13,7 +13,13 @@ from typing import Any
 from linter import _resources
 from linter.documents import Document, parse_yaml
 from linter.errors import ExpressionError, PolicyError
-from linter.expr import CompiledExpr, CompileError, compile_expression, with_variables
+from linter.expr import (
+    CompiledExpr,
+    CompileError,
+    compile_expression,
+    deferred_expression,
+    variable_references,
+)
 from linter.findings import Severity
 from linter.policy.model import NamedExpr, Policy, Rule
 from linter.policy.schema import schema_errors
@@ -86,35 +92,66 @@ def _is_policy(document: Document) -> bool:
             and data.get("kind") not in ("PolicyTest", "Profile", "ModelPreset"))
 
 
+_RULE_EXPRESSIONS = ("expression", "messageExpression", "fieldPathExpression", "forEach")
+
+
 def _build(document: Document, builtin: bool) -> Policy:
     data: dict[str, Any] = document.data
     spec = data["spec"]
     name = data["metadata"]["name"]
-    variables = [(v["name"], v["expression"]) for v in spec.get("variables", [])]
-    for i, (_, expression) in enumerate(variables):
-        _compile(document, ("spec", "variables", i, "expression"), expression)
+    compile_ = _deferred if builtin else _compile
+    variables = tuple(
+        NamedExpr(v["name"], compile_(document, ("spec", "variables", i, "expression"),
+                                      v["expression"]))
+        for i, v in enumerate(spec.get("variables", []))
+    )
+    closures = _variable_closures(document, variables)
     conditions = tuple(
-        NamedExpr(c["name"], _compile(document, ("spec", "matchConditions", i, "expression"),
+        NamedExpr(c["name"], compile_(document, ("spec", "matchConditions", i, "expression"),
                                       c["expression"]))
         for i, c in enumerate(spec.get("matchConditions", []))
     )
     rules = tuple(
-        _build_rule(document, name, i, raw, variables) for i, raw in enumerate(spec["rules"])
+        _build_rule(document, name, i, raw, compile_, closures)
+        for i, raw in enumerate(spec["rules"])
     )
     return Policy(name, data["metadata"].get("description", ""), spec["target"], conditions,
-                  rules, document.source, builtin)
+                  rules, document.source, builtin, variables)
+
+
+def _variable_closures(document: Document, variables: tuple[NamedExpr, ...]
+                       ) -> dict[str, tuple[str, ...]]:
+    """For each variable, every variable it needs (itself included), in declaration order.
+
+    A variable may read only variables declared before it, as in Kubernetes
+    ValidatingAdmissionPolicy; anything else is a PolicyError.
+    """
+    order = [v.name for v in variables]
+    closures: dict[str, tuple[str, ...]] = {}
+    for index, variable in enumerate(variables):
+        used = variable_references(variable.expr.text)
+        earlier = order[:index]
+        path: PathT = ("spec", "variables", index, "expression")
+        needed = set(earlier) if used is None else used
+        unknown = sorted(needed - set(earlier))
+        if unknown:
+            span = document.span(path)
+            raise PolicyError(
+                f"{document.source}:{span.line}:{span.column}: {format_path(path)}: variable "
+                f"'{variable.name}' uses variables.{unknown[0]}, which is not declared before "
+                "it")
+        wanted = {variable.name}.union(*(closures[n] for n in needed))
+        closures[variable.name] = tuple(n for n in order if n in wanted)
+    return closures
 
 
 def _build_rule(document: Document, policy: str, index: int, raw: dict[str, Any],
-                variables: list[tuple[str, str]]) -> Rule:
+                compile_: Any, closures: dict[str, tuple[str, ...]]) -> Rule:
     base: PathT = ("spec", "rules", index)
 
     def compiled(key: str) -> CompiledExpr | None:
         text = raw.get(key)
-        if text is None:
-            return None
-        _compile(document, (*base, key), text)  # positions refer to the text as written
-        return _compile(document, (*base, key), with_variables(text, variables))
+        return None if text is None else compile_(document, (*base, key), text)
 
     expression = compiled("expression")
     assert expression is not None  # required by the schema
@@ -133,7 +170,31 @@ def _build_rule(document: Document, policy: str, index: int, raw: dict[str, Any]
         references=tuple(raw.get("references", ())),
         source=document.source,
         line=document.span(base).line,
+        needs=_rule_needs(document, base, raw, closures),
     )
+
+
+def _rule_needs(document: Document, base: PathT, raw: dict[str, Any],
+                closures: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    wanted: set[str] = set()
+    for key in _RULE_EXPRESSIONS:
+        text = raw.get(key)
+        if text is None:
+            continue
+        used = variable_references(text)
+        names = set(closures) if used is None else used
+        for name in sorted(names):
+            if name not in closures:
+                span = document.span((*base, key))
+                raise PolicyError(
+                    f"{document.source}:{span.line}:{span.column}: {format_path((*base, key))}"
+                    f": uses variables.{name}, which the policy does not declare")
+            wanted.update(closures[name])
+    return tuple(n for n in closures if n in wanted)
+
+
+def _deferred(document: Document, path: PathT, text: str) -> CompiledExpr:
+    return deferred_expression(text)
 
 
 def _compile(document: Document, path: PathT, text: str) -> CompiledExpr:

@@ -32,6 +32,9 @@ class Rule:
     references: tuple[str, ...]
     source: str  # policy file
     line: int
+    # The policy variables this rule reads (directly or through other variables), in
+    # declaration order, so that they are evaluated before it.
+    needs: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,3 +46,4 @@ class Policy:
     rules: tuple[Rule, ...]
     source: str
     builtin: bool
+    variables: tuple[NamedExpr, ...] = ()
