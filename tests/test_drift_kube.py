@@ -340,3 +340,24 @@ def test_concurrency_is_bounded(run_line: Run, cluster: Cluster, tmp_path: Path)
     assert result.exit_code == 0
     assert json.loads(result.output)["summary"]["in_sync"] == 12
     assert 2 <= cluster.max_inflight <= 4
+
+
+def test_per_pod_401_403_and_not_ready_while_the_others_are_compared(
+        run_line: Run, api: Running, cluster: Cluster) -> None:
+    cluster.pods[3].phase = "Running"
+    cluster.pods[3].containers[0].ready = False  # Running, not Ready
+    cluster.faults.append(Fault("/pods/vllm-5d9c7-a2kq9/exec", 401))  # a token expiring
+    cluster.denied.add(("create", "pods/exec", "vllm-5d9c7-b7xw4"))
+    result = drift(run_line, api, "--selector", "app=vllm", "--format", "json")
+    assert result.exit_code == 0  # the one compared pod is in sync
+    assert [(t["pod"], t["outcome"], t.get("reason")) for t in
+            json.loads(result.output)["targets"]] == [
+        ("vllm-5d9c7-a2kq9", "error", "unauthorized"),
+        ("vllm-5d9c7-b7xw4", "error", "forbidden"),
+        ("vllm-5d9c7-c9m2p", "compared", None),
+        ("vllm-5d9c7-d4r8t", "not-ready", "not-ready"),
+    ]
+    messages = {t["pod"]: t.get("message") for t in json.loads(result.output)["targets"]}
+    assert messages["vllm-5d9c7-d4r8t"] == ("pod is Running but not Ready (containers not "
+                                            "ready: vllm); not compared")
+    assert cluster.count("/pods/vllm-5d9c7-a2kq9/exec") == 1  # 401 is never retried

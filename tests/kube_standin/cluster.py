@@ -76,8 +76,9 @@ class Cluster:
     pods: list[Pod] = dataclasses.field(default_factory=list)
     configmaps: dict[tuple[str, str], dict[str, str]] = dataclasses.field(default_factory=dict)
     token: str = TOKEN
-    # RBAC: (verb, resource) pairs the user is NOT allowed, e.g. ("get", "pods/exec").
-    denied: set[tuple[str, str]] = dataclasses.field(default_factory=set)
+    # RBAC: what the user is NOT allowed: (verb, resource), e.g. ("get", "pods/exec"), or
+    # (verb, resource, name) for one object (a Role with resourceNames).
+    denied: set[tuple[str, ...]] = dataclasses.field(default_factory=set)
     # Kubernetes >= 1.35 also checks "create" on pods/exec for WebSocket upgrades
     # (kubernetes/kubernetes#134577); before that a WebSocket GET needed only "get".
     websocket_create_check: bool = True

@@ -46,6 +46,15 @@ _ROUTES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(_NS + r"/configmaps/(?P<name>[^/]+)$"), "get_configmap"),
 ]
 V4_CHANNEL = "v4.channel.k8s.io"
+# Reason and message of the Status the API server sends with each fault code.
+_FAULTS = {
+    401: ("Unauthorized", "Unauthorized"),
+    429: ("TooManyRequests", "the server has received too many requests and has asked us to "
+                             "try again later"),
+    500: ("InternalError", "an error on the server has prevented the request from succeeding"),
+    503: ("ServiceUnavailable", "the server is currently unable to handle the request"),
+    504: ("Timeout", "the server was unable to return a response in the time allotted"),
+}
 
 
 class StandinServer(ThreadingHTTPServer):
@@ -107,9 +116,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if fault is not None:
             headers = {"Retry-After": fault.retry_after} if fault.retry_after else {}
-            self._json(fault.status, status(fault.status, "ServiceUnavailable",
-                                            "the server is currently unable to handle the request"),
-                       headers)
+            reason, message = _FAULTS.get(fault.status, _FAULTS[503])
+            self._json(fault.status, status(fault.status, reason, message), headers)
             return
         for pattern, handler in _ROUTES:
             match = pattern.match(path)
@@ -207,7 +215,8 @@ class _Handler(BaseHTTPRequestHandler):
         return pod
 
     def _denied(self, verb: str, resource: str, namespace: str, name: str | None) -> bool:
-        if (verb, resource) in self.server.cluster.denied:
+        denied = self.server.cluster.denied
+        if (verb, resource) in denied or (name and (verb, resource, name) in denied):
             self._json(403, forbidden(verb, resource, namespace, name))
             return True
         return False
