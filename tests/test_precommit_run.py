@@ -209,3 +209,39 @@ def test_staged_values_file_is_linted_with_its_charts_values(
         "servelint policies...................................(no files to check)Skipped",
         "servelint policy tests...............................(no files to check)Skipped",
     ], 1)
+
+
+def test_scenario_1_the_built_in_kv_rule_stops_the_prod_commit(
+        hook_repo: HookRepo, consumer: tuple[Path, Run]) -> None:
+    """The bundled example chart as charts/vllm, with the built-in policies, as Priya has it."""
+    repo, run = consumer
+    example = ROOT / "examples" / "charts" / "vllm"
+    for name in ("Chart.yaml", "values.yaml", "templates/_helpers.tpl",
+                 "templates/deployment.yaml", "templates/service.yaml"):
+        _stage(repo, hook_repo.env, f"charts/vllm/{name}", example / name)
+    prod = repo / "charts" / "vllm" / "values-prod.yaml"
+    prod.write_text((example / "values-prod.yaml").read_text(encoding="utf-8").replace(
+        "131072", "16384"), encoding="utf-8")
+    _git(["add", "charts/vllm/values-prod.yaml"], repo, hook_repo.env)
+    code, output = run(["git", "commit", "-q", "-m", "vllm chart"])
+    assert (code, output[0], _commits(repo, hook_repo.env)) == (
+        0, "servelint................................................................Passed", 1)
+
+    _stage(repo, hook_repo.env, "charts/vllm/values-prod.yaml", example / "values-prod.yaml")
+    code, output = run(["git", "commit", "-q", "-m", "use the model's full context in prod"])
+    assert (code, output[:4], output[5:], _commits(repo, hook_repo.env)) == (1, [
+        "servelint................................................................Failed",
+        "- hook id: servelint",
+        "- exit code: 1",
+        "",
+    ], [
+        "1 error, 0 warnings, 0 info in 1 file",
+        "",
+        "servelint policies...................................(no files to check)Skipped",
+        "servelint policy tests...............................(no files to check)Skipped",
+    ], 1)
+    assert output[4].startswith(
+        "charts/vllm/values-prod.yaml:42:7: error vllm-kv/one-sequence-does-not-fit "
+        "max_model_len 131072 needs 16.0 GiB of KV cache (128 KiB per token); about 5 GiB are "
+        "left after the weights (Llama-3.1-8B-Instruct, TP=1, NVIDIA L4, "
+        "gpu_memory_utilization 0.90)")
