@@ -88,12 +88,22 @@ def test_a_live_document_the_serving_model_cannot_read(run_line: Run) -> None:
         "serving model reads")
 
 
-def test_values_without_a_server_need_values_path(run_line: Run) -> None:
-    result = run_line(["drift", "-f", "triton-values.yaml", "--live",
-                       "live/triton-config.json"])
-    assert result.exit_code == 3
-    assert result.output == ("servelint: the values describe no inference server that the "
-                             "serving model recognises; pair the sides with --values-path\n")
+def test_values_without_a_server_are_compared_as_a_whole(run_line: Run, tmp_path: Path
+                                                        ) -> None:
+    values = tmp_path / "config-values.yaml"
+    values.write_text("maxModelLen: 4096\nreplicaCount: 2\n")
+    live = tmp_path / "live.json"
+    live.write_text('{"max_model_len": 8192, "replica_count": "2"}\n')
+    result = run_line(["drift", "-f", str(values), "--live", str(live)])
+    assert result.exit_code == 1
+    assert result.output == (
+        "note: the values describe no inference server that the serving model recognises: "
+        "they are compared as a whole with the live document (--values-path compares a "
+        "subtree)\n"
+        f"{live}: 1 difference\n"
+        "  field        values.yaml  live  status   edit at\n"
+        f"  maxModelLen  4096         8192  changed  {values}:1\n"
+        "1 difference in 1 of 1 target, 0 in sync\n")
 
 
 @pytest.fixture

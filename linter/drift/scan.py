@@ -30,7 +30,6 @@ from linter.drift.sides import (
     live_subtree,
     load_desired,
 )
-from linter.errors import SourceError
 from linter.sources import files as file_sources
 
 
@@ -45,7 +44,14 @@ class DriftPlan:
 
 
 class _Pairing(Protocol):
+    @property
+    def note(self) -> str: ...
+
     def compare(self, data: Any, target: Target, pod: bool) -> TargetResult: ...
+
+
+_WHOLE = ("the values describe no inference server that the serving model recognises: they "
+          "are compared as a whole with the live document (--values-path compares a subtree)")
 
 
 def run_files(plan: DriftPlan, live_files: Sequence[str]) -> DriftResult:
@@ -60,7 +66,7 @@ def run_files(plan: DriftPlan, live_files: Sequence[str]) -> DriftResult:
             results.append(_failed(target, "unreadable", f"{name}: {read.error}"))
             continue
         results.append(_compare_text(pairing, name, read.text, target))
-    return DriftResult(results, started, time.time() - started)
+    return DriftResult(results, started, time.time() - started, notes=_notes(pairing))
 
 
 def run_kube(plan: DriftPlan, request: Any, progress: Any = None) -> DriftResult:
@@ -76,9 +82,13 @@ def run_kube(plan: DriftPlan, request: Any, progress: Any = None) -> DriftResult
     report = kube.fetch(request, progress)
     if report.error is not None:
         return DriftResult([], started, time.time() - started, report.error.message,
-                           report.error.reason)
+                           report.error.reason, _notes(pairing))
     results = [_fetched(pairing, item) for item in report.items]
-    return DriftResult(results, started, time.time() - started)
+    return DriftResult(results, started, time.time() - started, notes=_notes(pairing))
+
+
+def _notes(pairing: _Pairing) -> list[str]:
+    return [pairing.note] if pairing.note else []
 
 
 def _pairing(plan: DriftPlan, podspec: bool) -> _Pairing:
@@ -87,9 +97,8 @@ def _pairing(plan: DriftPlan, podspec: bool) -> _Pairing:
         only = PODSPEC_KEYS if podspec else None
         return _ByPath(desired_side(values, plan.pairing, only), plan.pairing)
     sides = engines.desired_engines(values)
-    if not sides:
-        raise SourceError("the values describe no inference server that the serving model "
-                          "recognises; pair the sides with --values-path")
+    if not sides:  # a server config kept in Git as it is: compare the documents
+        return _ByPath(desired_side(values, plan.pairing), plan.pairing, _WHOLE)
     return _ByEngine(sides, plan.pairing)
 
 
@@ -126,6 +135,7 @@ def _compare_text(pairing: _Pairing, name: str, text: str, target: Target) -> Ta
 class _ByPath:
     desired: DesiredSide
     pairing: Pairing
+    note: str = ""
 
     def compare(self, data: Any, target: Target, pod: bool) -> TargetResult:
         from linter.sources.kube_pods import podspec_view
@@ -151,6 +161,7 @@ class _ByPath:
 class _ByEngine:
     sides: list[engines.EngineSide]
     pairing: Pairing
+    note: str = ""
 
     def compare(self, data: Any, target: Target, pod: bool) -> TargetResult:
         try:
