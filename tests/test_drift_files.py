@@ -198,7 +198,7 @@ def test_live_path_selects_a_subtree(run_line: Run, tmp_path: Path) -> None:
     (["drift", "-f", "values.yaml", "--values-path", "server.config"],
      "Error: give either --live FILE or --kube (with --source)"),
     (["drift", "-f", "values.yaml", "--live", "x.json", "--selector", "app=vllm"],
-     "Error: --selector only apply with --kube"),
+     "Error: --selector only applies with --kube"),
     (["drift", "-f", "values.yaml", "--kube", "--selector", "a=b"],
      "Error: --kube needs --source (exec:/path, http:PORT/PATH, configmap:NAME/KEY or podspec)"),
     (["drift", "-f", "values.yaml", "--kube", "--source", "podspec"],

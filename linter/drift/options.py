@@ -100,7 +100,8 @@ def check_usage(options: dict[str, Any]) -> None:
     if not options["kube"]:
         used = [f"--{name}" for name in _KUBE_ONLY if options.get(name)]
         if used:
-            raise click.UsageError(f"{', '.join(used)} only apply with --kube")
+            verb = "apply" if len(used) > 1 else "applies"
+            raise click.UsageError(f"{', '.join(used)} only {verb} with --kube")
         return
     if not options["source"]:
         raise click.UsageError("--kube needs --source (exec:/path, http:PORT/PATH, "
