@@ -86,7 +86,10 @@ def _is_reference(key: str) -> bool:
 def mask_value(path: Sequence[str | int], value: Any) -> Any:
     """``value`` with every secret leaf under ``path`` masked (containers are copied)."""
     if isinstance(value, dict):
-        return {k: mask_value((*path, k), v) for k, v in value.items()}
+        # An env entry ({name: HF_TOKEN, value: ...}) is secret by its name, not its key.
+        named = isinstance(value.get("name"), str) and is_secret_name(value["name"])
+        return {k: mask(v) if named and k == "value" and v is not None
+                else mask_value((*path, k), v) for k, v in value.items()}
     if isinstance(value, list):
         if value and all(isinstance(v, str) for v in value):
             return mask_args(value) if not is_secret_path(path) else [MASK for _ in value]

@@ -228,3 +228,21 @@ def test_output_file(run_line: Run, tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert result.output == ""
     assert json.loads(target.read_text())["summary"]["in_sync"] == 1
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_live_only_env_list_is_masked_by_entry_name(run_line: Run, tmp_path: Path,
+                                                      fmt: str) -> None:
+    config = json.loads((FIXTURES / "live" / "pod-config.json").read_text())
+    config["env"] = [{"name": "HF_TOKEN", "value": "hf_liveSecret0123456789abcdefgh"},
+                     {"name": "LOG_LEVEL", "value": "DEBUG"}]
+    live = tmp_path / "live.json"
+    live.write_text(json.dumps(config))
+    result = run_line([*VLLM, "--live", str(live), "--format", fmt])
+    assert result.exit_code == 1
+    assert "hf_liveSecret" not in result.output
+    if fmt == "json":
+        env = next(f for f in json.loads(result.output)["findings"]
+                   if f["path"] == "server.config.env")
+        assert env["live"] == [{"name": "HF_TOKEN", "value": "****"},
+                               {"name": "LOG_LEVEL", "value": "DEBUG"}]

@@ -76,3 +76,11 @@ def test_mask_value_walks_trees() -> None:
         "args": ["--api-key", MASK], "password": MASK, "enabled": True, "none": None}
     assert mask_value(("apiKeys",), ["a", "b"]) == ["a", "b"]
     assert mask_value(("api_key",), ["a", "b"]) == [MASK, MASK]
+
+
+def test_env_entries_are_masked_by_their_name() -> None:
+    env = [{"name": "HF_TOKEN", "value": "hf_x"}, {"name": "LOG", "value": "INFO"},
+           {"name": "API_KEY", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}]
+    assert mask_value(("env",), env) == [
+        {"name": "HF_TOKEN", "value": MASK}, {"name": "LOG", "value": "INFO"},
+        {"name": "API_KEY", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}]
