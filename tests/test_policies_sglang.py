@@ -49,30 +49,30 @@ CASES: dict[str, tuple[int, list[str], str]] = {
     'ok': (0, [
     ], '0 errors, 0 warnings, 0 info in 1 file'),
     'shell_unpinned': (1, [
-        'statefulset.yaml:21:15: warning sglang/chunked-prefill-page-size-unknown '
+        'statefulset.yaml:24:34: error sglang/parallelism-not-divisible-by-nodes tp_size 16 × '
+        'pp_size 1 = 16 is not divisible by nnodes 3: SGLang does not start (AssertionError: '
+        'tp_size must be divisible by number of nodes)',
+        'statefulset.yaml:25:27: warning sglang/multi-node-data-parallel-unverified dp_size 2 '
+        'over nnodes 3 with --enable-dp-attention: SGLang 0.5.6 accepts it, 0.5.23 refuses it '
+        '(multi-node data parallel is not supported); the SGLang version of image '
+        'lmsysorg/sglang:latest could not be told',
+        'statefulset.yaml:25:74: warning sglang/max-running-requests-zero-unverified '
+        'max_running_requests 1 is below dp_size 2 with dp-attention: SGLang 0.5.6 does not start'
+        ' (max_running_request is zero), and later versions size the request pool for at least '
+        'one request; the SGLang version of image lmsysorg/sglang:latest could not be told',
+        'statefulset.yaml:26:40: warning sglang/chunked-prefill-page-size-unknown '
         'chunked_prefill_size 3000 is not a multiple of 64: page_size is not set, and if SGLang '
         'picks an MLA attention backend for this model (flashmla and trtllm_mla use page size 64,'
         ' cutlass_mla 128) it does not start (chunked_prefill_size must be divisible by '
         'page_size); use a multiple of 128',
-        'statefulset.yaml:21:15: warning sglang/cuda-graph-max-bs-removed-version-unknown --cuda-'
+        'statefulset.yaml:26:65: warning sglang/cuda-graph-max-bs-removed-version-unknown --cuda-'
         'graph-max-bs was removed in SGLang 0.5.20, which then exits (error: ambiguous option: '
         '--cuda-graph-max-bs could match --cuda-graph-max-bs-decode, --cuda-graph-max-bs-'
         'prefill); the SGLang version of image lmsysorg/sglang:latest could not be told',
-        'statefulset.yaml:21:15: warning sglang/kv-cache-dtype-invalid-unverified --kv-cache-'
+        'statefulset.yaml:26:86: warning sglang/kv-cache-dtype-invalid-unverified --kv-cache-'
         'dtype fp4_e2m1 is a choice of SGLang 0.5.6 but not of 0.5.23: argparse rejects it where '
         'it is not a choice (invalid choice); the SGLang version of image lmsysorg/sglang:latest '
         'could not be told',
-        'statefulset.yaml:21:15: warning sglang/max-running-requests-zero-unverified '
-        'max_running_requests 1 is below dp_size 2 with dp-attention: SGLang 0.5.6 does not start'
-        ' (max_running_request is zero), and later versions size the request pool for at least '
-        'one request; the SGLang version of image lmsysorg/sglang:latest could not be told',
-        'statefulset.yaml:21:15: warning sglang/multi-node-data-parallel-unverified dp_size 2 '
-        'over nnodes 3 with --enable-dp-attention: SGLang 0.5.6 accepts it, 0.5.23 refuses it '
-        '(multi-node data parallel is not supported); the SGLang version of image '
-        'lmsysorg/sglang:latest could not be told',
-        'statefulset.yaml:21:15: error sglang/parallelism-not-divisible-by-nodes tp_size 16 × '
-        'pp_size 1 = 16 is not divisible by nnodes 3: SGLang does not start (AssertionError: '
-        'tp_size must be divisible by number of nodes)',
     ], '1 error, 5 warnings, 0 info in 1 file'),
     'v0523': (1, [
         'deployment.yaml:20:15: error sglang/pipeline-parallel-incompatible pp_size 2 with '

@@ -70,6 +70,13 @@ CASES: dict[str, tuple[int, list[str], str]] = {
         '>= `max_input_tokens`. Given: 8192 and 16000); raise MAX_BATCH_PREFILL_TOKENS to at '
         'least 16000',
     ], '1 error, 2 warnings, 0 info in 1 file'),
+    'compose': (0, [
+        'compose-no-ipc.yaml:7:9: warning tgi/shards-without-shm 2 shards (one per GPU in '
+        'NVIDIA_VISIBLE_DEVICES) and no memory-backed volume at /dev/shm: NCCL falls back to '
+        "shared memory between the shards when peer-to-peer is not possible, and the container's "
+        "/dev/shm holds 64 MiB; TGI's README: mount an emptyDir {medium: Memory, sizeLimit: 1Gi} "
+        'at /dev/shm (or set NCCL_SHM_DISABLE=1, which is slower)',
+    ], '0 errors, 1 warning, 0 info in 2 files'),
     'env_legacy': (1, [
         'deployment.yaml:16:38: error tgi/kv-cache-dtype-invalid --kv-cache-dtype is not an '
         'option of TGI 2.3.1 (it arrived in 2.4.0): the launcher exits with an unexpected '
@@ -194,9 +201,10 @@ CASES: dict[str, tuple[int, list[str], str]] = {
         ' fail to load the model (`num_heads` must be divisible by `num_shards` (got `num_heads`:'
         ' 28 and `num_shards`: 8)); use a shard count that divides both head counts (1, 2, 4)',
         'deployment.yaml:18:15: warning tgi/shards-without-shm num_shard 8 and no memory-backed '
-        'volume at /dev/shm: NCCL may fall back to shared memory between the shards, and the '
-        "container's /dev/shm holds 64 MiB; TGI's README: mount an emptyDir {medium: Memory, "
-        'sizeLimit: 1Gi} at /dev/shm (or set NCCL_SHM_DISABLE=1, which is slower)',
+        'volume at /dev/shm: NCCL falls back to shared memory between the shards when peer-to-'
+        "peer is not possible, and the container's /dev/shm holds 64 MiB; TGI's README: mount an "
+        'emptyDir {medium: Memory, sizeLimit: 1Gi} at /dev/shm (or set NCCL_SHM_DISABLE=1, which '
+        'is slower)',
     ], '3 errors, 2 warnings, 0 info in 1 file'),
     'values_generic': (1, [
         'values.yaml:8:3: error tgi/input-not-below-total max_input_tokens 8000 is not below '
@@ -212,10 +220,10 @@ CASES: dict[str, tuple[int, list[str], str]] = {
         "CUDA graphs off (Bitsandbytes doesn't work with cuda graphs, deactivating them): every "
         'decode step runs without a CUDA graph; eetq (8-bit) or an AWQ/GPTQ checkpoint keeps them',
         'values.yaml:17:5: warning tgi/shards-without-shm 2 shards (one per GPU of the limit; '
-        'num_shard is not set) and no memory-backed volume at /dev/shm: NCCL may fall back to '
-        "shared memory between the shards, and the container's /dev/shm holds 64 MiB; TGI's "
-        'README: mount an emptyDir {medium: Memory, sizeLimit: 1Gi} at /dev/shm (or set '
-        'NCCL_SHM_DISABLE=1, which is slower)',
+        'num_shard is not set) and no memory-backed volume at /dev/shm: NCCL passes data between '
+        'the shards through shared memory on NVIDIA-L4 GPUs (no peer-to-peer), and the '
+        "container's /dev/shm holds 64 MiB; TGI's README: mount an emptyDir {medium: Memory, "
+        'sizeLimit: 1Gi} at /dev/shm (or set NCCL_SHM_DISABLE=1, which is slower)',
     ], '2 errors, 2 warnings, 0 info in 1 file'),
     'values_nested': (1, [
         'values.yaml:8:3: error tgi/sharding-invalid sharded is true but num_shard is 1: the '
@@ -327,3 +335,16 @@ def test_shared_memory_findings_are_never_two_errors_on_one_line(run_line: RunLi
             errors.setdefault(where, []).append(rule)
     assert all(len(rules) == 1 for rules in errors.values()), errors
     assert "tgi/shards-without-shm" in result.output
+
+
+def test_compose_ipc_host_shares_the_hosts_dev_shm() -> None:
+    """Serving model: Compose's `ipc: host` is the pod's hostIPC (no 64 MiB /dev/shm)."""
+    from linter.model.extract import extract_workloads
+    from linter.parsers import parse
+
+    path = FIXTURES / "compose" / "compose.yaml"
+    [workload] = extract_workloads([parse(str(path), path.read_text(encoding="utf-8"))])
+    assert workload.data["pod"]["host_ipc"] is True
+    assert workload.data["pod"]["shm"] == {"mounted": False, "host_ipc": True}
+    assert workload.data["engine"]["env"]["NVIDIA_VISIBLE_DEVICES"] == "0,1"
+    assert workload.locate(("pod", "host_ipc"))[1:3] == (11, 5)

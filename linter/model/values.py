@@ -206,6 +206,8 @@ def _section_workloads(data: Mapping[str, Any], node: Mapping[str, Any], section
     for key in _POD_KEYS:
         if node.get(key) not in (None, "", {}, []):
             pod.put_tree((key,), node[key], locate, (*section, key))
+    if node.get("ipc") == "host" and "hostIPC" not in node:
+        pod.set(("hostIPC",), True, at("ipc"))  # Compose: the host's IPC namespace and /dev/shm
     gpu_products(node, at, pod)
     replicas = next((k for k in ("replicaCount", "replicas") if isinstance(node.get(k), int)), "")
     kind = "ServerConfig" if not image and not node.get("resources") and not section \
