@@ -348,3 +348,41 @@ def test_compose_ipc_host_shares_the_hosts_dev_shm() -> None:
     assert workload.data["pod"]["shm"] == {"mounted": False, "host_ipc": True}
     assert workload.data["engine"]["env"]["NVIDIA_VISIBLE_DEVICES"] == "0,1"
     assert workload.locate(("pod", "host_ipc"))[1:3] == (11, 5)
+
+
+@pytest.mark.parametrize(("image", "version"), [
+    ("us-docker.pkg.dev/deeplearning-platform-release/gcr.io/"
+     "huggingface-text-generation-inference-cu124.2-3.ubuntu2204.py311", "2.3"),
+    ("us-docker.pkg.dev/deeplearning-platform-release/gcr.io/"
+     "huggingface-text-generation-inference-cu124.2-4-1.ubuntu2204.py311:latest", "2.4.1"),
+    ("763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-tgi-inference:"
+     "2.3.0-tgi2.3.1-gpu-py311-cu124-ubuntu22.04", "2.3.1"),
+    ("registry.example.com/text-generation-inference:custom", ""),
+])
+def test_tgi_deep_learning_containers_name_the_release(image: str, version: str) -> None:
+    """Serving model: Hugging Face's TGI DLC images carry the TGI version in the repository
+    (Google Cloud) or in the tag (AWS), so the version-gated rules apply to them."""
+    from linter.model.images import parse_image
+
+    info = parse_image(image)
+    assert (info.server, info.version, info.pinned) == ("tgi", version, bool(version))
+
+
+def test_a_deep_learning_container_version_gates_the_rules(run_line: RunLine,
+                                                           tmp_path: Path) -> None:
+    manifest = tmp_path / "tgi.yaml"
+    manifest.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: tgi}\nspec:\n  containers:\n"
+        "    - name: tgi\n      image: us-docker.pkg.dev/deeplearning-platform-release/gcr.io/"
+        "huggingface-text-generation-inference-cu124.2-3.ubuntu2204.py311\n      env:\n"
+        "        - {name: MAX_INPUT_TOKENS, value: '3000'}\n"
+        "        - {name: MAX_TOTAL_TOKENS, value: '4096'}\n"
+        "        - {name: MAX_BATCH_PREFILL_TOKENS, value: '2048'}\n", encoding="utf-8")
+    result = run_line(["lint", "--no-config", *POLICY, str(manifest)])
+    assert result.output.splitlines() == [
+        f"{manifest}:11:44: error tgi/input-above-prefill max_input_tokens 3000 exceeds "
+        "max_batch_prefill_tokens 2048 and prefill chunking is off (TGI 2.3 always checks "
+        "this): the router refuses to start (Argument validation error: "
+        "`max_batch_prefill_tokens` must be >= `max_input_tokens`. Given: 2048 and 3000); "
+        "raise MAX_BATCH_PREFILL_TOKENS to at least 3000",
+        "1 error, 0 warnings, 0 info in 1 file"]

@@ -4,7 +4,8 @@ A version is read only from the servers' own release images, whose tags are rele
 numbers (``vllm/vllm-openai:v0.11.0``, ``ghcr.io/huggingface/text-generation-inference:3.3.6``,
 ``lmsysorg/sglang:v0.5.6.post2``, ``nvcr.io/nvidia/tritonserver:24.08-py3``). Other images
 that bundle a server (``lmcache/vllm-openai``, ``ghcr.io/llm-d/llm-d-cuda``) have tags that
-are not the server's version, so the version stays unknown.
+are not the server's version, so the version stays unknown; Hugging Face's TGI Deep Learning
+Containers are the exception, as they name the TGI release (see ``_TGI_DLC_REPO``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ _OFFICIAL = {
 # Substrings of the last path segment of other images that run a known server.
 _FAMILIES = (
     ("text-generation-inference", "tgi"),
+    ("tgi-inference", "tgi"),
     ("tritonserver", "triton"),
     ("sglang", "sglang"),
     ("vllm", "vllm"),
@@ -30,6 +32,11 @@ _FAMILIES = (
 _RELEASE = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?)(?:[-+_].*)?$")
 _NGC = re.compile(r"^(\d{2}\.\d{2})(?:-.*)?$")
 _UNPINNED = re.compile(r"^(latest|nightly|main|master|dev|edge|stable)([-_.].*)?$")
+# Hugging Face's TGI Deep Learning Containers name the TGI release in the repository (Google
+# Cloud: huggingface-text-generation-inference-cu124.2-3.ubuntu2204.py311 is 2.3) or in the
+# tag (AWS: huggingface-pytorch-tgi-inference:2.3.0-tgi2.3.1-gpu-py311-… is 2.3.1).
+_TGI_DLC_REPO = re.compile(r"huggingface-text-generation-inference-cu\d+\.(\d+)-(\d+)(?:-(\d+))?\.")
+_TGI_DLC_TAG = re.compile(r"(?:^|-)tgi(\d+\.\d+(?:\.\d+)?)(?:-|$)")
 
 
 class ImageInfo(NamedTuple):
@@ -54,6 +61,8 @@ def parse_image(image: str) -> ImageInfo:
     if server == "triton" and "trtllm" in tag:
         server = "trtllm"
     version = _version(server, tag) if official and not digest and "{" not in tag else ""
+    if server == "tgi" and not official and not digest:
+        version = _tgi_dlc_version(repository, tag)
     return ImageInfo(text, repository, tag, digest, server, official, version, bool(version))
 
 
@@ -79,6 +88,14 @@ def _version(server: str, tag: str) -> str:
     if not tag or _UNPINNED.match(tag):
         return ""
     match = _NGC.match(tag) if server in ("triton", "trtllm") else _RELEASE.match(tag)
+    return match.group(1) if match else ""
+
+
+def _tgi_dlc_version(repository: str, tag: str) -> str:
+    match = _TGI_DLC_REPO.search(repository.rsplit("/", 1)[-1])
+    if match:
+        return ".".join(part for part in match.groups() if part is not None)
+    match = _TGI_DLC_TAG.search(tag)
     return match.group(1) if match else ""
 
 
