@@ -56,6 +56,20 @@ def test_a_values_file_is_linted_with_its_charts_values(run_line: Run) -> None:
     ])
 
 
+def test_a_values_file_in_the_working_folder(run_line: Run,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT / CHART)
+    result = run_line(["lint", *POLICIES, "values-prod.yaml", "values.yaml"])
+    assert (result.exit_code, lines(result)) == (1, [
+        "note: environment default (values.yaml): 0 errors, 1 warning, 0 info",
+        "note: environment prod (values.yaml + values-prod.yaml): 1 error, 0 warnings, 0 info",
+        f"values-prod.yaml:4:3: {LONG} [prod]",
+        f"values.yaml:1:1: {REPLICAS}",
+        f"values.yaml:10:3: {SEQS} [default]",
+        "1 error, 2 warnings, 0 info in 2 files",
+    ])
+
+
 def test_without_chart_context_the_file_alone_names_no_model(run_line: Run) -> None:
     result = run_line(["lint", *POLICIES, "--no-chart-context", f"{CHART}/values-prod.yaml"])
     assert (result.exit_code, lines(result)) == (0, ["0 errors, 0 warnings, 0 info in 1 file"])

@@ -32,8 +32,7 @@ def is_chart(directory: str) -> bool:
 def is_values_name(filename: str) -> bool:
     """A YAML file whose name says it holds Helm values (``values*.yaml``, ``*-values.yml``)."""
     lowered = filename.lower()
-    return lowered.endswith(_VALUES_SUFFIXES) and "values" in lowered \
-        and filename != CHART_FILE
+    return lowered.endswith(_VALUES_SUFFIXES) and "values" in lowered
 
 
 def chart_of(name: str) -> str | None:
