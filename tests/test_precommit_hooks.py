@@ -51,11 +51,14 @@ def _selected(hook: dict[str, Any]) -> list[str]:
 def test_hook_ids_and_common_settings() -> None:
     hooks = _hooks()
     assert {hook_id: (h["language"], h["entry"], h["args"], h["pass_filenames"],
-                      h["minimum_pre_commit_version"]) for hook_id, h in hooks.items()} == {
-        "servelint": ("python", "servelint lint", [], True, "2.9.0"),
+                      h["require_serial"], h["minimum_pre_commit_version"])
+            for hook_id, h in hooks.items()} == {
+        # serial: a chart's staged values files must reach one run (chart context)
+        "servelint": ("python", "servelint lint", [], True, True, "2.9.0"),
         "servelint-policies": ("python", "servelint rules", ["--policy-dir", "policies"],
-                               False, "2.9.0"),
-        "servelint-policy-tests": ("python", "servelint test", ["policies"], False, "2.9.0"),
+                               False, False, "2.9.0"),
+        "servelint-policy-tests": ("python", "servelint test", ["policies"], False, False,
+                                   "2.9.0"),
     }
 
 

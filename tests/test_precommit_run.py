@@ -210,6 +210,31 @@ def test_staged_values_file_is_linted_with_its_charts_values(
         "servelint policy tests...............................(no files to check)Skipped",
     ], 1)
 
+    # Six staged files: pre-commit would split them over parallel runs; the hook is serial,
+    # so the chart's three values files are its environments in one report.
+    values = repo / "charts" / "vllm" / "values.yaml"
+    values.write_text(values.read_text(encoding="utf-8") + "# reviewed\n", encoding="utf-8")
+    _git(["add", "charts/vllm/values.yaml"], repo, hook_repo.env)
+    _stage(repo, hook_repo.env, "charts/vllm/values-staging.yaml", chart / "values-staging.yaml")
+    for name in ("a", "b", "c"):
+        (repo / "manifests").mkdir(exist_ok=True)
+        (repo / "manifests" / f"{name}.yaml").write_text(
+            f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n", encoding="utf-8")
+        _git(["add", f"manifests/{name}.yaml"], repo, hook_repo.env)
+    code, output = run(["git", "commit", "-q", "-m", "staging too"])
+    assert (code, output[4:10]) == (1, [
+        "note: environment default (charts/vllm/values.yaml): 0 errors, 1 warning, 0 info",
+        "note: environment prod (charts/vllm/values.yaml + charts/vllm/values-prod.yaml): "
+        "1 error, 0 warnings, 0 info",
+        "note: environment staging (charts/vllm/values.yaml + charts/vllm/values-staging.yaml): "
+        "0 errors, 1 warning, 0 info",
+        "charts/vllm/values-prod.yaml:4:3: error context-kv/long-context max_model_len 131072 "
+        "for meta-llama/Llama-3.1-8B-Instruct on NVIDIA-L4 [prod]",
+        "charts/vllm/values.yaml:10:3: warning context-kv/many-sequences max_num_seqs 512 is "
+        "above 256 [default, staging]",
+        "1 error, 1 warning, 0 info in 6 files",
+    ])
+
 
 def test_scenario_1_the_built_in_kv_rule_stops_the_prod_commit(
         hook_repo: HookRepo, consumer: tuple[Path, Run]) -> None:
