@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from linter.helm.options import check_sets
+
 if TYPE_CHECKING:
     from linter.drift.scan import DriftPlan
     from linter.sources.kube import KubeRequest
@@ -15,18 +17,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 FORMATS = ("text", "json", "prometheus")
 SERVERS = ("auto", "none", "vllm", "tgi", "sglang", "triton")
 _KUBE_ONLY = ("kubeconfig", "context", "namespace", "selector", "pod", "container", "source")
-
-
-def _check_sets(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
-                ) -> tuple[str, ...]:
-    from linter.helm.strvals import SetError, check_set
-
-    for value in values:
-        try:
-            check_set(value)
-        except SetError as exc:
-            raise click.BadParameter(str(exc), ctx, param) from None
-    return values
 
 
 def _check_source(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -44,7 +34,7 @@ _OPTIONS = [
     click.option("-f", "--values", "values", multiple=True, required=True, metavar="FILE",
                  type=click.Path(exists=True, dir_okay=False),
                  help="Values file (repeatable; merged as Helm merges them, later files win)."),
-    click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", callback=_check_sets,
+    click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", callback=check_sets,
                  help="A value with Helm's --set syntax (repeatable; applied last)."),
     click.option("--live", "live", multiple=True, metavar="FILE",
                  help="A live config file to compare with (repeatable)."),

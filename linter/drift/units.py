@@ -14,7 +14,9 @@ from __future__ import annotations
 import enum
 import math
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
+
+from linter.model.quantities import parse_quantity
 
 
 class Unit(enum.Enum):
@@ -30,12 +32,6 @@ class Unit(enum.Enum):
     BOOL = "bool"
 
 
-_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL = {"n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"), "k": Decimal(10**3),
-            "M": Decimal(10**6), "G": Decimal(10**9), "T": Decimal(10**12),
-            "P": Decimal(10**15), "E": Decimal(10**18)}
-_QUANTITY = re.compile(
-    r"^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]))?$")
 _NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
 _DURATION = re.compile(r"^(?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|ms|s|m|h|d))+$")
 _DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|ms|s|m|h|d)")
@@ -65,20 +61,7 @@ def number(value: object) -> Decimal | None:
 
 def quantity(value: object) -> Decimal | None:
     """A Kubernetes quantity: ``8Gi`` = 8589934592, ``500m`` = 0.5, ``1e3`` = 1000."""
-    plain = number(value)
-    if plain is not None or not isinstance(value, str):
-        return plain
-    match = _QUANTITY.match(value.strip())
-    if match is None:
-        return None
-    digits, exponent, suffix = match.groups()
-    try:
-        base = Decimal(digits)
-        if exponent:
-            return base * Decimal(10) ** int(exponent[1:])
-    except (InvalidOperation, ValueError):
-        return None
-    return base * (_BINARY[suffix] if suffix in _BINARY else _DECIMAL[suffix])
+    return parse_quantity(value)
 
 
 def duration_seconds(value: object) -> Decimal | None:

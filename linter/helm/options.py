@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _check_sets(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+def check_sets(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
                 ) -> tuple[str, ...]:
     from linter.helm.strvals import SetError, check_set
 
@@ -39,7 +39,7 @@ def chart_options(func: F) -> F:
                      help="Values file layered on the chart's values.yaml, as with helm "
                           "(repeatable; later files win). Shared by every --env."),
         click.option("--set", "set_values", multiple=True, metavar="PATH=VALUE",
-                     callback=_check_sets,
+                     callback=check_sets,
                      help="Set a value with Helm's --set syntax (repeatable; applied last)."),
         click.option("--env", "environments", multiple=True, metavar="NAME[=FILE[,FILE]]",
                      help="Lint one more environment of the chart: its values files, "
