@@ -180,7 +180,7 @@ def _workload(spec: Mapping[str, Any], view: ContainerView, found: Found, locate
     _grpc(server, container, facts)
     _effective_pod(facts)
     if settings.model_load_seconds is not None:
-        # The user's worst-case load time, for the probe rules (PROBE-001/002).
+        # The user's measured start-up time, for the probe rules (PROBE-001/002).
         facts.put(("model_load_seconds",), settings.model_load_seconds, meta.anchor)
     name = f"{meta.id}{suffix}"
     return Workload(name, facts.data, meta.anchor, facts.origins)

@@ -219,4 +219,11 @@ def kubeai_pod(spec: Mapping[str, Any], base: PathT, locate: Locate
             if product:
                 pod.set(("nodeSelector", "nvidia.com/gpu.product"), product, origin)
     engine = str(spec.get("engine", "")).lower()
+    if _ENGINES.get(engine) == "vllm":
+        # The KubeAI operator mounts a memory-backed emptyDir (no size limit) at /dev/shm
+        # in every vLLM pod (internal/modelcontroller/engine_vllm.go, vLLMPodForModel).
+        origin = locate((*base, "engine"))
+        pod.append(("volumes",), {"name": "dshm", "emptyDir": {"medium": "Memory"}}, origin)
+        pod.append((*container, "volumeMounts"), {"name": "dshm", "mountPath": "/dev/shm"},
+                   origin)
     return pod, _ENGINES.get(engine, ""), tuple(hints)

@@ -77,6 +77,15 @@ TRITON_FLAGS = {
 }
 
 
+# A Service annotation that asks for an AWS Network Load Balancer (the in-tree "nlb", the
+# AWS Load Balancer Controller's "external" and its older "nlb-ip"); an NLB closes a TCP
+# flow with no data for 350 s (the default of tcp.idle_timeout.seconds, fixed on TLS
+# listeners: https://docs.aws.amazon.com/elasticloadbalancing/latest/network/update-idle-timeout.html).
+AWS_LB_TYPE = "service.beta.kubernetes.io/aws-load-balancer-type"
+AWS_NLB_TYPES = ("nlb", "external", "nlb-ip")
+NLB_IDLE_TIMEOUT_MS = 350_000
+
+
 def _normal(key: str) -> str:
     text = re.sub(r"[^a-z0-9]", "", key.lower())
     for prefix in ("grpcarg", "grpc"):
@@ -124,7 +133,8 @@ def put_knob(facts: Facts, side: str, knob: Knob, value: Any, origin: Any) -> No
 
 def grpc_from_tree(data: object, locate: Locate, facts: Facts, default_side: str,
                    base: PathT = ()) -> None:
-    """Every keepalive setting in a values tree (or any mapping), wherever it sits."""
+    """Every keepalive setting in a values tree (or any mapping), wherever it sits, and
+    the load balancer a Service annotation there asks for."""
     stack: list[tuple[object, PathT]] = [(data, base)]
     while stack:
         node, path = stack.pop()
@@ -134,6 +144,11 @@ def grpc_from_tree(data: object, locate: Locate, facts: Facts, default_side: str
                 child = (*path, key)
                 if isinstance(value, Mapping | list):
                     stack.append((value, child))
+                    continue
+                if key == AWS_LB_TYPE and str(value).lower() in AWS_NLB_TYPES:
+                    facts.put(("grpc", "load_balancer"), {
+                        "kind": "aws-nlb", "idle_timeout_ms": NLB_IDLE_TIMEOUT_MS},
+                        locate(child))
                     continue
                 knob = knob_for(str(key), context)
                 if knob is None:

@@ -57,6 +57,9 @@ VLLM: tuple[Setting, ...] = (
     _s("compilation_config", "json", "-cc"), _s("hf_overrides", "json"),
     _s("speculative_config", "json"), _s("kv_transfer_config", "json"),
     _s("num_speculative_tokens", "int"), _s("num_scheduler_steps", "int"),
+    # --shutdown-timeout (vLLM >= 0.18.0, vllm-project/vllm#34730: 0 aborts in-flight
+    # requests on SIGTERM); --shutdown-mode/--shutdown-drain-timeout as in docs/deployment/k8s.md.
+    _s("shutdown_timeout", "int", unit="s"),
     _s("shutdown_mode", "str"), _s("shutdown_drain_timeout", "int", unit="s"),
     _s("load_format", "str"), _s("trust_remote_code", "bool"), _s("enable_lora", "bool"),
     _s("max_loras", "int"), _s("max_lora_rank", "int"), _s("host", "str"), _s("port", "int"),

@@ -16,7 +16,9 @@ class ModelSettings:
     - ``model_configs``: paths of Hugging Face ``config.json`` files, keyed by model id.
     - ``gpu_memory_bytes``: GPU memory when the manifest does not name the GPU type.
     - ``gpu_product``: GPU type (``NVIDIA-L4``) when the manifest does not name it.
-    - ``model_load_seconds``: worst-case model load time, for the probe rules.
+    - ``model_load_seconds``: the measured start-up time of the model servers (container
+      start to ready, warm caches), for the probe rules: a probe that gives up sooner
+      restarts the server forever (catalog PROBE-001/002).
     """
 
     profile_dirs: tuple[str, ...] = ()

@@ -1,0 +1,41 @@
+"""Serving-model facts the platform policies rely on: the /dev/shm that the KubeAI operator
+adds to vLLM pods, vLLM's --shutdown-timeout, and the AWS NLB of a values file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from linter.model.extract import extract_workloads
+from linter.parsers import parse
+
+FIXTURES = Path(__file__).parent / "fixtures" / "platform"
+
+
+def _workloads(path: Path) -> list[Any]:
+    return extract_workloads([parse(str(path), path.read_text(encoding="utf-8"))])
+
+
+def test_kubeai_vllm_pods_get_the_operators_memory_backed_dev_shm() -> None:
+    [workload] = _workloads(FIXTURES / "kubeai" / "model.yaml")
+    pod = workload.data["pod"]
+    assert pod["volumes"] == [{"name": "dshm", "type": "emptyDir", "medium": "Memory"}]
+    assert workload.data["container"]["mounts"] == [{"name": "dshm", "mount_path": "/dev/shm"}]
+    assert pod["shm"] == {"mounted": True, "host_ipc": False, "volume": "dshm",
+                          "medium": "Memory"}
+    assert workload.locate(("pod", "volumes", 0))[1:3] == (10, 3)  # engine: VLLM
+
+
+def test_vllm_shutdown_timeout_is_a_setting_in_seconds() -> None:
+    [_, drain, _, _] = _workloads(FIXTURES / "shutdown" / "deployment.yaml")
+    assert drain.data["engine"]["shutdown_timeout"] == 120
+    assert drain.locate(("engine", "shutdown_timeout"))[1:3] == (31, 79)
+
+
+def test_nlb_annotation_in_values_is_the_load_balancer() -> None:
+    [workload] = _workloads(FIXTURES / "grpc" / "values.yaml")
+    assert workload.data["grpc"]["load_balancer"] == {"kind": "aws-nlb",
+                                                      "idle_timeout_ms": 350000}
+    assert workload.locate(("grpc", "load_balancer"))[1:3] == (8, 5)
+    [other] = _workloads(FIXTURES / "grpc" / "age-values.yaml")
+    assert "load_balancer" not in other.data["grpc"]
