@@ -13,7 +13,13 @@ from typing import Any
 
 from linter.documents import Document
 from linter.errors import ExpressionError
-from linter.expr import EVALUATION_MEMORY, EvaluationLimit, activation, memory_limit
+from linter.expr import (
+    EVALUATION_MEMORY,
+    Bindings,
+    EvaluationLimit,
+    activation,
+    memory_limit,
+)
 from linter.findings import Finding
 from linter.model.workload import Origin, Workload
 from linter.policy.model import Policy, Rule
@@ -109,39 +115,35 @@ class _Scope:
 
     Variables are evaluated when a rule first needs them, in declaration order, each
     seeing the ones before it. A variable that fails is reported in every rule that
-    reads it, with the variable's name and CEL's error.
+    reads it, with the variable's name and CEL's error. Every expression runs on the
+    subject's one activation; ``variables`` reach it as ``Bindings`` (expr.py).
     """
 
     def __init__(self, policy: Policy, subject: Subject, bound: Any) -> None:
         self._exprs = {v.name: v.expr for v in policy.variables}
         self._subject = subject
-        self._bound = bound
+        self.bound = bound
         self._values: dict[str, Any] = {}
         self._errors: dict[str, str] = {}
-        self._activations: dict[tuple[str, ...], Any] = {(): bound}
 
-    def activation(self, needs: tuple[str, ...], **extra: Any) -> Any:
-        """An activation with ``needs`` bound under ``variables`` (and ``extra``)."""
-        if not extra and needs in self._activations:
-            return self._activations[needs]
+    def bindings(self, needs: tuple[str, ...]) -> Bindings | None:
+        """``needs`` bound under ``variables``; None for a rule that needs none (it sees no
+        ``variables`` at all, as before variables were bound this way)."""
+        if not needs:
+            return None
         for name in needs:
             self._evaluate(name)
         failed = next((n for n in needs if n in self._errors), None)
         if failed is not None:
             raise ExpressionError(f"variable '{failed}': {self._errors[failed]}")
-        bound = activation({self._subject.variable: self._subject.data,
-                            "variables": {n: self._values[n] for n in needs}, **extra})
-        if not extra:
-            self._activations[needs] = bound
-        return bound
+        return Bindings({n: self._values[n] for n in needs})
 
     def _evaluate(self, name: str) -> None:
         if name in self._values or name in self._errors:
             return
-        scope = activation({self._subject.variable: self._subject.data,
-                            "variables": dict(self._values)})
         try:
-            self._values[name] = self._exprs[name].evaluate(scope)
+            self._values[name] = self._exprs[name].evaluate(self.bound,
+                                                            Bindings(dict(self._values)))
         except ExpressionError as exc:
             self._errors[name] = str(exc)
 
@@ -171,33 +173,34 @@ def _evaluate_rule(rule: Rule, subject: Subject, scope: _Scope) -> list[Finding]
 
 def _evaluate_rule_items(rule: Rule, subject: Subject, scope: _Scope) -> list[Finding]:
     try:
-        bound = scope.activation(rule.needs)
+        bindings = scope.bindings(rule.needs)
     except ExpressionError as exc:
         return [_error_finding(rule, subject, str(exc))]
     if rule.for_each is None:
-        return _check(rule, subject, bound, None)
+        return _check(rule, subject, scope.bound, bindings, None)
     try:
-        items = rule.for_each.evaluate(bound)
+        items = rule.for_each.evaluate(scope.bound, bindings)
     except ExpressionError as exc:
         return [_error_finding(rule, subject, f"forEach: {exc}")]
     if not isinstance(items, list):
         return [_error_finding(rule, subject, "forEach must return a list")]
     findings: list[Finding] = []
     for index, item in enumerate(items):
-        per_item = scope.activation(rule.needs, item=item, index=index)
-        findings.extend(_check(rule, subject, per_item, index))
+        per_item = Bindings(bindings.variables if bindings else {}, item, index)
+        findings.extend(_check(rule, subject, scope.bound, per_item, index))
     return findings
 
 
-def _check(rule: Rule, subject: Subject, bound: Any, index: int | None) -> list[Finding]:
+def _check(rule: Rule, subject: Subject, bound: Any, bindings: Bindings | None,
+           index: int | None) -> list[Finding]:
     try:
-        compliant = rule.expression.evaluate(bound)
+        compliant = rule.expression.evaluate(bound, bindings)
         if not isinstance(compliant, bool):
             raise ExpressionError(f"expression returned {type(compliant).__name__}, not bool")
         if compliant:
             return []
-        message = _message(rule, bound)
-        path = _field_path(rule, bound, index)
+        message = _message(rule, bound, bindings)
+        path = _field_path(rule, bound, bindings, index)
     except ExpressionError as exc:
         return [_error_finding(rule, subject, str(exc))]
     origin = subject.locate(path)
@@ -205,18 +208,19 @@ def _check(rule: Rule, subject: Subject, bound: Any, index: int | None) -> list[
                     origin.key or format_path(path), origin.doc_index)]
 
 
-def _message(rule: Rule, bound: Any) -> str:
+def _message(rule: Rule, bound: Any, bindings: Bindings | None) -> str:
     if rule.message_expression is None:
         return rule.message or rule.id
-    message = rule.message_expression.evaluate(bound)
+    message = rule.message_expression.evaluate(bound, bindings)
     if not isinstance(message, str):
         raise ExpressionError("messageExpression must return a string")
     return message
 
 
-def _field_path(rule: Rule, bound: Any, index: int | None) -> PathT:
+def _field_path(rule: Rule, bound: Any, bindings: Bindings | None, index: int | None
+                ) -> PathT:
     if rule.field_path_expression is not None:
-        text = rule.field_path_expression.evaluate(bound)
+        text = rule.field_path_expression.evaluate(bound, bindings)
         if not isinstance(text, str):
             raise ExpressionError("fieldPathExpression must return a string")
         return parse_path(text)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
 import re
 import sys
+import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -43,6 +45,30 @@ _POSITION = re.compile(r"<input>:(\d+):(\d+): (.*?)(?:\n|$)")
 _NO_POSITION = re.compile(r"^ERROR: <input>:-?\d+:-?\d+: ")
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Bindings:
+    """What an expression sees besides its subject: the policy's ``variables``, and
+    ``item`` and ``index`` inside a ``forEach`` (``index`` is None outside one)."""
+
+    variables: dict[str, Any]
+    item: Any = None
+    index: int | None = None
+
+
+# Turning a subject (a workload is a few hundred nodes) into CEL values costs ~70 µs, and
+# it happens again for every new Activation. So each subject has one Activation, and
+# ``variables``, ``item`` and ``index`` reach an expression through functions that read
+# the bindings of the evaluation in progress: ``cel.bind(variables, servelint.variables(),
+# EXPR)`` sees exactly the values a fresh Activation would have held (issue 8).
+_CURRENT = threading.local()
+_BOUND_NAMES = {"variables": "servelint.variables()", "item": "servelint.item()",
+                "index": "servelint.index()"}
+
+
+def _uses(text: str, name: str) -> bool:
+    return re.search(rf"\b{name}\b", text) is not None
+
+
 class CompiledExpr:
     """A CEL expression that evaluates to a plain Python value.
 
@@ -50,18 +76,58 @@ class CompiledExpr:
     by the test suite, so a run pays only for the rules that meet a matching input.
     """
 
-    __slots__ = ("_expr", "text")
+    __slots__ = ("_each", "_expr", "_vars", "text")
 
     def __init__(self, text: str, expr: Any = None) -> None:
         self.text = text
         self._expr = expr
+        self._vars: Any = None  # compiled with ``variables`` bound
+        self._each: Any = None  # compiled with ``variables``, ``item`` and ``index`` bound
 
-    def evaluate(self, activation: Any) -> Any:
-        """Evaluate against an activation; a CEL error value raises ExpressionError."""
+    def evaluate(self, activation: Any, bindings: Bindings | None = None) -> Any:
+        """Evaluate against an activation; a CEL error value raises ExpressionError.
+
+        With ``bindings``, ``variables`` (and ``item`` and ``index`` when ``bindings.index``
+        is set) are bound as if the activation held them.
+        """
+        if bindings is None:
+            return self._run(self._plain(), activation)
+        compiled = self._bound(each=bindings.index is not None)
+        previous = getattr(_CURRENT, "bindings", None)
+        _CURRENT.bindings = bindings
+        try:
+            return self._run(compiled, activation)
+        finally:
+            _CURRENT.bindings = previous
+
+    def _plain(self) -> Any:
         if self._expr is None:
             self._expr = compile_expression(self.text)._expr
+        return self._expr
+
+    def _bound(self, each: bool) -> Any:
+        compiled = self._each if each else self._vars
+        if compiled is None:
+            names = [n for n in ("variables", "item", "index")[: 3 if each else 1]
+                     if _uses(self.text, n)]
+            if not names:
+                compiled = self._plain()
+            else:
+                # Newlines: a trailing // comment in the text must not swallow the brackets.
+                wrapped = f"(\n{self.text}\n)"
+                for name in reversed(names):
+                    wrapped = f"cel.bind({name}, {_BOUND_NAMES[name]}, {wrapped})"
+                compiled = _compile_raw(wrapped)
+            if each:
+                self._each = compiled
+            else:
+                self._vars = compiled
+        return compiled
+
+    @staticmethod
+    def _run(compiled: Any, activation: Any) -> Any:
         try:
-            result = self._expr.eval(activation)
+            result = compiled.eval(activation)
         except RuntimeError as exc:  # the runtime raises for budget exhaustion
             raise ExpressionError(_clean(str(exc))) from exc
         except MemoryError as exc:  # std::bad_alloc under memory_limit()
@@ -132,11 +198,25 @@ class CompileError(ExpressionError):
 
 @functools.cache
 def _environment() -> Any:
+    def bound(name: str) -> Any:
+        return lambda: getattr(_CURRENT.bindings, name)
+
+    functions = [
+        cel.FunctionDecl(f"servelint.{name}", [cel.Overload(
+            f"servelint_{name}", cel.Type.INT if name == "index" else cel.Type.DYN, [],
+            impl=bound(name))])
+        for name in ("variables", "item", "index")
+    ]
     return cel.NewEnv(
         variables={name: cel.Type.INT if name == "index" else cel.Type.DYN
                    for name in VARIABLES},
         extensions=[ext_strings.ExtStrings(), ext_math.ExtMath(), ext_bindings.ExtBindings()],
+        functions=functions,
     )
+
+
+def _compile_raw(text: str) -> Any:
+    return _environment().compile(text)
 
 
 def deferred_expression(text: str) -> CompiledExpr:
