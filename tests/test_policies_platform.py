@@ -25,6 +25,10 @@ CONFIGS = {"probes_measured": ["--config", str(FIXTURES / "configs" / "measured-
 
 # folder → (exit code, findings with paths relative to the folder, summary line)
 CASES: dict[str, tuple[int, list[str], str]] = {
+    'compose': (0, [
+        'docker-compose.yaml:9:9: info nccl/debug-logging NCCL_DEBUG=INFO logs debug '
+        'information for every communicator; use WARN (or leave it unset) in production',
+    ], '0 errors, 0 warnings, 1 info in 1 file'),
     'gpu_ok': (0, [
     ], '0 errors, 0 warnings, 0 info in 1 file'),
     'gpu_parallel': (1, [

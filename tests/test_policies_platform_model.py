@@ -39,3 +39,10 @@ def test_nlb_annotation_in_values_is_the_load_balancer() -> None:
     assert workload.locate(("grpc", "load_balancer"))[1:3] == (8, 5)
     [other] = _workloads(FIXTURES / "grpc" / "age-values.yaml")
     assert "load_balancer" not in other.data["grpc"]
+
+
+def test_a_docker_compose_service_is_marked_as_such() -> None:
+    [service] = _workloads(FIXTURES / "compose" / "docker-compose.yaml")
+    assert (service.data["compose"], service.data["pod"]["host_ipc"]) == (True, True)
+    [values] = _workloads(FIXTURES / "gpu_values" / "values.yaml")
+    assert "compose" not in values.data

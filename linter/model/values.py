@@ -45,6 +45,8 @@ _GENERIC = frozenset({"host", "hostname", "port", "config", "seed", "api_key", "
                       "tokenizer", "usage_stats", "payload_limit", "json_output"})
 _ARG_KEYS = ("args", "extraArgs", "customArgs", "serverArgs", "extra_args")
 _CMD_KEYS = ("command", "customCommand")
+_COMPOSE_KEYS = ("environment", "deploy", "ipc", "shm_size", "runtime", "restart",
+                 "depends_on", "container_name")
 _POD_KEYS = ("nodeSelector", "affinity", "tolerations", "hostIPC",
              "terminationGracePeriodSeconds", "runtimeClassName")
 _C: PathT = ("containers", 0)
@@ -213,10 +215,15 @@ def _section_workloads(data: Mapping[str, Any], node: Mapping[str, Any], section
     kind = "ServerConfig" if not image and not node.get("resources") and not section \
         and "values" not in label.rsplit("/", 1)[-1].lower() else "HelmValues"
     ident = f"{label}:{format_path(section)}" if section else label
+    # A Docker Compose service (services.<name> with Compose's own keys): a container, not
+    # a Kubernetes pod.
+    compose = len(section) == 2 and section[0] == "services" and any(
+        key in node for key in _COMPOSE_KEYS)
     meta = Meta(ident, kind, str(section[-1]) if section else label, at(),
                 "helm-values" if kind == "HelmValues" else "server-config",
                 replicas=node.get(replicas) if replicas else None,
-                replicas_origin=at(replicas) if replicas else None, server_hint=server)
+                replicas_origin=at(replicas) if replicas else None, server_hint=server,
+                extra={"compose": True} if compose else {})
     return build_workloads(pod.spec, pod.locate, meta, settings)
 
 
