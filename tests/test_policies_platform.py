@@ -168,6 +168,11 @@ CASES: dict[str, tuple[int, list[str], str]] = {
         'connection with GOAWAY too_many_pings (clients built on gRPC core stop after 2 pings'
         ' without data); permit pings without calls on the server, or turn them off on the '
         'client',
+        'lb-values.yaml:9:5: info grpc-keepalive/nlb-without-connection-age 3 replicas sit '
+        'behind an AWS Network Load Balancer, which balances connections, not requests, and '
+        'the gRPC server sets no max_connection_age: long-lived connections never move to new'
+        ' or scaled-out replicas; set max_connection_age (with a grace period) so clients '
+        'reconnect',
         'values.yaml:20:7: warning grpc-keepalive/nlb-idle-timeout the AWS Network Load '
         'Balancer closes connections idle for 350 s, but the client does not ping connections'
         ' without calls (keepalive_permit_without_calls): the first RPC on a connection that '
@@ -177,7 +182,7 @@ CASES: dict[str, tuple[int, list[str], str]] = {
         'or memory requests or limits (only nvidia.com/gpu), so the pod is BestEffort: under '
         'node memory pressure the kubelet evicts it first; set cpu and memory requests (and '
         'limits equal to them for Guaranteed)',
-    ], '0 errors, 7 warnings, 2 info in 3 files'),
+    ], '0 errors, 7 warnings, 3 info in 4 files'),
     'grpc_ok': (0, [
     ], '0 errors, 0 warnings, 0 info in 1 file'),
     'kubeai': (0, [
