@@ -100,6 +100,10 @@ class CompiledExpr:
         finally:
             _CURRENT.bindings = previous
 
+    @property
+    def compiled(self) -> bool:
+        return self._expr is not None
+
     def _plain(self) -> Any:
         if self._expr is None:
             self._expr = compile_expression(self.text)._expr

@@ -6,6 +6,7 @@ policy set would let a broken rule pass silently.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from linter.expr import (
     variable_references,
 )
 from linter.findings import Severity
+from linter.policy.fused import fuse
 from linter.policy.model import NamedExpr, Policy, Rule
 from linter.policy.schema import schema_errors
 from linter.positions import PathT, format_path
@@ -115,8 +117,9 @@ def _build(document: Document, builtin: bool) -> Policy:
         _build_rule(document, name, i, raw, compile_, closures)
         for i, raw in enumerate(spec["rules"])
     )
-    return Policy(name, data["metadata"].get("description", ""), spec["target"], conditions,
-                  rules, document.source, builtin, variables)
+    policy = Policy(name, data["metadata"].get("description", ""), spec["target"], conditions,
+                    rules, document.source, builtin, variables)
+    return dataclasses.replace(policy, fused=fuse(policy))
 
 
 def _variable_closures(document: Document, variables: tuple[NamedExpr, ...]

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 from linter.expr import CompiledExpr
 from linter.findings import Severity
+
+if TYPE_CHECKING:
+    from linter.policy.fused import FusedCheck
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,3 +51,5 @@ class Policy:
     source: str
     builtin: bool
     variables: tuple[NamedExpr, ...] = ()
+    # The whole policy as one expression, asked first (policy/fused.py); None: rule by rule.
+    fused: FusedCheck | None = dataclasses.field(default=None, compare=False)
