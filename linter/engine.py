@@ -149,6 +149,8 @@ class _Scope:
 
 
 def _evaluate_policy(policy: Policy, subject: Subject, bound: Any) -> list[Finding]:
+    if policy.fused is not None and policy.fused.passes(bound):
+        return []
     for condition in policy.match_conditions:
         try:
             matched = condition.expr.evaluate(bound)
