@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -31,6 +32,8 @@ def format_path(path: PathT) -> str:
     return "".join(out)
 
 
+# Chart profiles parse the same few dotted keys for every workload of every file.
+@functools.lru_cache(maxsize=4096)
 def parse_path(text: str) -> PathT:
     """Parse a dotted path (``a.b[0].c``, ``a['x.y']``) back into a path tuple."""
     parts: list[str | int] = []

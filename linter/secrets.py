@@ -7,6 +7,7 @@ masked in all of them. A *reference* to a secret (``secretKeyRef``, ``tokenSecre
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -41,6 +42,9 @@ def words(name: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(name)]
 
 
+# Called for every key and flag of every input (redaction and the literal-secret check);
+# names repeat, so the answers are kept (issue 8).
+@functools.lru_cache(maxsize=16384)
 def is_secret_name(name: str) -> bool:
     """True for names that hold a secret: ``HF_TOKEN``, ``OPENAI_API_KEY``, ``--api-key``,
     ``password``, ``clientSecret``; false for ``max_total_tokens`` and ``secretKeyRef``."""
@@ -78,6 +82,7 @@ def is_secret_path(path: Sequence[str | int]) -> bool:
     return keys[-1] == "value" and len(keys) > 1 and is_secret_name(keys[-2])
 
 
+@functools.lru_cache(maxsize=16384)
 def _is_reference(key: str) -> bool:
     compact = key.lower().replace("_", "").replace("-", "")
     return compact in ("secretkeyref", "secretref", "valuefrom", "secretname")

@@ -232,10 +232,21 @@ def _effective_pod(facts: Facts) -> None:
 
 def add_grpc_tree(workload: Workload, data: Any, locate: Locate) -> None:
     """Keepalive settings written anywhere in a values tree, added to ``workload.grpc``."""
+    add_grpc_facts(workload, grpc_tree_facts(data, locate))
+
+
+def grpc_tree_facts(data: Any, locate: Locate) -> Facts:
+    """Keepalive settings written anywhere in a values tree: read once per tree, and added
+    to each of its workloads with ``add_grpc_facts`` (issue 8)."""
     facts = Facts()
     grpc.grpc_from_tree(data, locate, facts, "unspecified")
+    return facts
+
+
+def add_grpc_facts(workload: Workload, facts: Facts) -> None:
     for side, values in facts.data.get("grpc", {}).items():
-        workload.data.setdefault("grpc", {}).setdefault(side, {}).update(values)
+        workload.data.setdefault("grpc", {}).setdefault(side, {}).update(
+            copy.deepcopy(values))
     workload.origins.update(facts.origins)
 
 

@@ -15,6 +15,7 @@ env of a workload that runs no gRPC server (client). Otherwise ``unspecified``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
@@ -86,6 +87,9 @@ AWS_NLB_TYPES = ("nlb", "external", "nlb-ip")
 NLB_IDLE_TIMEOUT_MS = 350_000
 
 
+# Every key of every values tree passes here, and keys repeat across workloads and files:
+# cached, a bulk run stops spending most of its model time on these (issue 8).
+@functools.lru_cache(maxsize=8192)
 def _normal(key: str) -> str:
     text = re.sub(r"[^a-z0-9]", "", key.lower())
     for prefix in ("grpcarg", "grpc"):
@@ -93,6 +97,7 @@ def _normal(key: str) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=8192)
 def knob_for(key: str, context: str = "") -> Knob | None:
     normal = _normal(key)
     name = _FULL.get(normal)

@@ -17,7 +17,7 @@ from typing import Any
 
 from linter.model import command as cmd
 from linter.model import gpus, registry
-from linter.model.build import Meta, add_grpc_tree, build_workloads
+from linter.model.build import Meta, add_grpc_facts, build_workloads, grpc_tree_facts
 from linter.model.facts import Locate
 from linter.model.images import parse_image
 from linter.model.profile_apply import apply_profile
@@ -67,8 +67,10 @@ def workloads_from_values(data: Any, locate: Locate, label: str,
             if isinstance(node, Mapping):
                 out.extend(_section_workloads(data, node, section, server, locate, label,
                                               settings))
-    for workload in out:
-        add_grpc_tree(workload, data, locate)
+    if out:
+        facts = grpc_tree_facts(data, locate)
+        for workload in out:
+            add_grpc_facts(workload, facts)
     return out
 
 
