@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from linter import checks, engine, redact
+from linter import checks, engine, parallel, redact
 from linter.documents import DEFAULT_LIMITS, Limits, ParsedFile
 from linter.findings import Finding, Severity, sort_findings
 from linter.model.extract import extract_workloads
@@ -73,12 +73,20 @@ def lint(policies: Sequence[Policy], inputs: Sequence[file_sources.Input],
          limits: Limits = DEFAULT_LIMITS, *, settings: ModelSettings = DEFAULT_SETTINGS,
          governance: Governance | None = None, context: WorkloadContext | None = None
          ) -> RunResult:
-    parsed, failures = read_inputs(inputs, limits)
-    extra = ContextRun() if context is None else context.lint(policies, parsed, settings,
-                                                               limits)
-    result = lint_parsed(policies, parsed, failures, settings=settings,
-                         builtin_checks=any(p.builtin for p in policies), claimed=extra.claimed)
-    result = _with_context(result, extra)
+    workers = parallel.workers_for(policies, inputs, context is not None)
+    if workers:
+        collected = parallel.collect(policies, inputs, limits, settings, workers)
+        parsed, extra = collected.parsed, ContextRun()
+        result = _result(policies, collected.findings, parsed, collected.failures,
+                         collected.secrets)
+    else:
+        parsed, failures = read_inputs(inputs, limits)
+        extra = ContextRun() if context is None else context.lint(policies, parsed, settings,
+                                                                   limits)
+        result = lint_parsed(policies, parsed, failures, settings=settings,
+                             builtin_checks=any(p.builtin for p in policies),
+                             claimed=extra.claimed)
+        result = _with_context(result, extra)
     # Suppressions, baseline and severity overrides apply after evaluation (issue 7).
     return result if governance is None else governance.apply(result, parsed, extra.files)
 
@@ -98,6 +106,17 @@ def lint_parsed(policies: Sequence[Policy], parsed: Sequence[ParsedFile],
                 builtin_checks: bool = False, claimed: Collection[str] = frozenset()
                 ) -> RunResult:
     """``claimed`` inputs get their workloads elsewhere (``ContextRun``), not from here."""
+    findings, secret_values = raw_findings(policies, parsed, failures, settings=settings,
+                                           builtin_checks=builtin_checks, claimed=claimed)
+    return _result(policies, findings, parsed, failures, secret_values)
+
+
+def raw_findings(policies: Sequence[Policy], parsed: Sequence[ParsedFile],
+                 failures: Sequence[Finding] = (), *,
+                 settings: ModelSettings = DEFAULT_SETTINGS,
+                 builtin_checks: bool = False, claimed: Collection[str] = frozenset()
+                 ) -> tuple[list[Finding], frozenset[str]]:
+    """The findings of ``parsed``, not yet scrubbed or sorted, and its secret values."""
     findings: list[Finding] = list(failures)
     for parsed_file in parsed:
         findings.extend(parsed_file.problems)
@@ -109,9 +128,13 @@ def lint_parsed(policies: Sequence[Policy], parsed: Sequence[ParsedFile],
         subjects.extend(engine.workload_subject(w)
                         for w in extract_workloads(standalone, settings))
     findings.extend(engine.evaluate(policies, subjects))
+    return findings, redact.collect(parsed)
+
+
+def _result(policies: Sequence[Policy], findings: list[Finding], parsed: Sequence[ParsedFile],
+            failures: Sequence[Finding], secret_values: frozenset[str]) -> RunResult:
     # Secrets are scrubbed here, before anything else sees the findings, and again by
     # the reporters' entry point (reporters/outputs.py) with the values kept below.
-    secret_values = redact.collect(parsed)
     return RunResult(sort_findings(redact.findings(findings, secret_values)),
                      len(parsed) + len(failures), len(failures), policies=tuple(policies),
                      secrets=secret_values)

@@ -1,0 +1,102 @@
+"""Lint many inputs with worker processes, one per core (issue 8).
+
+Reading, parsing, the serving model and policy evaluation are done file by file, and
+CEL and the model are CPU-bound Python, so threads would queue on the interpreter lock;
+processes forked after the policies are loaded share them without pickling. Only what
+is per file runs in the workers. The merge, the redaction of secrets, sorting and
+everything that looks across files (chart context, suppressions, baseline) stay in the
+calling process, so the output is the one a single process writes.
+
+Used only when it pays and cannot change a result: enough inputs, more than one core,
+the built-in policies alone (a user policy may be stopped for its evaluation budget,
+and "stopped for the rest of the run" must mean the whole run), and no chart context
+(a chart's findings may sit in another file than the one linted).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from linter.documents import Limits, ParsedFile
+from linter.findings import Finding
+from linter.model.settings import ModelSettings
+from linter.policy.model import Policy
+from linter.sources.files import Input
+
+MIN_FILES = 48  # below this, forking and merging cost more than a second core saves
+CHUNK = 16  # inputs per task: small enough to balance the workers, large enough to batch
+MAX_WORKERS = 8
+
+
+@dataclasses.dataclass(frozen=True)
+class Collected:
+    """What a run found before secrets are scrubbed and findings sorted."""
+
+    findings: list[Finding]
+    parsed: list[ParsedFile]
+    failures: list[Finding]
+    secrets: frozenset[str]
+
+
+def workers_for(policies: Sequence[Policy], inputs: Sequence[Input], has_context: bool
+                ) -> int:
+    """How many worker processes to use; 0 means lint in this process."""
+    if has_context or len(inputs) < MIN_FILES or not all(p.builtin for p in policies):
+        return 0
+    if multiprocessing.get_start_method(allow_none=True) not in (None, "fork") or \
+            "fork" not in multiprocessing.get_all_start_methods():
+        return 0  # the policies reach the workers by fork, never by pickling
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        (os.cpu_count() or 1)
+    return min(cores, MAX_WORKERS, len(inputs) // (MIN_FILES // 2)) if cores > 1 else 0
+
+
+# Set in the parent just before forking; the workers read it from their copy.
+_JOB: tuple[Sequence[Policy], Limits, ModelSettings] | None = None
+
+
+def collect(policies: Sequence[Policy], inputs: Sequence[Input], limits: Limits,
+            settings: ModelSettings, workers: int) -> Collected:
+    """Every input linted by ``workers`` processes, merged in input order."""
+    global _JOB
+    chunks = [list(inputs[i:i + CHUNK]) for i in range(0, len(inputs), CHUNK)]
+    _JOB = (policies, limits, settings)
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            parts = pool.map(_lint_chunk, chunks, chunksize=1)
+    finally:
+        _JOB = None
+    findings: list[Finding] = []
+    parsed: list[ParsedFile] = []
+    failures: list[Finding] = []
+    secrets: set[str] = set()
+    for part in parts:
+        findings.extend(part.findings)
+        parsed.extend(part.parsed)
+        failures.extend(part.failures)
+        secrets.update(part.secrets)
+    return Collected(findings, parsed, failures, frozenset(secrets))
+
+
+def _lint_chunk(inputs: list[Input]) -> Collected:
+    from linter import runner
+
+    assert _JOB is not None
+    policies, limits, settings = _JOB
+    parsed, failures = runner.read_inputs(inputs, limits)
+    findings, secrets = runner.raw_findings(policies, parsed, failures, settings=settings,
+                                            builtin_checks=True)
+    return Collected(findings, [_for_governance(p) for p in parsed], failures, secrets)
+
+
+def _for_governance(parsed: ParsedFile) -> Any:
+    """What the calling process still needs of a file: its name, and its text and
+    documents only when it may hold a suppression (``suppress.collect`` skips the rest
+    the same way), so that a thousand parsed files are not sent back."""
+    if "servelint" in parsed.text:
+        return parsed
+    return ParsedFile(parsed.source, "", [], [])
