@@ -125,6 +125,7 @@ class _Scope:
         self.bound = bound
         self._values: dict[str, Any] = {}
         self._errors: dict[str, str] = {}
+        self.subject = {subject.variable: subject.data}
 
     def bindings(self, needs: tuple[str, ...]) -> Bindings | None:
         """``needs`` bound under ``variables``; None for a rule that needs none (it sees no
@@ -136,14 +137,15 @@ class _Scope:
         failed = next((n for n in needs if n in self._errors), None)
         if failed is not None:
             raise ExpressionError(f"variable '{failed}': {self._errors[failed]}")
-        return Bindings({n: self._values[n] for n in needs})
+        return Bindings({n: self._values[n] for n in needs}, subject=self.subject)
 
     def _evaluate(self, name: str) -> None:
         if name in self._values or name in self._errors:
             return
         try:
             self._values[name] = self._exprs[name].evaluate(self.bound,
-                                                            Bindings(dict(self._values)))
+                                                            Bindings(dict(self._values),
+                                                                     subject=self.subject))
         except ExpressionError as exc:
             self._errors[name] = str(exc)
 
@@ -188,7 +190,7 @@ def _evaluate_rule_items(rule: Rule, subject: Subject, scope: _Scope) -> list[Fi
         return [_error_finding(rule, subject, "forEach must return a list")]
     findings: list[Finding] = []
     for index, item in enumerate(items):
-        per_item = Bindings(bindings.variables if bindings else {}, item, index)
+        per_item = Bindings(bindings.variables if bindings else {}, item, index, scope.subject)
         findings.extend(_check(rule, subject, scope.bound, per_item, index))
     return findings
 

@@ -53,6 +53,15 @@ class Bindings:
     variables: dict[str, Any]
     item: Any = None
     index: int | None = None
+    # The subject (``{"workload": data}``), for an expression too deeply nested to be
+    # wrapped in bindings: it is evaluated on a fresh activation holding everything.
+    subject: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    def activation(self) -> Any:
+        data = {**self.subject, "variables": self.variables}
+        if self.index is not None:
+            data.update(item=self.item, index=self.index)
+        return activation(data)
 
 
 # Turning a subject (a workload is a few hundred nodes) into CEL values costs ~70 µs, and
@@ -61,6 +70,7 @@ class Bindings:
 # the bindings of the evaluation in progress: ``cel.bind(variables, servelint.variables(),
 # EXPR)`` sees exactly the values a fresh Activation would have held (issue 8).
 _CURRENT = threading.local()
+_UNWRAPPABLE = object()
 _BOUND_NAMES = {"variables": "servelint.variables()", "item": "servelint.item()",
                 "index": "servelint.index()"}
 
@@ -76,13 +86,51 @@ class CompiledExpr:
     by the test suite, so a run pays only for the rules that meet a matching input.
     """
 
-    __slots__ = ("_each", "_expr", "_vars", "text")
+    __slots__ = ("_each", "_expr", "_saved", "_vars", "text")
 
     def __init__(self, text: str, expr: Any = None) -> None:
         self.text = text
         self._expr = expr
         self._vars: Any = None  # compiled with ``variables`` bound
         self._each: Any = None  # compiled with ``variables``, ``item`` and ``index`` bound
+        # Serialised forms from the policy cache (policy/cache.py), deserialised on use.
+        self._saved: tuple[bytes | None, bytes | None, bytes | None] = (None, None, None)
+
+    def prepare(self) -> None:
+        """Compile every form the engine may evaluate, so that all can be stored; an
+        expression that does not compile stays as it is and fails when evaluated."""
+        try:
+            self._plain()
+            self._bound(each=False)
+            self._bound(each=True)
+        except ExpressionError:
+            return
+
+    def __getstate__(self) -> tuple[str, tuple[bytes | None, bytes | None, bytes | None]]:
+        # b"" stands for "the plain form": most expressions need no bindings.
+        bound = [b"" if c is not None and c is self._expr else self._serialized(c, i)
+                 for i, c in ((1, self._vars), (2, self._each))]
+        return self.text, (self._serialized(self._expr, 0), bound[0], bound[1])
+
+    def __setstate__(self, state: tuple[str, tuple[bytes | None, bytes | None, bytes | None]]
+                     ) -> None:
+        self.text, self._saved = state
+        self._expr = self._vars = self._each = None
+
+    def _serialized(self, compiled: Any, slot: int) -> bytes | None:
+        if compiled is _UNWRAPPABLE:
+            return None
+        if compiled is None:
+            return self._saved[slot]
+        return bytes(compiled.serialize())
+
+    def _restore(self, slot: int) -> Any:
+        saved = self._saved[slot]
+        if saved is None:
+            return None
+        if saved == b"":
+            return self._plain()
+        return _environment().deserialize(saved)
 
     def evaluate(self, activation: Any, bindings: Bindings | None = None) -> Any:
         """Evaluate against an activation; a CEL error value raises ExpressionError.
@@ -93,6 +141,8 @@ class CompiledExpr:
         if bindings is None:
             return self._run(self._plain(), activation)
         compiled = self._bound(each=bindings.index is not None)
+        if compiled is _UNWRAPPABLE:
+            return self._run(self._plain(), bindings.activation())
         previous = getattr(_CURRENT, "bindings", None)
         _CURRENT.bindings = bindings
         try:
@@ -106,11 +156,15 @@ class CompiledExpr:
 
     def _plain(self) -> Any:
         if self._expr is None:
-            self._expr = compile_expression(self.text)._expr
+            self._expr = self._restore(0) if self._saved[0] is not None else \
+                compile_expression(self.text)._expr
         return self._expr
 
     def _bound(self, each: bool) -> Any:
         compiled = self._each if each else self._vars
+        if compiled is not None:
+            return compiled
+        compiled = self._restore(2 if each else 1)
         if compiled is None:
             names = [n for n in ("variables", "item", "index")[: 3 if each else 1]
                      if _uses(self.text, n)]
@@ -121,11 +175,15 @@ class CompiledExpr:
                 wrapped = f"(\n{self.text}\n)"
                 for name in reversed(names):
                     wrapped = f"cel.bind({name}, {_BOUND_NAMES[name]}, {wrapped})"
-                compiled = _compile_raw(wrapped)
-            if each:
-                self._each = compiled
-            else:
-                self._vars = compiled
+                try:
+                    compiled = _compile_raw(wrapped)
+                except RuntimeError:  # CEL's nesting limit, reached by the bindings
+                    self._plain()  # a text that does not compile at all fails here
+                    compiled = _UNWRAPPABLE
+        if each:
+            self._each = compiled
+        else:
+            self._vars = compiled
         return compiled
 
     @staticmethod
@@ -221,6 +279,13 @@ def _environment() -> Any:
 
 def _compile_raw(text: str) -> Any:
     return _environment().compile(text)
+
+
+def runtime_fingerprint() -> str:
+    """The installed CEL runtime (by its file's size and time, as importlib.metadata would
+    cost an import of its own): serialised expressions are read back only by the same."""
+    found = os.stat(cel.__file__)
+    return f"{cel.__file__}:{found.st_size}:{found.st_mtime_ns}"
 
 
 def deferred_expression(text: str) -> CompiledExpr:

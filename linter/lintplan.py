@@ -106,6 +106,12 @@ def execute(plan: LintPlan) -> runner.RunResult:
 
 
 def _chart_context(inputs: Sequence[Input]) -> ChartContext | None:
+    from linter.helm.layout import chart_of
+
+    # The chart machinery is imported only when an input sits in a chart (issue 8).
+    if not any(i.path is not None and i.error is None and chart_of(i.name) is not None
+               for i in inputs):
+        return None
     from linter.helm.context import plan_context
 
     return plan_context(inputs)

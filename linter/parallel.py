@@ -16,7 +16,6 @@ and "stopped for the rest of the run" must mean the whole run), and no chart con
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -47,6 +46,8 @@ def workers_for(policies: Sequence[Policy], inputs: Sequence[Input], has_context
     """How many worker processes to use; 0 means lint in this process."""
     if has_context or len(inputs) < MIN_FILES or not all(p.builtin for p in policies):
         return 0
+    import multiprocessing  # only now: a pre-commit run of a few files never needs it
+
     if multiprocessing.get_start_method(allow_none=True) not in (None, "fork") or \
             "fork" not in multiprocessing.get_all_start_methods():
         return 0  # the policies reach the workers by fork, never by pickling
@@ -62,6 +63,8 @@ _JOB: tuple[Sequence[Policy], Limits, ModelSettings] | None = None
 def collect(policies: Sequence[Policy], inputs: Sequence[Input], limits: Limits,
             settings: ModelSettings, workers: int) -> Collected:
     """Every input linted by ``workers`` processes, merged in input order."""
+    import multiprocessing
+
     global _JOB
     chunks = [list(inputs[i:i + CHUNK]) for i in range(0, len(inputs), CHUNK)]
     _JOB = (policies, limits, settings)

@@ -38,6 +38,13 @@ class FusedCheck:
         self.expr = CompiledExpr(text)
         self.usable = True
 
+    def prepare(self) -> None:
+        """Compile now (before the policy cache stores it); give up if it cannot be."""
+        try:
+            self.expr.prepare()
+        finally:
+            self.usable = self.expr.compiled
+
     def passes(self, bound: object) -> bool:
         """True when the policy does not apply to the subject or every rule complies."""
         if not self.usable:

@@ -22,6 +22,7 @@ from linter.expr import (
     variable_references,
 )
 from linter.findings import Severity
+from linter.policy import cache as policy_cache
 from linter.policy.fused import fuse
 from linter.policy.model import NamedExpr, Policy, Rule
 from linter.policy.schema import schema_errors
@@ -32,6 +33,35 @@ POLICY_API_VERSION = "servelint/v1"
 
 def load_policies(user_dirs: Iterable[str] = (), *, builtin: bool = True) -> list[Policy]:
     """Built-in policies (unless ``builtin`` is false) plus those in ``user_dirs``."""
+    user_dirs = tuple(user_dirs)
+    files = _policy_texts(user_dirs, builtin)
+    if files is not None:
+        cached = policy_cache.load(files)
+        if cached is not None:
+            return cached
+    policies = _load(user_dirs, builtin)
+    if files is not None:
+        policy_cache.store(files, policies)
+    return policies
+
+
+def _policy_texts(user_dirs: tuple[str, ...], builtin: bool
+                  ) -> list[policy_cache.PolicyFile] | None:
+    """Every policy file's name and text, the cache key; None when one cannot be read
+    (``_load`` then reports it, in the order it always has)."""
+    if policy_cache.cache_dir() is None:
+        return None
+    files = [(name, text, True) for name, text in _builtin_files()] if builtin else []
+    try:
+        for directory in user_dirs:
+            files.extend((str(path), path.read_text(encoding="utf-8"), False)
+                         for path in _policy_files(Path(directory)))
+    except (PolicyError, OSError, UnicodeDecodeError):
+        return None
+    return files
+
+
+def _load(user_dirs: tuple[str, ...], builtin: bool) -> list[Policy]:
     policies: list[Policy] = []
     if builtin:
         for name, text in _builtin_files():

@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
-from linter.reporters.base import Reporter
-from linter.reporters.github import GithubReporter
-from linter.reporters.json_ import JsonReporter
-from linter.reporters.junit import JunitReporter
-from linter.reporters.sarif import SarifReporter
-from linter.reporters.text import TextReporter
+import importlib
+from typing import TYPE_CHECKING
 
-REPORTERS: dict[str, type[Reporter]] = {
-    "text": TextReporter,
-    "json": JsonReporter,
-    "sarif": SarifReporter,
-    "junit": JunitReporter,
-    "github": GithubReporter,
+if TYPE_CHECKING:
+    from linter.reporters.base import Reporter
+
+# Format → "module:class". A run imports only the reporters it writes with: SARIF, JUnit
+# and GitHub pull in rule metadata and XML that a pre-commit run never shows (issue 8).
+REPORTERS: dict[str, str] = {
+    "text": "linter.reporters.text:TextReporter",
+    "json": "linter.reporters.json_:JsonReporter",
+    "sarif": "linter.reporters.sarif:SarifReporter",
+    "junit": "linter.reporters.junit:JunitReporter",
+    "github": "linter.reporters.github:GithubReporter",
 }
 
 
 def get(name: str) -> type[Reporter]:
     try:
-        return REPORTERS[name]
+        module, _, cls = REPORTERS[name].partition(":")
     except KeyError:
         raise ValueError(f"unknown format '{name}'; choose from {', '.join(sorted(REPORTERS))}"
                          ) from None
+    reporter: type[Reporter] = getattr(importlib.import_module(module), cls)
+    return reporter

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from linter.errors import LinterError
-from linter.reporters import REPORTERS
+from linter.reporters import REPORTERS, get
 
 if TYPE_CHECKING:
     from linter.runner import RunResult
@@ -61,7 +61,7 @@ def write_outputs(result: RunResult, outputs: Sequence[OutputSpec], stdout: Text
     result = redact.result(result)
     failures: list[str] = []
     for spec in sorted(outputs, key=lambda s: s.path is not None):
-        reporter = REPORTERS[spec.fmt]
+        reporter = get(spec.fmt)
         if spec.path is None:
             reporter(color=color).report(result, stdout)
             continue

@@ -1,0 +1,128 @@
+"""The policy cache: keyed by the files' content, safe against corrupted entries, and
+never changing what the policies find."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from linter.engine import document_subject, evaluate, workload_subject
+from linter.model.extract import extract_workloads
+from linter.parsers import parse
+from linter.policy import cache, load_policies
+from linter.policy.load import _policy_texts
+
+FIXTURES = Path(__file__).parent / "fixtures"
+POLICY = """\
+apiVersion: servelint/v1
+kind: Policy
+metadata: {{name: team-replicas}}
+spec:
+  target: document
+  matchConditions:
+    - {{name: deployments, expression: "doc.kind == 'Deployment'"}}
+  variables:
+    - {{name: replicas, expression: "has(doc.spec.replicas) ? doc.spec.replicas : 1"}}
+  rules:
+    - id: min-replicas
+      severity: error
+      expression: "variables.replicas >= {minimum}"
+      messageExpression: "'needs ' + string({minimum}) + ', has ' + string(variables.replicas)"
+"""
+DEPLOYMENT = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec: {replicas: 2}\n"
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("SERVELINT_NO_CACHE", raising=False)
+    return tmp_path / "cache" / "servelint"
+
+
+def _messages(policy_dir: Path) -> list[str]:
+    policies = load_policies([str(policy_dir)], builtin=False)
+    parsed = parse("deploy.yaml", DEPLOYMENT)
+    return [f.message for f in evaluate(policies, [document_subject(d)
+                                                   for d in parsed.documents])]
+
+
+def _entries(directory: Path) -> list[Path]:
+    return sorted(directory.glob("policies-*.bin"))
+
+
+def test_an_entry_is_keyed_by_the_policy_text(tmp_path: Path, _own_cache: Path) -> None:
+    policies = tmp_path / "policies"
+    policies.mkdir()
+    (policies / "team.yaml").write_text(POLICY.format(minimum=3), encoding="utf-8")
+    assert _messages(policies) == ["needs 3, has 2"]
+    assert len(_entries(_own_cache)) == 1
+    assert _messages(policies) == ["needs 3, has 2"]  # read back from the cache
+    (policies / "team.yaml").write_text(POLICY.format(minimum=2), encoding="utf-8")
+    assert _messages(policies) == []  # the edited file is a new entry, not the stale one
+    assert len(_entries(_own_cache)) == 2
+
+
+def test_a_corrupted_or_truncated_entry_is_ignored_and_rewritten(tmp_path: Path,
+                                                                 _own_cache: Path) -> None:
+    policies = tmp_path / "policies"
+    policies.mkdir()
+    (policies / "team.yaml").write_text(POLICY.format(minimum=3), encoding="utf-8")
+    _messages(policies)
+    [entry] = _entries(_own_cache)
+    files = _policy_texts((str(policies),), False)
+    assert files is not None and cache.load(files) is not None
+    raw = entry.read_bytes()
+    for damaged in (raw[: len(raw) // 2], raw[:-1] + bytes([raw[-1] ^ 0xFF]), b"", b"junk"):
+        entry.write_bytes(damaged)
+        assert cache.load(files) is None
+        assert _messages(policies) == ["needs 3, has 2"]
+        assert cache.load(files) is not None  # rewritten whole
+
+
+def test_switched_off_or_unwritable_the_policies_still_load(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            _own_cache: Path) -> None:
+    policies = tmp_path / "policies"
+    policies.mkdir()
+    (policies / "team.yaml").write_text(POLICY.format(minimum=3), encoding="utf-8")
+    monkeypatch.setenv("SERVELINT_NO_CACHE", "1")
+    assert _messages(policies) == ["needs 3, has 2"]
+    assert not _own_cache.exists()
+    monkeypatch.delenv("SERVELINT_NO_CACHE")
+    _own_cache.parent.mkdir(parents=True)
+    _own_cache.write_text("a file where the folder should be", encoding="utf-8")
+    assert _messages(policies) == ["needs 3, has 2"]
+
+
+def test_builtin_policies_from_the_cache_find_what_freshly_loaded_ones_find(
+        monkeypatch: pytest.MonkeyPatch, _own_cache: Path) -> None:
+    inputs = [p for p in sorted((FIXTURES / "vllm").rglob("*.yaml"))
+              if "templates" not in p.parts][:40]
+    parsed = [parse(str(p), p.read_text(encoding="utf-8")) for p in inputs]
+
+    def findings() -> list[tuple[str, str, int]]:
+        policies = load_policies()
+        subjects = [document_subject(d) for f in parsed for d in f.documents]
+        subjects += [workload_subject(w) for w in extract_workloads(parsed)]
+        return sorted((f.rule_id, f.message, f.line) for f in evaluate(policies, subjects))
+
+    monkeypatch.setenv("SERVELINT_NO_CACHE", "1")
+    fresh = findings()
+    monkeypatch.delenv("SERVELINT_NO_CACHE")
+    stored = findings()  # compiled, serialised and stored
+    assert _entries(_own_cache)
+    loaded = findings()  # deserialised
+    assert fresh and fresh == stored == loaded
+
+
+def test_the_key_covers_names_and_builtin_flags() -> None:
+    def key(*files: cache.PolicyFile) -> str:
+        entry = cache._entry(files)
+        assert entry is not None
+        return entry.name
+
+    assert key(("a.yaml", "x", False)) != key(("b.yaml", "x", False))
+    assert key(("a.yaml", "x", False)) != key(("a.yaml", "x", True))
+    assert key(("a.yaml", "xy", False), ("b", "", False)) != \
+        key(("a.yaml", "x", False), ("yb", "", False))
