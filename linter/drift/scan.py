@@ -47,7 +47,22 @@ class _Pairing(Protocol):
     @property
     def note(self) -> str: ...
 
-    def compare(self, data: Any, target: Target, pod: bool) -> TargetResult: ...
+    @property
+    def memo(self) -> dict[tuple[str, str], Any]: ...
+
+    def analyse(self, data: Any, target: Target, pod: bool) -> Any: ...
+
+    def result(self, analysis: Any, target: Target) -> TargetResult: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class _Failure:
+    reason: str
+    message: str
+
+
+def _compare(pairing: _Pairing, data: Any, target: Target, pod: bool) -> TargetResult:
+    return pairing.result(pairing.analyse(data, target, pod), target)
 
 
 _WHOLE = ("the values describe no inference server that the serving model recognises: they "
@@ -112,7 +127,7 @@ def _fetched(pairing: _Pairing, item: Any) -> TargetResult:
     if item.state != "ok":
         return _failed(target, item.reason, item.message)
     if item.data is not None:
-        return pairing.compare(item.data, target, pod=True)
+        return _compare(pairing, item.data, target, pod=True)
     return _compare_text(pairing, _document_name(target.spec), item.text or "", target)
 
 
@@ -124,11 +139,18 @@ def _document_name(spec: str) -> str:
 
 
 def _compare_text(pairing: _Pairing, name: str, text: str, target: Target) -> TargetResult:
-    try:
-        data = live_document(name, text)
-    except LiveError as error:
-        return _failed(target, error.reason, f"{error.message}; not compared")
-    return pairing.compare(data, target, pod=False)
+    # The replicas of a Deployment load the same file: a text already compared in this
+    # run has the same differences, only the target (pod, source) differs (issue 8).
+    analysis = pairing.memo.get((name, text))
+    if analysis is None:
+        try:
+            data = live_document(name, text)
+        except LiveError as error:
+            analysis = _Failure(error.reason, f"{error.message}; not compared")
+        else:
+            analysis = pairing.analyse(data, target, pod=False)
+        pairing.memo[(name, text)] = analysis
+    return pairing.result(analysis, target)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,8 +158,11 @@ class _ByPath:
     desired: DesiredSide
     pairing: Pairing
     note: str = ""
+    memo: dict[tuple[str, str], Any] = dataclasses.field(default_factory=dict, compare=False)
 
-    def compare(self, data: Any, target: Target, pod: bool) -> TargetResult:
+    def analyse(self, data: Any, target: Target, pod: bool) -> Any:
+        """What ``result`` needs; for a live document (``pod`` false) it does not depend
+        on the target."""
         from linter.sources.kube_pods import podspec_view
 
         if pod:  # compare only what the values describe
@@ -148,10 +173,16 @@ class _ByPath:
         try:
             live = live_side(data, self.pairing)
         except LiveError as error:
-            return _failed(target, error.reason, error.message)
+            return _Failure(error.reason, error.message)
         server = _server(self.pairing.server, live.raw.get(()))
         differences = compare(self.desired.normalized, live, server, self.pairing.ignore,
                               self.desired.root)
+        return live, server, differences
+
+    def result(self, analysis: Any, target: Target) -> TargetResult:
+        if isinstance(analysis, _Failure):
+            return _failed(target, analysis.reason, analysis.message)
+        live, server, differences = analysis
         return TargetResult(target, COMPARED,
                             tuple(drift_findings(differences, self.desired, live, target)),
                             server=server.name if server is not None else "")
@@ -162,20 +193,29 @@ class _ByEngine:
     sides: list[engines.EngineSide]
     pairing: Pairing
     note: str = ""
+    memo: dict[tuple[str, str], Any] = dataclasses.field(default_factory=dict, compare=False)
 
-    def compare(self, data: Any, target: Target, pod: bool) -> TargetResult:
+    def analyse(self, data: Any, target: Target, pod: bool) -> Any:
+        """What ``result`` needs; for a live document (``pod`` false) it does not depend
+        on the target."""
         try:
             live = engines.live_from_pod(data, target.container, target.source) if pod else \
                 engines.live_from_document(live_subtree(data, self.pairing))
             side = engines.restricted(engines.pick(self.sides, live), live)
         except LiveError as error:
-            return _failed(target, error.reason, error.message)
+            return _Failure(error.reason, error.message)
         normalized = normalize(live.settings, self.pairing.options)
         server = None if self.pairing.server == "none" else \
             server_defaults.SERVERS.get(live.server if self.pairing.server == "auto"
                                         else self.pairing.server)
         differences = compare(side.normalized, normalized, server, self.pairing.ignore,
                               ("engine",))
+        return side, normalized, server, differences
+
+    def result(self, analysis: Any, target: Target) -> TargetResult:
+        if isinstance(analysis, _Failure):
+            return _failed(target, analysis.reason, analysis.message)
+        side, normalized, server, differences = analysis
         return TargetResult(target, COMPARED,
                             tuple(drift_findings(differences, side, normalized, target)),
                             server=server.name if server is not None else "")

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import urllib3.exceptions
 
 from linter.errors import SourceError
-from linter.sources import kube_pods
+from linter.sources import kube_pods, kube_ws
 from linter.sources.kube_config import MISSING_CLIENT, load_configuration
 from linter.sources.kube_errors import RequestFailed, RetryPolicy, call
 from linter.sources.kube_pods import SourceSpec
@@ -101,8 +101,15 @@ def _fetch(session: _Session, request: KubeRequest, progress: Progress | None) -
 
 
 class _Session:
-    """Client configuration, plus one API client per thread: ``kubernetes.stream``
-    temporarily replaces a client's ``call_api``, so clients cannot be shared by threads."""
+    """Client configuration and one official ``ApiClient``, shared by the threads.
+
+    Requests are serialised and sent by the ``ApiClient`` itself (URL, query, credentials
+    and their refresh, TLS), without the generated ``CoreV1Api``, whose import (models
+    and all) cost more than a scan's requests (issue 8). Pod exec goes over one short
+    WebSocket connection of that client's pool (``kube_ws``); only with a proxy in the
+    kubeconfig does it go through ``kubernetes.stream``, which temporarily replaces a
+    client's ``call_api``, so those clients are per thread.
+    """
 
     def __init__(self, request: KubeRequest) -> None:
         self.request = request
@@ -112,14 +119,46 @@ class _Session:
         self._lock = threading.Lock()
         self._clients: list[Any] = []
         try:
+            from kubernetes.client.api_client import ApiClient
             from kubernetes.client.exceptions import ApiException
         except ImportError as exc:  # pragma: no cover - checked in _load_configuration
             raise SourceError(MISSING_CLIENT) from exc
+        self.client = ApiClient(self.configuration)
+        self._clients.append(self.client)
+        self._api_exception = ApiException
+        self.direct_exec = not (self.configuration.proxy or self.configuration.proxy_headers)
         # Everything a request can fail with; anything else is a bug and propagates.
         self.errors: tuple[type[BaseException], ...] = (
-            ApiException, urllib3.exceptions.HTTPError, OSError)
+            ApiException, kube_ws.UpgradeRejected, urllib3.exceptions.HTTPError, OSError)
+
+    def get(self, path: str, params: dict[str, str], query: list[tuple[str, str]] | None = None
+            ) -> bytes:
+        """``GET path`` as the generated API methods send it (``_preload_content=False``):
+        the raw body, or the ``ApiException`` of a status outside 2xx."""
+        method, url, headers, body, post = self.client.param_serialize(
+            "GET", path, path_params=params, query_params=query or [],
+            header_params={"Accept": "application/json"}, auth_settings=["BearerToken"])
+        response = self.client.call_api(method, url, headers, body, post,
+                                        _request_timeout=self.request.timeout)
+        response.read()
+        if not 200 <= response.status <= 299:
+            self._api_exception.from_response(http_resp=response, body=None, data=None)
+        return bytes(response.data or b"")
+
+    def exec_channels(self, namespace: str, pod: str, container: str, command: list[str]
+                      ) -> kube_ws.Channels:
+        params: list[tuple[str, object]] = [("command", c) for c in command]
+        params += [("container", container), ("stderr", True), ("stdin", False),
+                   ("stdout", True), ("tty", False)]
+        _, url, headers, _, _ = self.client.param_serialize(
+            "GET", "/api/v1/namespaces/{namespace}/pods/{name}/exec",
+            path_params={"namespace": namespace, "name": pod}, query_params=params,
+            header_params={}, auth_settings=["BearerToken"])
+        pool = self.client.rest_client.pool_manager.connection_from_url(url)
+        return kube_ws.run(pool, url, headers, self.request.timeout, self.request.max_bytes)
 
     def api(self) -> Any:
+        """A ``CoreV1Api`` of this thread, for ``kubernetes.stream`` (proxies only)."""
         api = getattr(self._local, "api", None)
         if api is None:
             from kubernetes import client
@@ -131,7 +170,7 @@ class _Session:
         return api
 
     def close(self) -> None:
-        """Close every thread's connection pool (sockets are not left to the collector)."""
+        """Close every client's connection pool (sockets are not left to the collector)."""
         with self._lock:
             clients, self._clients = self._clients, []
         for api_client in clients:
@@ -143,22 +182,23 @@ class _Session:
 
 def _select_pods(session: _Session, namespace: str) -> list[dict[str, Any]]:
     request = session.request
-    timeout = request.timeout
     if request.pod:
+        name = request.pod
         try:
-            response = session.call(lambda: session.api().read_namespaced_pod(
-                request.pod, namespace, _preload_content=False, _request_timeout=timeout),
-                f"reading pod {request.pod}")
+            data = session.call(lambda: session.get(
+                "/api/v1/namespaces/{namespace}/pods/{name}",
+                {"namespace": namespace, "name": name}), f"reading pod {name}")
         except RequestFailed as failure:
             if failure.reason == "not-found":
                 raise RequestFailed("no-pods", f"pod '{request.pod}' not found in namespace "
                                     f"'{namespace}'") from failure
             raise
-        return [json.loads(response.data)]
-    response = session.call(lambda: session.api().list_namespaced_pod(
-        namespace, label_selector=request.selector or "", _preload_content=False,
-        _request_timeout=timeout), f"listing pods in namespace {namespace}")
-    items = json.loads(response.data).get("items") or []
+        return [json.loads(data)]
+    data = session.call(lambda: session.get(
+        "/api/v1/namespaces/{namespace}/pods", {"namespace": namespace},
+        [("labelSelector", request.selector or "")]),
+        f"listing pods in namespace {namespace}")
+    items = json.loads(data).get("items") or []
     return sorted(items, key=lambda p: p.get("metadata", {}).get("name", ""))
 
 
@@ -187,34 +227,46 @@ def _fetch_pod(session: _Session, namespace: str, pod: dict[str, Any]) -> Fetche
 
 
 def _exec(session: _Session, namespace: str, pod: str, container: str) -> str:
-    from kubernetes.stream import stream
-
     request = session.request
     path = request.source.path
     what = f"reading {path} over exec"
-
-    def run() -> tuple[str, str, str]:
-        client = stream(session.api().connect_get_namespaced_pod_exec, pod, namespace,
-                        command=["cat", path], container=container, stderr=True, stdin=False,
-                        stdout=True, tty=False, _preload_content=False)
-        try:
-            client.run_forever(timeout=request.timeout)
-            if client.is_open():
-                raise TimeoutError("exec did not finish")
-            return client.read_channel(1), client.read_channel(2), client.read_channel(3)
-        finally:
-            client.close()
-            # websocket-client leaves the socket open when the server closed first (its
-            # close() returns early once a close frame was answered): close it here.
-            if client.sock is not None:
-                client.sock.shutdown()
-
-    stdout, stderr, status = session.call(
-        lambda: _with_deadline(run, request.timeout, session.errors), what)
+    if session.direct_exec:
+        channels = session.call(lambda: session.exec_channels(namespace, pod, container,
+                                                              ["cat", path]), what)
+        if channels.too_large:
+            raise RequestFailed("too-large", f"{path} is larger than {request.max_bytes} bytes")
+        stdout, stderr, status = (bytes(c).decode("utf-8", "replace") for c in
+                                  (channels.stdout, channels.stderr, channels.status))
+    else:
+        stdout, stderr, status = session.call(
+            lambda: _with_deadline(lambda: _exec_stream(session, namespace, pod, container),
+                                   request.timeout, session.errors), what)
     kube_pods.check_exec_status(status, stderr, path, container)
     if len(stdout.encode()) > request.max_bytes:
         raise RequestFailed("too-large", f"{path} is larger than {request.max_bytes} bytes")
     return str(stdout)
+
+
+def _exec_stream(session: _Session, namespace: str, pod: str, container: str
+                 ) -> tuple[str, str, str]:
+    """Exec through the official client's ``stream``, which knows proxies."""
+    from kubernetes.stream import stream
+
+    request = session.request
+    client = stream(session.api().connect_get_namespaced_pod_exec, pod, namespace,
+                    command=["cat", request.source.path], container=container, stderr=True,
+                    stdin=False, stdout=True, tty=False, _preload_content=False)
+    try:
+        client.run_forever(timeout=request.timeout)
+        if client.is_open():
+            raise TimeoutError("exec did not finish")
+        return client.read_channel(1), client.read_channel(2), client.read_channel(3)
+    finally:
+        client.close()
+        # websocket-client leaves the socket open when the server closed first (its
+        # close() returns early once a close frame was answered): close it here.
+        if client.sock is not None:
+            client.sock.shutdown()
 
 
 def _with_deadline(action: Callable[[], T], timeout: float,
@@ -250,10 +302,9 @@ def _proxy(session: _Session, namespace: str, pod: str) -> str:
     request = session.request
     port, path = request.source.port, request.source.path
     what = f"GET :{port}{path} through the pod proxy"
-    response = session.call(lambda: session.api().connect_get_namespaced_pod_proxy_with_path(
-        f"{pod}:{port}", namespace, path.lstrip("/"), _preload_content=False,
-        _request_timeout=request.timeout), what)
-    body = response.data or b""
+    body = session.call(lambda: session.get(
+        "/api/v1/namespaces/{namespace}/pods/{name}/proxy/{path}",
+        {"namespace": namespace, "name": f"{pod}:{port}", "path": path.lstrip("/")}), what)
     if len(body) > request.max_bytes:
         raise RequestFailed("too-large", f"{what}: larger than {request.max_bytes} bytes")
     try:
@@ -267,13 +318,13 @@ def _configmap(session: _Session, namespace: str) -> Fetched:
     base = Fetched(f"kube://{namespace}/configmap/{source.name} {source.text}", namespace,
                    source.name)
     try:
-        response = session.call(lambda: session.api().read_namespaced_config_map(
-            source.name, namespace, _preload_content=False,
-            _request_timeout=session.request.timeout), f"reading ConfigMap {source.name}")
+        raw = session.call(lambda: session.get(
+            "/api/v1/namespaces/{namespace}/configmaps/{name}",
+            {"namespace": namespace, "name": source.name}), f"reading ConfigMap {source.name}")
     except RequestFailed as failure:
         return dataclasses.replace(base, state="error", reason=failure.reason,
                                    message=failure.message)
-    data = json.loads(response.data).get("data") or {}
+    data = json.loads(raw).get("data") or {}
     if source.key not in data:
         keys = ", ".join(sorted(data)) or "none"
         return dataclasses.replace(base, state="error", reason="not-found", message=(
