@@ -94,3 +94,17 @@ def exit_code(findings: Iterable[Finding], fail_level: Severity) -> int:
     """0 when nothing active is at or above ``fail_level``, else 1."""
     failing = any(not f.suppressed and f.severity >= fail_level for f in findings)
     return 1 if failing else 0
+
+
+def syntax_finding(source: str, message: str, line: int, column: int, doc_index: int = 0
+                   ) -> Finding:
+    """The ``syntax`` finding of an input that does not parse."""
+    return Finding("syntax", Severity.ERROR, message, source, max(line, 1), max(column, 1),
+                   "", doc_index)
+
+
+def limit_finding(source: str, message: str, line: int, column: int, doc_index: int = 0
+                  ) -> Finding:
+    """The ``input-limit`` finding of an input over a size, node or depth limit."""
+    return Finding("input-limit", Severity.ERROR, message, source, max(line, 1),
+                   max(column, 1), "", doc_index)
