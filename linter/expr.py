@@ -107,9 +107,11 @@ class CompiledExpr:
             return
 
     def __getstate__(self) -> tuple[str, tuple[bytes | None, bytes | None, bytes | None]]:
-        # b"" stands for "the plain form": most expressions need no bindings.
-        bound = [b"" if c is not None and c is self._expr else self._serialized(c, i)
-                 for i, c in ((1, self._vars), (2, self._each))]
+        # b"" stands for "the plain form" (most expressions need no bindings), b"=" for
+        # "the form with variables" (most need no item).
+        bound = [b"" if c is not None and c is self._expr else
+                 b"=" if i == 2 and c is not None and c is self._vars else
+                 self._serialized(c, i) for i, c in ((1, self._vars), (2, self._each))]
         return self.text, (self._serialized(self._expr, 0), bound[0], bound[1])
 
     def __setstate__(self, state: tuple[str, tuple[bytes | None, bytes | None, bytes | None]]
@@ -130,6 +132,8 @@ class CompiledExpr:
             return None
         if saved == b"":
             return self._plain()
+        if saved == b"=":
+            return self._bound(each=False)
         return _environment().deserialize(saved)
 
     def evaluate(self, activation: Any, bindings: Bindings | None = None) -> Any:
@@ -168,7 +172,9 @@ class CompiledExpr:
         if compiled is None:
             names = [n for n in ("variables", "item", "index")[: 3 if each else 1]
                      if _uses(self.text, n)]
-            if not names:
+            if each and "item" not in names and "index" not in names:
+                compiled = self._bound(each=False)  # the same text: compiled once
+            elif not names:
                 compiled = self._plain()
             else:
                 # Newlines: a trailing // comment in the text must not swallow the brackets.

@@ -126,3 +126,13 @@ def test_the_key_covers_names_and_builtin_flags() -> None:
     assert key(("a.yaml", "x", False)) != key(("a.yaml", "x", True))
     assert key(("a.yaml", "xy", False), ("b", "", False)) != \
         key(("a.yaml", "x", False), ("yb", "", False))
+
+
+def test_only_the_newest_entries_are_kept(tmp_path: Path, _own_cache: Path) -> None:
+    policies = tmp_path / "policies"
+    policies.mkdir()
+    for minimum in range(cache.KEEP + 3):
+        (policies / "team.yaml").write_text(POLICY.format(minimum=minimum), encoding="utf-8")
+        _messages(policies)
+    assert len(_entries(_own_cache)) == cache.KEEP
+    assert _messages(policies) == ["needs 10, has 2"]

@@ -12,8 +12,8 @@ policy file, whether it is built in, servelint's own modules that define or buil
 stored objects, and the versions of Python and cel-expr-python. Entries are written to a
 temporary file and renamed into place, so concurrent runs never read half a file; an
 entry whose checksum does not match (a truncated or corrupted file) is ignored and
-rewritten. Only policy sets that loaded without error are stored. ``SERVELINT_NO_CACHE=1``
-switches the cache off.
+rewritten; only the newest entries are kept. Only policy sets that loaded without error
+are stored. ``SERVELINT_NO_CACHE=1`` switches the cache off.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from linter.policy.model import Policy
 PolicyFile = tuple[str, str, bool]  # (source, text, built in)
 _MAGIC = b"servelint-policies-1\n"
 _DIGEST = hashlib.sha256().digest_size
+KEEP = 8  # entries kept: a few policy sets (repositories, --policy-dir) and versions
 # The modules whose classes are pickled, or whose code decides what is stored.
 _CODE = ("linter.expr", "linter.findings", "linter.policy.model", "linter.policy.fused",
          "linter.policy.load", "linter.policy.cache")
@@ -56,7 +57,7 @@ def load(files: Sequence[PolicyFile]) -> list[Policy] | None:
         raw = path.read_bytes()
     except OSError:
         return None
-    body = raw[len(_MAGIC) + _DIGEST:]
+    body = memoryview(raw)[len(_MAGIC) + _DIGEST:]  # not a copy: entries are megabytes
     if not raw.startswith(_MAGIC) or raw[len(_MAGIC):len(_MAGIC) + _DIGEST] != \
             hashlib.sha256(body).digest():
         return None
@@ -89,8 +90,24 @@ def store(files: Sequence[PolicyFile], policies: Sequence[Policy]) -> None:
         except OSError:
             os.unlink(temporary)
             raise
+        _prune(path.parent)
     except OSError:
         return
+
+
+def _prune(directory: Path) -> None:
+    """Keep the newest entries only: each edit of a policy (or upgrade) writes a new one."""
+    entries = []
+    for entry in directory.glob("policies-*.bin"):
+        try:
+            entries.append((entry.stat().st_mtime, entry))
+        except OSError:
+            continue  # removed by a concurrent run
+    for _, entry in sorted(entries, reverse=True)[KEEP:]:
+        try:
+            entry.unlink()
+        except OSError:
+            continue
 
 
 def _entry(files: Sequence[PolicyFile]) -> Path | None:
