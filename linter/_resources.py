@@ -9,17 +9,29 @@ from __future__ import annotations
 
 import functools
 import json
-from importlib import resources
-from importlib.resources.abc import Traversable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 
 @functools.cache
 def data_root() -> Traversable:
-    packaged = resources.files("linter") / "_data"
+    package: Traversable
+    here = Path(__file__).parent
+    if here.is_dir():
+        # An installed or checked-out package is a folder: a plain path serves, and
+        # importlib.resources (with tempfile and shutil) stays out of every run (issue 8).
+        package = here
+    else:  # pragma: no cover - a zipped package
+        from importlib import resources
+
+        package = resources.files("linter")
+    packaged = package / "_data"
     if packaged.is_dir():
         return packaged
-    return resources.files("linter") / ".."
+    return package / ".."
 
 
 def builtin_policies() -> Traversable:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -305,6 +304,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _show_failure(exc: BaseException, show_traceback: bool) -> None:
     if show_traceback:
+        import traceback  # only here: every run would pay for its imports (issue 8)
+
         traceback.print_exception(exc, file=sys.stderr)
         return
     message = exc.format_message() if isinstance(exc, LinterError) else \

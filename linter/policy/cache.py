@@ -23,7 +23,6 @@ import hashlib
 import os
 import pickle
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -77,6 +76,8 @@ def store(files: Sequence[PolicyFile], policies: Sequence[Policy]) -> None:
     path = _entry(files)
     if path is None:
         return
+    import tempfile  # only on a miss: with shutil, it costs every run its import
+
     for policy in policies:
         _compile_all(policy)
     body = pickle.dumps(list(policies), protocol=pickle.HIGHEST_PROTOCOL)
