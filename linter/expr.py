@@ -97,14 +97,18 @@ class CompiledExpr:
         self._saved: tuple[bytes | None, bytes | None, bytes | None] = (None, None, None)
 
     def prepare(self) -> None:
-        """Compile every form the engine may evaluate, so that all can be stored; an
-        expression that does not compile stays as it is and fails when evaluated."""
+        """Compile every form the engine may evaluate and keep them serialised only, so
+        that all can be stored while a run holds just the few it evaluates (compiled
+        forms are large; they are deserialised again on use). An expression that does
+        not compile stays as it is and fails when evaluated."""
         try:
             self._plain()
             self._bound(each=False)
             self._bound(each=True)
         except ExpressionError:
             return
+        _, self._saved = self.__getstate__()
+        self._expr = self._vars = self._each = None
 
     def __getstate__(self) -> tuple[str, tuple[bytes | None, bytes | None, bytes | None]]:
         # b"" stands for "the plain form" (most expressions need no bindings), b"=" for
@@ -156,7 +160,8 @@ class CompiledExpr:
 
     @property
     def compiled(self) -> bool:
-        return self._expr is not None
+        """Whether the text compiled (it may be held serialised only)."""
+        return self._expr is not None or self._saved[0] is not None
 
     def _plain(self) -> Any:
         if self._expr is None:
