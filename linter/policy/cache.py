@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
 import os
 import pickle
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from linter._resources import schema_file
 from linter.expr import runtime_fingerprint
 from linter.policy.model import Policy
 
@@ -35,7 +37,10 @@ _DIGEST = hashlib.sha256().digest_size
 KEEP = 8  # entries kept: a few policy sets (repositories, --policy-dir) and versions
 # The modules whose classes are pickled, or whose code decides what is stored.
 _CODE = ("linter.expr", "linter.findings", "linter.policy.model", "linter.policy.fused",
-         "linter.policy.load", "linter.policy.cache")
+         "linter.policy.load", "linter.policy.cache", "linter.policy.schema",
+         "linter.documents", "linter.positions", "linter.errors")
+# A user's policy file is stored only once it validated against this schema.
+_SCHEMA = "policy.schema.json"
 
 
 def cache_dir() -> Path | None:
@@ -126,13 +131,10 @@ def _entry(files: Sequence[PolicyFile]) -> Path | None:
 def _code_key() -> bytes:
     digest = hashlib.sha256(sys.version.encode())
     digest.update(runtime_fingerprint().encode())
+    digest.update(schema_file(_SCHEMA).read_bytes())
     for name in _CODE:
-        module = sys.modules.get(name)
-        source = getattr(module, "__file__", None)
-        if source is None:
-            digest.update(name.encode())
-            continue
-        digest.update(Path(source).read_bytes())
+        source = getattr(importlib.import_module(name), "__file__", None)
+        digest.update(Path(source).read_bytes() if source else name.encode())
     return digest.digest()
 
 
