@@ -142,7 +142,8 @@ class _Session:
                                         _request_timeout=self.request.timeout)
         response.read()
         if not 200 <= response.status <= 299:
-            self._api_exception.from_response(http_resp=response, body=None, data=None)
+            # from_response raises the status's own subclass (NotFoundException, ...).
+            raise self._api_exception.from_response(http_resp=response, body=None, data=None)
         return bytes(response.data or b"")
 
     def exec_channels(self, namespace: str, pod: str, container: str, command: list[str]
