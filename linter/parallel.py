@@ -7,10 +7,10 @@ is per file runs in the workers. The merge, the redaction of secrets, sorting an
 everything that looks across files (chart context, suppressions, baseline) stay in the
 calling process, so the output is the one a single process writes.
 
-Used only when it pays and cannot change a result: enough inputs, more than one core,
-the built-in policies alone (a user policy may be stopped for its evaluation budget,
-and "stopped for the rest of the run" must mean the whole run), and no chart context
-(a chart's findings may sit in another file than the one linted).
+Used only when it pays and cannot change a result: enough inputs, none of them standard
+input, more than one core, the built-in policies alone (a user policy may be stopped for
+its evaluation budget, and "stopped for the rest of the run" must mean the whole run),
+and no chart context (a chart's findings may sit in another file than the one linted).
 """
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ def workers_for(policies: Sequence[Policy], inputs: Sequence[Input], has_context
     """How many worker processes to use; 0 means lint in this process."""
     if has_context or len(inputs) < MIN_FILES or not all(p.builtin for p in policies):
         return 0
+    if any(i.path is None for i in inputs):
+        return 0  # standard input: a worker process has /dev/null there
     import multiprocessing  # only now: a pre-commit run of a few files never needs it
 
     if multiprocessing.get_start_method(allow_none=True) not in (None, "fork") or \

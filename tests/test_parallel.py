@@ -64,3 +64,19 @@ def test_only_builtin_policies_without_chart_context_use_workers(tmp_path: Path)
     assert parallel.workers_for(builtin, many, True) == 0  # type: ignore[arg-type]
     user = load_policies([str(FIXTURES / "helm" / "policies")], builtin=False)
     assert user and parallel.workers_for(user, many, False) == 0  # type: ignore[arg-type]
+
+
+def test_standard_input_keeps_the_run_in_one_process(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    root = _corpus(tmp_path)
+    monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(
+        b"env:\n  - name: HF_TOKEN\n    value: " + SECRET.encode() + b"\n")))
+    code = main(["lint", "--no-config", "--format", "json", str(root), "-"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert any(f["file"] == "<stdin>" and f["rule"] == "secrets/literal-secret"
+               for f in report["findings"])
