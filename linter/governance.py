@@ -19,6 +19,7 @@ from linter import suppress
 from linter.config import EMPTY, Config
 from linter.documents import ParsedFile
 from linter.findings import Finding, sort_findings
+from linter.policy.fused import fuse
 from linter.policy.model import Policy
 
 if TYPE_CHECKING:
@@ -80,8 +81,13 @@ def select_policies(policies: Sequence[Policy], config: Config) -> list[Policy]:
     selected: list[Policy] = []
     for policy in policies:
         rules = tuple(r for r in policy.rules if not is_disabled(config, r.id))
-        if rules:
-            selected.append(dataclasses.replace(policy, rules=rules))
+        if len(rules) == len(policy.rules):
+            selected.append(policy)
+        elif rules:
+            # The fused check must ask only the rules left (a disabled rule that always
+            # fails would otherwise send every subject the slow way).
+            kept = dataclasses.replace(policy, rules=rules)
+            selected.append(dataclasses.replace(kept, fused=fuse(kept)))
     return selected
 
 

@@ -120,3 +120,21 @@ def test_an_expression_nested_to_the_limit_still_sees_its_variables(tmp_path: Pa
     subjects = [document_subject(d) for d in parse("deploy.yaml", DOC).documents]
     assert [f.rule_id for f in evaluate(policies, subjects)] == ["team/r"]
     assert _findings(policies, subjects) == _findings(_unfused(policies), subjects)
+
+
+def test_a_disabled_rule_leaves_the_fused_check(tmp_path: Path) -> None:
+    from linter.config import Config
+    from linter.expr import activation
+    from linter.governance import select_policies
+
+    policies = _policy(tmp_path, '    - {name: kind, expression: "doc.kind"}',
+                       '    - {id: never, severity: error, expression: "false", message: m}\n'
+                       '    - {id: kind, severity: error, expression: "variables.kind != \'\'", '
+                       'message: m}')
+    [kept] = select_policies(policies, Config(disable=("team/never",)))
+    assert [r.id for r in kept.rules] == ["team/kind"]
+    assert kept.fused is not None and "false" not in kept.fused.expr.text
+    subjects = [document_subject(d) for d in parse("deploy.yaml", DOC).documents]
+    assert kept.fused.passes(activation({"doc": subjects[0].data}))
+    assert evaluate([kept], subjects) == []
+    assert select_policies(policies, Config()) == policies
