@@ -136,3 +136,15 @@ def test_only_the_newest_entries_are_kept(tmp_path: Path, _own_cache: Path) -> N
         _messages(policies)
     assert len(_entries(_own_cache)) == cache.KEEP
     assert _messages(policies) == ["needs 10, has 2"]
+
+
+def test_the_cache_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache.cache_dir() == tmp_path / "servelint"
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
+    assert cache.cache_dir() == tmp_path / "home" / ".cache" / "servelint"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", "")
+    monkeypatch.setattr(cache.os.path, "expanduser", lambda path: path)
+    assert cache.cache_dir() is None  # "~" unexpanded: no folder below the working one

@@ -46,9 +46,12 @@ _SCHEMA = "policy.schema.json"
 def cache_dir() -> Path | None:
     if os.environ.get("SERVELINT_NO_CACHE", "") not in ("", "0"):
         return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    home = os.path.join(os.path.expanduser("~"), ".cache")
+    base = os.environ.get("XDG_CACHE_HOME", "")
     if not os.path.isabs(base):  # the XDG specification ignores relative paths
-        base = os.path.join(os.path.expanduser("~"), ".cache")
+        base = home
+    if not os.path.isabs(base):
+        return None  # no home (a bare container): never a folder below the working one
     return Path(base) / "servelint"
 
 
