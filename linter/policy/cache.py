@@ -38,7 +38,7 @@ KEEP = 8  # entries kept: a few policy sets (repositories, --policy-dir) and ver
 # The modules whose classes are pickled, or whose code decides what is stored.
 _CODE = ("linter.expr", "linter.findings", "linter.policy.model", "linter.policy.fused",
          "linter.policy.load", "linter.policy.cache", "linter.policy.schema",
-         "linter.documents", "linter.positions", "linter.errors")
+         "linter.documents", "linter.yaml_events", "linter.positions", "linter.errors")
 # A user's policy file is stored only once it validated against this schema.
 _SCHEMA = "policy.schema.json"
 
@@ -138,6 +138,13 @@ def _code_key() -> bytes:
     for name in _CODE:
         source = getattr(importlib.import_module(name), "__file__", None)
         digest.update(Path(source).read_bytes() if source else name.encode())
+    # Any other module of the package, by size and time: a module split or moved (where
+    # the line of a rule is computed, say) must not leave stale entries behind.
+    package = Path(__file__).resolve().parent.parent
+    for folder, _, names in sorted(os.walk(package)):
+        for name in sorted(n for n in names if n.endswith(".py")):
+            found = os.stat(os.path.join(folder, name))
+            digest.update(f"{folder}/{name}:{found.st_size}:{found.st_mtime_ns};".encode())
     return digest.digest()
 
 
