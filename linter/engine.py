@@ -121,7 +121,6 @@ class _Scope:
 
     def __init__(self, policy: Policy, subject: Subject, bound: Any) -> None:
         self._exprs = {v.name: v.expr for v in policy.variables}
-        self._subject = subject
         self.bound = bound
         self._values: dict[str, Any] = {}
         self._errors: dict[str, str] = {}
