@@ -66,23 +66,64 @@ def explain_text_problems(parsed: ParsedFile) -> None:
         parsed.problems[:] = [p for p in parsed.problems if p.rule_id != "syntax"] + found
 
 
+_PLACEHOLDER = re.compile(r"\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}")
+_MANIFEST = re.compile(r"^(?:apiVersion|kind):", re.M)
+# A block scalar's header: "key: |", "- >-", "key: |2 # comment".
+_BLOCK_HEADER = re.compile(r"(?:^|[\s:-])[|>][-+]?[1-9]?[-+]?[ \t]*(?:#.*)?$")
+_CHART_TEMPLATE = ("Helm template syntax in a chart template: lint the rendered output "
+                   "(helm template CHART | servelint lint -) or the chart's values files")
+_VALUES_TEMPLATE = ("Helm template syntax in a values file: values files are not templates; "
+                    "quote the text if it is meant literally (for tpl)")
+_UNSUBSTITUTED = ("placeholder {} was not substituted: YAML reads it as a mapping, not text; "
+                  "substitute it before the file is applied, or quote it")
+
+
 def _template_findings(source: str, text: str) -> list[Finding]:
-    in_chart = "templates" in PurePath(source).parts[:-1]
-    message = (
-        "Helm template syntax in a chart template: lint the rendered output "
-        "(helm template CHART | servelint lint -) or the chart's values files"
-        if in_chart else
-        "Helm template syntax in a values file: values files are not templates; quote the "
-        "text if it is meant literally (for tpl)"
-    )
-    findings: list[Finding] = []
+    """Template actions where YAML reads them as data; text inside block scalars (shell
+    scripts and config files that a controller renders later) is left alone."""
+    lines = text.split("\n")
+    matches: list[tuple[int, int, str]] = []
     for match in _TEMPLATE.finditer(text):
         line = text.count("\n", 0, match.start()) + 1
+        if _inside_block_scalar(lines, line - 1):
+            continue
         column = match.start(1) - (text.rfind("\n", 0, match.start(1)) + 1) + 1
-        findings.append(syntax_finding(source, message, line, column))
-        if len(findings) >= _MAX_TEXT_FINDINGS:
-            break
-    return findings
+        matches.append((line, column, text[match.start(1):text.find("}}", match.start(1)) + 2]))
+    if not matches:
+        return []
+    in_chart = "templates" in PurePath(source).parts[:-1]
+    actions = [m for m in matches if not _PLACEHOLDER.fullmatch(m[2])]
+    if in_chart or (actions and _MANIFEST.search(text)):
+        # A manifest with template actions is a chart template: one finding says so.
+        line, column, _ = (actions or matches)[0]
+        more = len(matches) - 1
+        message = _CHART_TEMPLATE + (f" ({more} more template line{'s' * (more != 1)})"
+                                     if more else "")
+        return [syntax_finding(source, message, line, column)]
+    return [syntax_finding(source, _UNSUBSTITUTED.format(snippet)
+                           if _PLACEHOLDER.fullmatch(snippet) else _VALUES_TEMPLATE,
+                           line, column)
+            for line, column, snippet in matches[:_MAX_TEXT_FINDINGS]]
+
+
+def _inside_block_scalar(lines: list[str], index: int) -> bool:
+    """Whether line ``index`` (0-based) is content of a ``|`` or ``>`` block scalar: some
+    less-indented line above it, before the indentation returns to the top, is a block
+    header."""
+    indent = len(lines[index]) - len(lines[index].lstrip(" "))
+    for previous in range(index - 1, -1, -1):
+        text = lines[previous]
+        stripped = text.lstrip(" ")
+        if not stripped or stripped.startswith("#"):
+            continue
+        depth = len(text) - len(stripped)
+        if depth < indent:
+            if _BLOCK_HEADER.search(text.rstrip()):
+                return True
+            if depth == 0:
+                return False
+            indent = depth
+    return False
 
 
 def _conflict_findings(source: str, text: str) -> list[Finding]:

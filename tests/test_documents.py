@@ -94,3 +94,34 @@ def test_json_non_numbers_are_rejected_with_position(token: str) -> None:
     (problem,) = parsed.problems
     assert (problem.rule_id, problem.line) == ("syntax", 2)
     assert "is not a JSON number" in problem.message
+
+
+TEMPLATE_CASES = {
+    "block-scalar.yaml": (
+        "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: x\n      args:\n"
+        "        - |\n          vllm serve \\\n            {{- if .Spec.X }} --tp 2{{- end }}\n",
+        []),
+    "secret.yaml": (
+        "apiVersion: v1\nkind: Secret\nstringData:\n  hf_api_token: {{HF_TOKEN}}\n",
+        [(4, 17, "placeholder {{HF_TOKEN}} was not substituted: YAML reads it as a mapping, "
+                 "not text; substitute it before the file is applied, or quote it")]),
+    "values-prod.yaml": (
+        "image:\n  tag: {{ .Values.tag }}\n",
+        [(2, 8, "Helm template syntax in a values file: values files are not templates; "
+                "quote the text if it is meant literally (for tpl)")]),
+    "configmap.yaml": (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"
+        "  labels:\n    {{- include \"x.labels\" . | nindent 4 }}\ndata:\n  a.yaml: |\n"
+        "    b: {{ .Values.b }}\n",
+        [(4, 9, "Helm template syntax in a chart template: lint the rendered output (helm "
+                "template CHART | servelint lint -) or the chart's values files (1 more "
+                "template line)")]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TEMPLATE_CASES))
+def test_template_syntax_is_named_where_yaml_reads_it_as_data(name: str) -> None:
+    text, expected = TEMPLATE_CASES[name]
+    parsed = parse_yaml(name, text)
+    assert [(p.line, p.column, p.message) for p in parsed.problems
+            if p.rule_id == "syntax"] == expected
