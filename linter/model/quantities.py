@@ -100,14 +100,8 @@ def duration_ms(value: object, bare_unit_ms: float = 1.0) -> int | float | None:
 
 def human_int(value: object) -> int | None:
     """vLLM's integer syntax: ``32768``, ``32k`` (32 000) or ``32K`` (32 768)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return int(value) if value.is_integer() else None
     if not isinstance(value, str):
-        return None
+        return to_int(value)
     text = value.strip()
     match = _HUMAN_INT.match(text)
     if match is None:
