@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from linter import secrets
-from linter.documents import ParsedFile
+from linter.documents import Document, ParsedFile
 from linter.findings import Finding
 from linter.positions import PathT
 
@@ -30,13 +30,25 @@ _TOKEN = re.compile(r"\b(?:hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[
 _ASSIGNMENT = re.compile(r"^(?P<name>-{0,2}[A-Za-z_][\w.-]*)=(?P<value>.+)$")
 
 
+SecretsFound = list[tuple[Document, list[tuple[PathT, str]]]]
+
+
+def scan(parsed: Iterable[ParsedFile]) -> SecretsFound:
+    """Each document with the (path, value) of every secret in it: one walk per document,
+    shared by the literal-secret check and by redaction."""
+    return [(document, list(secret_values(document.data)))
+            for parsed_file in parsed for document in parsed_file.documents]
+
+
 def collect(parsed: Iterable[ParsedFile]) -> frozenset[str]:
     """Every literal secret value in the documents of ``parsed``."""
-    found: set[str] = set()
-    for parsed_file in parsed:
-        for document in parsed_file.documents:
-            found.update(value for _, value in secret_values(document.data))
-    return frozenset(v for v in found if len(v) >= MIN_LENGTH and not _harmless(v))
+    return values(scan(parsed))
+
+
+def values(found: SecretsFound) -> frozenset[str]:
+    """The secret values of a scan that are worth scrubbing from text."""
+    unique = {value for _, pairs in found for _, value in pairs}
+    return frozenset(v for v in unique if len(v) >= MIN_LENGTH and not _harmless(v))
 
 
 def _harmless(value: str) -> bool:

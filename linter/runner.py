@@ -120,15 +120,16 @@ def raw_findings(policies: Sequence[Policy], parsed: Sequence[ParsedFile],
     findings: list[Finding] = list(failures)
     for parsed_file in parsed:
         findings.extend(parsed_file.problems)
+    secrets_found = redact.scan(parsed)
     if builtin_checks:
-        findings.extend(checks.run(parsed))
+        findings.extend(checks.run(secrets_found))
     subjects = [engine.document_subject(d) for f in parsed for d in f.documents]
     if any(p.target == "workload" for p in policies):
         standalone = [f for f in parsed if f.source not in claimed]
         subjects.extend(engine.workload_subject(w)
                         for w in extract_workloads(standalone, settings))
     findings.extend(engine.evaluate(policies, subjects))
-    return findings, redact.collect(parsed)
+    return findings, redact.values(secrets_found)
 
 
 def _result(policies: Sequence[Policy], findings: list[Finding], parsed: Sequence[ParsedFile],

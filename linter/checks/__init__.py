@@ -1,24 +1,27 @@
 """Built-in checks written in Python, for what a CEL rule cannot say cleanly.
 
-A check reads one document and returns findings, like a ``target: document`` policy;
+A check reads one document (with the secrets a shared scan found in it, see
+``redact.scan``) and returns findings, like a ``target: document`` policy;
 it runs with the built-in policies (not with ``--no-builtin``). One entry per check.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 
 from linter.checks import literal_secrets
-from linter.documents import Document, ParsedFile
+from linter.documents import Document
 from linter.findings import Finding
+from linter.positions import PathT
+from linter.redact import SecretsFound
 
-Check = Callable[[Document], list[Finding]]
+Check = Callable[[Document, Sequence[tuple[PathT, str]]], list[Finding]]
 
 CHECKS: dict[str, Check] = {
     literal_secrets.RULE_ID: literal_secrets.check,
 }
 
 
-def run(parsed: Iterable[ParsedFile]) -> list[Finding]:
-    return [finding for parsed_file in parsed for document in parsed_file.documents
-            for check in CHECKS.values() for finding in check(document)]
+def run(found: SecretsFound) -> list[Finding]:
+    return [finding for document, secrets in found
+            for check in CHECKS.values() for finding in check(document, secrets)]

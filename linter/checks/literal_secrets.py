@@ -10,6 +10,7 @@ or empty values. The value itself is never shown.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from linter import redact, secrets
@@ -89,11 +90,13 @@ def _in_reference(data: Any, path: PathT) -> bool:
         and "secret" in secrets.words(key) for key in parent)
 
 
-def check(document: Document) -> list[Finding]:
+def check(document: Document, secret_values: Sequence[tuple[PathT, str]]) -> list[Finding]:
+    """Findings for the literal ones among ``secret_values`` (``redact.secret_values`` of
+    the document, computed once per run)."""
     findings: list[Finding] = []
     data = document.data
     seen: set[PathT] = set()
-    for path, value in redact.secret_values(data):
+    for path, value in secret_values:
         name, where = _name_and_location(data, path)
         if where in seen or not is_literal(value) or _in_reference(data, where):
             continue
