@@ -72,12 +72,3 @@ def _closing_bracket(text: str, start: int) -> int:
 
 def _plain_key(key: str) -> bool:
     return bool(key) and all(ch.isalnum() or ch in "_-/" for ch in key)
-
-
-def nearest_span(line_map: LineMap, path: PathT) -> Span | None:
-    """The span of ``path`` or of its closest ancestor that has one."""
-    for end in range(len(path), -1, -1):
-        span = line_map.get(path[:end])
-        if span is not None:
-            return span
-    return None

@@ -11,7 +11,7 @@ from deepdiff import DeepDiff
 
 from linter.drift import defaults as server_defaults
 from linter.drift.keys import canonical_key
-from linter.drift.normalize import EMPTY, Normalized
+from linter.drift.normalize import Normalized
 from linter.positions import PathT, format_path
 
 CHANGED, MISSING_LIVE, UNEXPECTED_LIVE, TYPE_CHANGED = (
@@ -101,5 +101,3 @@ def swap(differences: Sequence[Difference]) -> list[tuple[PathT, str]]:
     return sorted((d.path, SWAPPED[d.status]) for d in differences)
 
 
-def is_empty(value: Any) -> bool:
-    return value is EMPTY

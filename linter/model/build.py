@@ -230,11 +230,6 @@ def _effective_pod(facts: Facts) -> None:
             ("pod", "termination_grace_period_seconds")]
 
 
-def add_grpc_tree(workload: Workload, data: Any, locate: Locate) -> None:
-    """Keepalive settings written anywhere in a values tree, added to ``workload.grpc``."""
-    add_grpc_facts(workload, grpc_tree_facts(data, locate))
-
-
 def grpc_tree_facts(data: Any, locate: Locate) -> Facts:
     """Keepalive settings written anywhere in a values tree: read once per tree, and added
     to each of its workloads with ``add_grpc_facts`` (issue 8)."""

@@ -46,9 +46,6 @@ class Facts:
         sentinel = object()
         return self.get(path, sentinel) is not sentinel
 
-    def merge_origins(self, origins: dict[PathT, Origin], prefix: PathT = ()) -> None:
-        for path, origin in origins.items():
-            self.origins[(*prefix, *path)] = origin
 
     def alias(self, source: PathT, target: PathT) -> None:
         """Make every origin under ``source`` also known under ``target``."""

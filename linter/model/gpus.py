@@ -14,7 +14,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from linter.model import quantities as q
 from linter.model.settings import ModelSettings
 
 MIB = 2**20
@@ -157,10 +156,3 @@ def _required_expressions(affinity: object) -> Sequence[Mapping[str, Any]]:
             if isinstance(expressions, list):
                 out.extend(e for e in expressions if isinstance(e, Mapping))
     return out
-
-
-def whole_count(value: object) -> int | None:
-    quantity = q.parse_quantity(value)
-    if quantity is None or quantity != quantity.to_integral_value():
-        return None
-    return int(quantity)

@@ -102,9 +102,3 @@ def qos_class(containers: Sequence[object], pod_resources: object = None) -> str
             and len(requests) == len(limits):
         return "Guaranteed"
     return "Burstable"
-
-
-def is_extended(name: str) -> bool:
-    """An extended resource (``nvidia.com/gpu``, ``rdma/roce``): must be a whole number."""
-    return "/" in name and not name.startswith(("requests.", "hugepages-")) \
-        and "kubernetes.io/" not in name
