@@ -25,7 +25,7 @@ from linter.documents import Document, parse_yaml
 from linter.errors import LinterError
 from linter.helm.nodes import Node, unwrap, where, wrap_document
 from linter.helm.strvals import SET_SOURCE, SetError, apply_set
-from linter.model.workload import Origin
+from linter.model.workload import Origin, nearest_origin
 from linter.positions import PathT, Span, format_path
 
 
@@ -63,11 +63,7 @@ class MergedValues:
 
     def locate(self, path: PathT) -> Origin:
         """Origin of ``path`` or of its nearest ancestor; the first values file otherwise."""
-        for end in range(len(path), 0, -1):
-            origin = self.origins.get(path[:end])
-            if origin is not None:
-                return origin
-        return self.anchor
+        return nearest_origin(self.origins, path, self.anchor)
 
 
 def load_values(path: str | Path, name: str | None = None) -> Document:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from linter.model.workload import Origin
+from linter.model.workload import Origin, nearest_origin
 from linter.positions import PathT
 
 
@@ -53,11 +53,7 @@ class SyntheticPod:
         return index
 
     def locate(self, path: PathT) -> Origin:
-        for end in range(len(path), -1, -1):
-            origin = self.origins.get(path[:end])
-            if origin is not None:
-                return origin
-        return self.fallback
+        return nearest_origin(self.origins, path, self.fallback, shortest=0)
 
     def put_tree(self, path: PathT, value: Any, locate: Any, source: PathT) -> None:
         """Set ``value`` at ``path``; every nested item keeps the origin of its source."""

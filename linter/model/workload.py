@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from linter.positions import PathT
@@ -33,8 +34,14 @@ class Workload:
 
     def locate(self, path: PathT) -> Origin:
         """Origin of ``path`` or its closest ancestor; the workload's own position otherwise."""
-        for end in range(len(path), 0, -1):
-            origin = self.origins.get(path[:end])
-            if origin is not None:
-                return origin
-        return self.anchor
+        return nearest_origin(self.origins, path, self.anchor)
+
+
+def nearest_origin(origins: Mapping[PathT, Origin], path: PathT, default: Origin, *,
+                   shortest: int = 1) -> Origin:
+    """The origin of ``path`` or of its closest ancestor of at least ``shortest`` parts."""
+    for end in range(len(path), shortest - 1, -1):
+        origin = origins.get(path[:end])
+        if origin is not None:
+            return origin
+    return default
