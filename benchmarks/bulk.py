@@ -32,17 +32,31 @@ def main() -> int:
         paths = inputs.bulk_inputs(root, args.files)
         lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in paths)
         load_before = harness.load()
-        results = harness.alternate({
-            "servelint lint": ([harness.tool("servelint"), "lint", "repo"], Path(tmp)),
-            "C-loader floor": ([sys.executable, str(Path(__file__).with_name("floor.py")),
-                                "repo"], Path(tmp)),
-        }, args.runs)
+        results = harness.alternate(
+            {
+                "servelint lint": ([harness.tool("servelint"), "lint", "repo"], Path(tmp)),
+                "C-loader floor": (
+                    [sys.executable, str(Path(__file__).with_name("floor.py")), "repo"],
+                    Path(tmp),
+                ),
+            },
+            args.runs,
+        )
     servelint, floor = results["servelint lint"], results["C-loader floor"]
     ratio = servelint.median / floor.median
-    print(f"bulk: {len(paths)} files ({lines} lines), {args.runs} runs each, alternated; "
-          f"{harness.machine()}; load {load_before} before, {harness.load()} after")
-    print(harness.table([["command", "median", "min", "max"], harness.seconds_row(servelint),
-                         harness.seconds_row(floor)]))
+    print(
+        f"bulk: {len(paths)} files ({lines} lines), {args.runs} runs each, alternated; "
+        f"{harness.machine()}; load {load_before} before, {harness.load()} after"
+    )
+    print(
+        harness.table(
+            [
+                ["command", "median", "min", "max"],
+                harness.seconds_row(servelint),
+                harness.seconds_row(floor),
+            ]
+        )
+    )
     verdict = "met" if ratio <= TARGET else "not met"
     print(f"servelint / floor = {ratio:.2f} (target <= {TARGET}): {verdict}")
     return 0

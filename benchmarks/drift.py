@@ -33,37 +33,73 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="servelint-bench-") as tmp:
         standin = subprocess.Popen(
-            [sys.executable, str(Path(__file__).with_name("standin.py")), str(args.pods),
-             str(args.latency), tmp], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            [
+                sys.executable,
+                str(Path(__file__).with_name("standin.py")),
+                str(args.pods),
+                str(args.latency),
+                tmp,
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         try:
             assert standin.stdout is not None
             standin.stdout.readline()  # the URL: the stand-in is serving
             load_before = harness.load()
-            results = harness.alternate({
-                f"concurrency {args.concurrency}": (_scan(tmp, args.concurrency), FIXTURES),
-                "concurrency 1": (_scan(tmp, 1), FIXTURES),
-            }, args.runs)
+            results = harness.alternate(
+                {
+                    f"concurrency {args.concurrency}": (_scan(tmp, args.concurrency), FIXTURES),
+                    "concurrency 1": (_scan(tmp, 1), FIXTURES),
+                },
+                args.runs,
+            )
         finally:
             standin.communicate("", timeout=30)
     fast = results[f"concurrency {args.concurrency}"]
-    print(f"drift: {args.pods} pods over exec, {args.latency * 1000:.0f} ms added to every "
-          f"request, {args.runs} runs each, alternated; {harness.machine()}; load "
-          f"{load_before} before, {harness.load()} after")
-    print(harness.table([["scan", "median", "min", "max"], harness.seconds_row(fast),
-                         harness.seconds_row(results["concurrency 1"])]))
+    print(
+        f"drift: {args.pods} pods over exec, {args.latency * 1000:.0f} ms added to every "
+        f"request, {args.runs} runs each, alternated; {harness.machine()}; load "
+        f"{load_before} before, {harness.load()} after"
+    )
+    print(
+        harness.table(
+            [
+                ["scan", "median", "min", "max"],
+                harness.seconds_row(fast),
+                harness.seconds_row(results["concurrency 1"]),
+            ]
+        )
+    )
     verdict = "met" if fast.median <= TARGET_SECONDS else "not met"
-    print(f"concurrent scan median {fast.median:.2f} s (target <= {TARGET_SECONDS} s): "
-          f"{verdict}")
+    print(f"concurrent scan median {fast.median:.2f} s (target <= {TARGET_SECONDS} s): {verdict}")
     return 0
 
 
 def _scan(directory: str, concurrency: int) -> list[str]:
     os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
-    return [harness.tool("servelint"), "drift", "-f", "values.yaml", "-f", "values-prod.yaml",
-            "--values-path", "server.config", "--kube", "--kubeconfig",
-            str(Path(directory) / "kubeconfig"), "--selector", "app=vllm", "--source",
-            "exec:/etc/vllm/config.json", "--concurrency", str(concurrency), "--format",
-            "json"]
+    return [
+        harness.tool("servelint"),
+        "drift",
+        "-f",
+        "values.yaml",
+        "-f",
+        "values-prod.yaml",
+        "--values-path",
+        "server.config",
+        "--kube",
+        "--kubeconfig",
+        str(Path(directory) / "kubeconfig"),
+        "--selector",
+        "app=vllm",
+        "--source",
+        "exec:/etc/vllm/config.json",
+        "--concurrency",
+        str(concurrency),
+        "--format",
+        "json",
+    ]
 
 
 if __name__ == "__main__":

@@ -26,8 +26,7 @@ def tool(name: str) -> str:
     """A console script of this interpreter's environment (servelint, yamllint)."""
     path = VENV_BIN / name
     if not path.exists():
-        raise SystemExit(f"{name} is not installed in {VENV_BIN}: "
-                         "pip install -e '.[bench]'")
+        raise SystemExit(f"{name} is not installed in {VENV_BIN}: pip install -e '.[bench]'")
     return str(path)
 
 
@@ -39,13 +38,19 @@ class Run:
     returncode: int
 
 
-def run_once(command: Sequence[str], cwd: Path, *, sample_tree: bool = False,
-             env: dict[str, str] | None = None) -> Run:
+def run_once(
+    command: Sequence[str],
+    cwd: Path,
+    *,
+    sample_tree: bool = False,
+    env: dict[str, str] | None = None,
+) -> Run:
     """Run ``command``; wall time, peak RSS from wait4() and, optionally, the peak of the
     whole process tree's summed RSS (worker processes each have their own)."""
     start = time.perf_counter()
-    process = subprocess.Popen(list(command), cwd=cwd, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, env=env)
+    process = subprocess.Popen(
+        list(command), cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
+    )
     sampler = _TreeSampler(process.pid) if sample_tree else None
     if sampler is not None:
         sampler.start()
@@ -58,10 +63,10 @@ def run_once(command: Sequence[str], cwd: Path, *, sample_tree: bool = False,
     if sampler is not None:
         sampler.stop()
     if process.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(command)} failed ({process.returncode}):\n"
-                         f"{stderr.decode(errors='replace')}")
-    return Run(seconds, usage.ru_maxrss * 1024, sampler.peak if sampler else 0,
-               process.returncode)
+        raise SystemExit(
+            f"{' '.join(command)} failed ({process.returncode}):\n{stderr.decode(errors='replace')}"
+        )
+    return Run(seconds, usage.ru_maxrss * 1024, sampler.peak if sampler else 0, process.returncode)
 
 
 class _TreeSampler(threading.Thread):
@@ -125,8 +130,13 @@ class Summary:
         return statistics.median(self.seconds)
 
 
-def alternate(commands: dict[str, tuple[Sequence[str], Path]], runs: int, *,
-              warmup: int = 1, sample_tree: bool = False) -> dict[str, Summary]:
+def alternate(
+    commands: dict[str, tuple[Sequence[str], Path]],
+    runs: int,
+    *,
+    warmup: int = 1,
+    sample_tree: bool = False,
+) -> dict[str, Summary]:
     """Run each command ``runs`` times, alternating them, after ``warmup`` untimed rounds
     (the page cache and any user cache are warm, as on a developer's machine)."""
     for _ in range(warmup):
@@ -155,16 +165,22 @@ def machine() -> str:
 
 def table(rows: list[list[str]]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
-             .rstrip() for row in rows]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
     lines.insert(1, "  ".join("-" * width for width in widths))
     return "\n".join(lines)
 
 
 def seconds_row(summary: Summary) -> list[str]:
     values = summary.seconds
-    return [summary.name, f"{statistics.median(values) * 1000:.0f} ms",
-            f"{min(values) * 1000:.0f} ms", f"{max(values) * 1000:.0f} ms"]
+    return [
+        summary.name,
+        f"{statistics.median(values) * 1000:.0f} ms",
+        f"{min(values) * 1000:.0f} ms",
+        f"{max(values) * 1000:.0f} ms",
+    ]
 
 
 def mib(value: int) -> str:

@@ -29,17 +29,29 @@ def main() -> int:
         path = inputs.hook_input(Path(tmp))
         lines = len(path.read_text(encoding="utf-8").splitlines())
         load_before = harness.load()
-        results = harness.alternate({
-            "servelint lint": ([harness.tool("servelint"), "lint", path.name], path.parent),
-            "yamllint": ([harness.tool("yamllint"), path.name], path.parent),
-        }, args.runs)
+        results = harness.alternate(
+            {
+                "servelint lint": ([harness.tool("servelint"), "lint", path.name], path.parent),
+                "yamllint": ([harness.tool("yamllint"), path.name], path.parent),
+            },
+            args.runs,
+        )
     servelint, yamllint = results["servelint lint"], results["yamllint"]
     ratio = servelint.median / yamllint.median
-    print(f"hook latency: one values file of {lines} lines, {args.runs} runs each, "
-          f"alternated; {harness.machine()}; load {load_before} before, "
-          f"{harness.load()} after")
-    print(harness.table([["command", "median", "min", "max"],
-                         harness.seconds_row(servelint), harness.seconds_row(yamllint)]))
+    print(
+        f"hook latency: one values file of {lines} lines, {args.runs} runs each, "
+        f"alternated; {harness.machine()}; load {load_before} before, "
+        f"{harness.load()} after"
+    )
+    print(
+        harness.table(
+            [
+                ["command", "median", "min", "max"],
+                harness.seconds_row(servelint),
+                harness.seconds_row(yamllint),
+            ]
+        )
+    )
     verdict = "met" if ratio <= TARGET else "not met"
     print(f"servelint / yamllint = {ratio:.2f} (target <= {TARGET}): {verdict}")
     return 0

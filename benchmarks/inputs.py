@@ -51,9 +51,11 @@ def values_file(rng: random.Random, models: int) -> str:
         "      maxSurge: 1",
         "      maxUnavailable: 0",
     ]
-    for probe, delay, period, failures in (("startupProbe", 15, 10, 60),
-                                          ("livenessProbe", 15, 10, 3),
-                                          ("readinessProbe", 15, 5, 3)):
+    for probe, delay, period, failures in (
+        ("startupProbe", 15, 10, 60),
+        ("livenessProbe", 15, 10, 3),
+        ("readinessProbe", 15, 5, 3),
+    ):
         lines += [
             f"  {probe}:",
             f"    initialDelaySeconds: {delay}",
@@ -176,21 +178,50 @@ def deployment(rng: random.Random, index: int) -> str:
     if engine == "vllm":
         image = f"vllm/vllm-openai:{rng.choice(TAGS)}"
         command: list[str] = []
-        args = ["--model", model, "--max-model-len", str(max_len), "--tensor-parallel-size",
-                str(gpus), "--gpu-memory-utilization", "0.9", "--max-num-seqs",
-                str(rng.choice((64, 128, 256)))]
+        args = [
+            "--model",
+            model,
+            "--max-model-len",
+            str(max_len),
+            "--tensor-parallel-size",
+            str(gpus),
+            "--gpu-memory-utilization",
+            "0.9",
+            "--max-num-seqs",
+            str(rng.choice((64, 128, 256))),
+        ]
         port = 8000
     elif engine == "tgi":
         image = "ghcr.io/huggingface/text-generation-inference:3.0.1"
         command = []
-        args = ["--model-id", model, "--max-total-tokens", str(max_len), "--max-input-tokens",
-                str(max_len // 2), "--num-shard", str(gpus)]
+        args = [
+            "--model-id",
+            model,
+            "--max-total-tokens",
+            str(max_len),
+            "--max-input-tokens",
+            str(max_len // 2),
+            "--num-shard",
+            str(gpus),
+        ]
         port = 80
     else:
         image = "lmsysorg/sglang:v0.4.6-cu124"
         command = ["python3", "-m", "sglang.launch_server"]
-        args = ["--model-path", model, "--context-length", str(max_len), "--tp", str(gpus),
-                "--mem-fraction-static", "0.85", "--host", "0.0.0.0", "--port", "30000"]
+        args = [
+            "--model-path",
+            model,
+            "--context-length",
+            str(max_len),
+            "--tp",
+            str(gpus),
+            "--mem-fraction-static",
+            "0.85",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            "30000",
+        ]
         port = 30000
     memory = 24 * gpus
     doc = {
@@ -204,27 +235,48 @@ def deployment(rng: random.Random, index: int) -> str:
                 "metadata": {"labels": {"app": name}},
                 "spec": {
                     "nodeSelector": {"nvidia.com/gpu.product": rng.choice(GPUS)},
-                    "containers": [{
-                        "name": engine,
-                        "image": image,
-                        **({"command": command} if command else {}),
-                        "args": args,
-                        "ports": [{"containerPort": port, "name": "http"}],
-                        "env": [{"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {
-                            "name": "hf-token", "key": "token"}}}],
-                        "resources": {
-                            "requests": {"cpu": str(4 * gpus), "memory": f"{memory}Gi",
-                                         "nvidia.com/gpu": gpus},
-                            "limits": {"cpu": str(8 * gpus), "memory": f"{memory * 2}Gi",
-                                       "nvidia.com/gpu": gpus},
-                        },
-                        "readinessProbe": {"httpGet": {"path": "/health", "port": port},
-                                           "periodSeconds": 5},
-                        "livenessProbe": {"httpGet": {"path": "/health", "port": port},
-                                          "initialDelaySeconds": 300, "periodSeconds": 10},
-                        "volumeMounts": [{"name": "shm", "mountPath": "/dev/shm"},
-                                         {"name": "cache", "mountPath": "/data"}],
-                    }],
+                    "containers": [
+                        {
+                            "name": engine,
+                            "image": image,
+                            **({"command": command} if command else {}),
+                            "args": args,
+                            "ports": [{"containerPort": port, "name": "http"}],
+                            "env": [
+                                {
+                                    "name": "HF_TOKEN",
+                                    "valueFrom": {
+                                        "secretKeyRef": {"name": "hf-token", "key": "token"}
+                                    },
+                                }
+                            ],
+                            "resources": {
+                                "requests": {
+                                    "cpu": str(4 * gpus),
+                                    "memory": f"{memory}Gi",
+                                    "nvidia.com/gpu": gpus,
+                                },
+                                "limits": {
+                                    "cpu": str(8 * gpus),
+                                    "memory": f"{memory * 2}Gi",
+                                    "nvidia.com/gpu": gpus,
+                                },
+                            },
+                            "readinessProbe": {
+                                "httpGet": {"path": "/health", "port": port},
+                                "periodSeconds": 5,
+                            },
+                            "livenessProbe": {
+                                "httpGet": {"path": "/health", "port": port},
+                                "initialDelaySeconds": 300,
+                                "periodSeconds": 10,
+                            },
+                            "volumeMounts": [
+                                {"name": "shm", "mountPath": "/dev/shm"},
+                                {"name": "cache", "mountPath": "/data"},
+                            ],
+                        }
+                    ],
                     "volumes": [
                         {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}},
                         {"name": "cache", "persistentVolumeClaim": {"claimName": f"{name}-cache"}},
@@ -251,10 +303,21 @@ def _yaml_stream(documents: list[object]) -> str:
 def configmap_json(rng: random.Random, index: int) -> str:
     """A server configuration kept as JSON (as mounted into a pod)."""
     model, gpus, max_len = MODELS[rng.randrange(len(MODELS))]
-    return json.dumps({"model": model, "max_model_len": max_len,
-                       "tensor_parallel_size": gpus, "max_num_seqs": 128,
-                       "gpu_memory_utilization": 0.9, "enable_prefix_caching": True,
-                       "served_model_name": f"model-{index}"}, indent=2) + "\n"
+    return (
+        json.dumps(
+            {
+                "model": model,
+                "max_model_len": max_len,
+                "tensor_parallel_size": gpus,
+                "max_num_seqs": 128,
+                "gpu_memory_utilization": 0.9,
+                "enable_prefix_caching": True,
+                "served_model_name": f"model-{index}",
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 def hook_input(directory: Path, seed: int = 8) -> Path:

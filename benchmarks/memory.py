@@ -31,21 +31,39 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--files", type=int, default=1000)
     args = parser.parse_args()
-    rows = [["run", "command", "max RSS, one process (median / max)",
-             "max RSS, process tree (median / max)", "target", "met"]]
+    rows = [
+        [
+            "run",
+            "command",
+            "max RSS, one process (median / max)",
+            "max RSS, process tree (median / max)",
+            "target",
+            "met",
+        ]
+    ]
     with tempfile.TemporaryDirectory(prefix="servelint-bench-") as tmp:
         hook = inputs.hook_input(Path(tmp) / "hook")
         inputs.bulk_inputs(Path(tmp) / "repo", args.files)
         load_before = harness.load()
-        hook_runs = harness.alternate({
-            "servelint lint": ([harness.tool("servelint"), "lint", hook.name], hook.parent),
-            "yamllint": ([harness.tool("yamllint"), hook.name], hook.parent),
-        }, args.runs, sample_tree=True)
-        bulk_runs = harness.alternate({
-            "servelint lint": ([harness.tool("servelint"), "lint", "repo"], Path(tmp)),
-            "C-loader floor": ([sys.executable, str(Path(__file__).with_name("floor.py")),
-                                "repo"], Path(tmp)),
-        }, args.runs, sample_tree=True)
+        hook_runs = harness.alternate(
+            {
+                "servelint lint": ([harness.tool("servelint"), "lint", hook.name], hook.parent),
+                "yamllint": ([harness.tool("yamllint"), hook.name], hook.parent),
+            },
+            args.runs,
+            sample_tree=True,
+        )
+        bulk_runs = harness.alternate(
+            {
+                "servelint lint": ([harness.tool("servelint"), "lint", "repo"], Path(tmp)),
+                "C-loader floor": (
+                    [sys.executable, str(Path(__file__).with_name("floor.py")), "repo"],
+                    Path(tmp),
+                ),
+            },
+            args.runs,
+            sample_tree=True,
+        )
     for label, runs in (("hook (1 file)", hook_runs), (f"bulk ({args.files} files)", bulk_runs)):
         target = TARGETS["hook" if label.startswith("hook") else "bulk"]
         for name, summary in runs.items():
@@ -53,12 +71,20 @@ def main() -> int:
             tree = sorted(r.tree_rss for r in summary.runs)
             servelint = name.startswith("servelint")
             met = max(max(own), max(tree)) <= target
-            rows.append([label, name, f"{_mb(own[len(own) // 2])} / {_mb(own[-1])}",
-                         f"{_mb(tree[len(tree) // 2])} / {_mb(tree[-1])}",
-                         f"<= {target // MB} MB" if servelint else "",
-                         ("met" if met else "not met") if servelint else ""])
-    print(f"memory: {args.runs} runs each, alternated; {harness.machine()}; load "
-          f"{load_before} before, {harness.load()} after")
+            rows.append(
+                [
+                    label,
+                    name,
+                    f"{_mb(own[len(own) // 2])} / {_mb(own[-1])}",
+                    f"{_mb(tree[len(tree) // 2])} / {_mb(tree[-1])}",
+                    f"<= {target // MB} MB" if servelint else "",
+                    ("met" if met else "not met") if servelint else "",
+                ]
+            )
+    print(
+        f"memory: {args.runs} runs each, alternated; {harness.machine()}; load "
+        f"{load_before} before, {harness.load()} after"
+    )
     print(harness.table(rows))
     return 0
 

@@ -32,11 +32,17 @@ def cluster(pods: int, latency: float, seed: int = 8) -> Cluster:
     made = []
     for index in range(pods):
         config = hotfixed if rng.random() < 0.1 else in_sync
-        container = Container("vllm", files={"/etc/vllm/config.json": config},
-                              ready=rng.random() >= 0.02)
-        made.append(Pod(f"vllm-5d9c7-{index:04d}", labels={"app": "vllm",
-                                                          "pod-template-hash": "5d9c7"},
-                        owner=("ReplicaSet", "vllm-5d9c7"), containers=[container]))
+        container = Container(
+            "vllm", files={"/etc/vllm/config.json": config}, ready=rng.random() >= 0.02
+        )
+        made.append(
+            Pod(
+                f"vllm-5d9c7-{index:04d}",
+                labels={"app": "vllm", "pod-template-hash": "5d9c7"},
+                owner=("ReplicaSet", "vllm-5d9c7"),
+                containers=[container],
+            )
+        )
     return Cluster(pods=made, latency=latency)
 
 

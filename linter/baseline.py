@@ -54,15 +54,15 @@ def normalise(message: str) -> str:
     return _SPACE.sub(" ", message).strip()
 
 
-def entry_for(finding: Finding, root: Path, files: dict[str, str] | None = None
-              ) -> BaselineEntry:
+def entry_for(finding: Finding, root: Path, files: dict[str, str] | None = None) -> BaselineEntry:
     """``files`` memoises file names: many findings share one, and the path arithmetic
     would otherwise dominate a large run."""
     files = {} if files is None else files
     if finding.file not in files:
         files[finding.file] = _relative(root, finding.file)
-    return BaselineEntry(files[finding.file], finding.rule_id, finding.path,
-                         normalise(finding.message))
+    return BaselineEntry(
+        files[finding.file], finding.rule_id, finding.path, normalise(finding.message)
+    )
 
 
 def _relative(root: Path, name: str) -> str:
@@ -70,8 +70,11 @@ def _relative(root: Path, name: str) -> str:
 
 
 def _eligible(finding: Finding) -> bool:
-    return (not finding.suppressed and finding.rule_id not in NEVER_BASELINED
-            and not finding.rule_id.startswith("suppression/"))
+    return (
+        not finding.suppressed
+        and finding.rule_id not in NEVER_BASELINED
+        and not finding.rule_id.startswith("suppression/")
+    )
 
 
 def write(path: Path, findings: Iterable[Finding]) -> Baseline:
@@ -93,8 +96,10 @@ def load(path: Path) -> Baseline:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError(f"{path}: baseline not found; create it with "
-                          f"'servelint lint --write-baseline {path} ...'") from None
+        raise ConfigError(
+            f"{path}: baseline not found; create it with "
+            f"'servelint lint --write-baseline {path} ...'"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read baseline: {exc}") from exc
     try:
@@ -110,15 +115,15 @@ def _entries(path: Path, data: Any) -> tuple[BaselineEntry, ...]:
     raw = data.get("findings")
     keys = ("file", "rule", "path", "message")
     if not isinstance(raw, list) or not all(
-        isinstance(item, dict) and all(isinstance(item.get(k), str) for k in keys)
-        for item in raw
+        isinstance(item, dict) and all(isinstance(item.get(k), str) for k in keys) for item in raw
     ):
         raise ConfigError(f"{path}: 'findings' must be a list of {{{', '.join(keys)}}} entries")
     return tuple(BaselineEntry(*(item[k] for k in keys)) for item in raw)
 
 
-def apply(findings: Sequence[Finding], baseline: Baseline, linted: Sequence[str]
-          ) -> tuple[list[Finding], list[str]]:
+def apply(
+    findings: Sequence[Finding], baseline: Baseline, linted: Sequence[str]
+) -> tuple[list[Finding], list[str]]:
     """Known findings become suppressed (source ``baseline``); stale entries become notes."""
     remaining = collections.Counter(baseline.entries)
     reason = f"known finding, recorded in baseline {baseline.name}"
@@ -136,6 +141,7 @@ def apply(findings: Sequence[Finding], baseline: Baseline, linted: Sequence[str]
         f"baseline {baseline.name}: stale entry {e.file}: {e.rule}"
         f"{' at ' + e.path if e.path else ''} is no longer found; refresh it with "
         f"--write-baseline {baseline.name}"
-        for e in sorted(remaining.elements()) if e.file in checked
+        for e in sorted(remaining.elements())
+        if e.file in checked
     ]
     return out, notes

@@ -47,8 +47,9 @@ class _Group(click.Group):
         return result
 
 
-def _output_specs(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
-                  ) -> list[OutputSpec]:
+def _output_specs(
+    ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+) -> list[OutputSpec]:
     """``--format FORMAT[:FILE]``, repeatable (issue 6: several reports from one run)."""
     from linter.reporters.outputs import parse_spec
 
@@ -61,18 +62,30 @@ def _output_specs(ctx: click.Context, param: click.Parameter, values: tuple[str,
 def _governance_options(command: Callable[..., int]) -> Callable[..., int]:
     """Configuration, baseline and date options of ``lint`` (issue 7)."""
     options = [
-        click.option("--config", type=click.Path(dir_okay=False),
-                     help="Configuration file (default: .servelint.yaml or [tool.servelint] "
-                          "in pyproject.toml, searched upward to the git root)."),
+        click.option(
+            "--config",
+            type=click.Path(dir_okay=False),
+            help="Configuration file (default: .servelint.yaml or [tool.servelint] "
+            "in pyproject.toml, searched upward to the git root).",
+        ),
         click.option("--no-config", is_flag=True, help="Ignore any configuration file."),
-        click.option("--baseline", type=click.Path(dir_okay=False),
-                     help="Known findings (from --write-baseline): shown as suppressed, "
-                          "only new findings count."),
-        click.option("--write-baseline", type=click.Path(dir_okay=False),
-                     help="Record the current findings in this baseline file."),
-        click.option("--today", type=click.DateTime(["%Y-%m-%d"]),
-                     callback=lambda ctx, param, value: value.date() if value else None,
-                     help="Judge suppression end dates as of this day (YYYY-MM-DD)."),
+        click.option(
+            "--baseline",
+            type=click.Path(dir_okay=False),
+            help="Known findings (from --write-baseline): shown as suppressed, "
+            "only new findings count.",
+        ),
+        click.option(
+            "--write-baseline",
+            type=click.Path(dir_okay=False),
+            help="Record the current findings in this baseline file.",
+        ),
+        click.option(
+            "--today",
+            type=click.DateTime(["%Y-%m-%d"]),
+            callback=lambda ctx, param, value: value.date() if value else None,
+            help="Judge suppression end dates as of this day (YYYY-MM-DD).",
+        ),
     ]
     for option in reversed(options):
         command = option(command)
@@ -83,25 +96,44 @@ def _limit_options(command: Callable[..., int]) -> Callable[..., int]:
     """Input limits of ``lint`` (README "Limits"); they win over the configuration file."""
     positive = click.IntRange(min=1)
     options = [
-        click.option("--max-bytes", type=positive, default=None,
-                     help="Largest input file, in bytes (default 52428800)."),
-        click.option("--max-nodes", type=positive, default=None,
-                     help="Most YAML/JSON nodes per file, aliases expanded (default 500000)."),
-        click.option("--max-depth", type=positive, default=None,
-                     help="Deepest nesting of mappings and lists (default 200)."),
+        click.option(
+            "--max-bytes",
+            type=positive,
+            default=None,
+            help="Largest input file, in bytes (default 52428800).",
+        ),
+        click.option(
+            "--max-nodes",
+            type=positive,
+            default=None,
+            help="Most YAML/JSON nodes per file, aliases expanded (default 500000).",
+        ),
+        click.option(
+            "--max-depth",
+            type=positive,
+            default=None,
+            help="Deepest nesting of mappings and lists (default 200).",
+        ),
     ]
     for option in reversed(options):
         command = option(command)
     return command
 
 
-def _with_limits(plan: LintPlan, max_bytes: int | None, max_nodes: int | None,
-                 max_depth: int | None) -> LintPlan:
+def _with_limits(
+    plan: LintPlan, max_bytes: int | None, max_nodes: int | None, max_depth: int | None
+) -> LintPlan:
     import dataclasses
 
-    given = {name: value for name, value in (("max_bytes", max_bytes),
-                                             ("max_nodes", max_nodes),
-                                             ("max_depth", max_depth)) if value is not None}
+    given = {
+        name: value
+        for name, value in (
+            ("max_bytes", max_bytes),
+            ("max_nodes", max_nodes),
+            ("max_depth", max_depth),
+        )
+        if value is not None
+    }
     if not given:
         return plan
     return dataclasses.replace(plan, limits=dataclasses.replace(plan.limits, **given))
@@ -116,28 +148,58 @@ def cli(traceback: bool) -> None:
 
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--policy-dir", "policy_dirs", multiple=True, type=click.Path(),
-              help="Directory of your own policy files (repeatable).")
+@click.option(
+    "--policy-dir",
+    "policy_dirs",
+    multiple=True,
+    type=click.Path(),
+    help="Directory of your own policy files (repeatable).",
+)
 @click.option("--no-builtin", is_flag=True, help="Use only the policies from --policy-dir.")
-@click.option("--format", "formats", multiple=True, metavar="FORMAT[:FILE]",
-              callback=_output_specs,
-              help="Output format: text (default), json, sarif, junit or github, optionally "
-                   "written to FILE. Repeatable: --format text --format sarif:out.sarif.")
-@click.option("--fail-level", default=None, type=_SEVERITIES,
-              help="Lowest severity that makes the exit code 1 (default: the configuration "
-                   "file's failLevel, else error).")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True),
-              help="Write the report to this file instead of standard output.")
+@click.option(
+    "--format",
+    "formats",
+    multiple=True,
+    metavar="FORMAT[:FILE]",
+    callback=_output_specs,
+    help="Output format: text (default), json, sarif, junit or github, optionally "
+    "written to FILE. Repeatable: --format text --format sarif:out.sarif.",
+)
+@click.option(
+    "--fail-level",
+    default=None,
+    type=_SEVERITIES,
+    help="Lowest severity that makes the exit code 1 (default: the configuration "
+    "file's failLevel, else error).",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Write the report to this file instead of standard output.",
+)
 @_governance_options
 @_limit_options
 @chart_options
-def lint(paths: tuple[str, ...], policy_dirs: tuple[str, ...], no_builtin: bool,
-         formats: list[OutputSpec], fail_level: str | None, output: str | None,
-         chart: str | None = None, values_files: tuple[str, ...] = (),
-         set_values: tuple[str, ...] = (), environments: tuple[str, ...] = (),
-         helm: str | None = None, no_render: bool = False, no_chart_context: bool = False,
-         max_bytes: int | None = None, max_nodes: int | None = None,
-         max_depth: int | None = None, **governance: Any) -> int:
+def lint(
+    paths: tuple[str, ...],
+    policy_dirs: tuple[str, ...],
+    no_builtin: bool,
+    formats: list[OutputSpec],
+    fail_level: str | None,
+    output: str | None,
+    chart: str | None = None,
+    values_files: tuple[str, ...] = (),
+    set_values: tuple[str, ...] = (),
+    environments: tuple[str, ...] = (),
+    helm: str | None = None,
+    no_render: bool = False,
+    no_chart_context: bool = False,
+    max_bytes: int | None = None,
+    max_nodes: int | None = None,
+    max_depth: int | None = None,
+    **governance: Any,
+) -> int:
     """Lint Helm values, manifests and server configs (files, directories, - for stdin)."""
     from linter.findings import exit_code
     from linter.lintplan import LintOptions, build, execute
@@ -147,13 +209,22 @@ def lint(paths: tuple[str, ...], policy_dirs: tuple[str, ...], no_builtin: bool,
     if governance["baseline"] and governance["write_baseline"]:
         raise click.UsageError("--baseline and --write-baseline exclude each other")
     outputs = _plan_outputs(formats, output)
-    plan = build(LintOptions(paths, policy_dirs, no_builtin, fail_level, **governance,
-                             chart_context=not no_chart_context))
+    plan = build(
+        LintOptions(
+            paths,
+            policy_dirs,
+            no_builtin,
+            fail_level,
+            **governance,
+            chart_context=not no_chart_context,
+        )
+    )
     plan = _with_limits(plan, max_bytes, max_nodes, max_depth)
     result = execute(plan)
     if chart is not None:
-        result = lint_with_chart(plan, result, chart, values_files, set_values, environments,
-                                 helm, no_render)
+        result = lint_with_chart(
+            plan, result, chart, values_files, set_values, environments, helm, no_render
+        )
     write_outputs(result, outputs, sys.stdout, color=_use_color(sys.stdout))
     if result.read_failures:
         return EXIT_FAILURE
@@ -180,9 +251,14 @@ def _emit(reporter_cls: type, result: object, output: str | None) -> None:
 @cli.command()
 @click.option("--policy-dir", "policy_dirs", multiple=True, type=click.Path())
 @click.option("--no-builtin", is_flag=True, help="Only the policies from --policy-dir.")
-@click.option("--format", "fmt", default="text", show_default=True,
-              type=click.Choice(["text", "markdown"]),
-              help="text: one line per rule; markdown: the rule reference (docs/rules.md).")
+@click.option(
+    "--format",
+    "fmt",
+    default="text",
+    show_default=True,
+    type=click.Choice(["text", "markdown"]),
+    help="text: one line per rule; markdown: the rule reference (docs/rules.md).",
+)
 def rules(policy_dirs: tuple[str, ...], no_builtin: bool, fmt: str) -> int:
     """List every rule: id, severity and title."""
     from linter.policy import load_policies
@@ -200,10 +276,20 @@ def rules(policy_dirs: tuple[str, ...], no_builtin: bool, fmt: str) -> int:
 
 @cli.command("test")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--format", "fmt", default="text", show_default=True,
-              type=click.Choice(["text", "junit"]), help="Report format.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True),
-              help="Write the report to this file instead of standard output.")
+@click.option(
+    "--format",
+    "fmt",
+    default="text",
+    show_default=True,
+    type=click.Choice(["text", "junit"]),
+    help="Report format.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Write the report to this file instead of standard output.",
+)
 def run_policy_tests(paths: tuple[str, ...], fmt: str, output: str | None) -> int:
     """Run policy tests: *_test.yaml files of kind PolicyTest under PATHS (default: .).
 
@@ -234,8 +320,7 @@ def explain(rule_id: str, policy_dirs: tuple[str, ...]) -> int:
         if rule.id == rule_id:
             click.echo(render_explanation(rule))
             return EXIT_OK
-    raise click.BadParameter(f"no rule '{rule_id}' (see 'servelint rules')",
-                             param_hint="RULE_ID")
+    raise click.BadParameter(f"no rule '{rule_id}' (see 'servelint rules')", param_hint="RULE_ID")
 
 
 @cli.command()
@@ -308,6 +393,9 @@ def _show_failure(exc: BaseException, show_traceback: bool) -> None:
 
         traceback.print_exception(exc, file=sys.stderr)
         return
-    message = exc.format_message() if isinstance(exc, LinterError) else \
-        f"internal error: {type(exc).__name__}: {exc} (run with --traceback for details)"
+    message = (
+        exc.format_message()
+        if isinstance(exc, LinterError)
+        else f"internal error: {type(exc).__name__}: {exc} (run with --traceback for details)"
+    )
     click.echo(f"servelint: {message}", err=True)

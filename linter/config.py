@@ -29,8 +29,18 @@ from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 CONFIG_NAMES = (".servelint.yaml", ".servelint.yml")
 PYPROJECT = "pyproject.toml"
 _TOML_ROOT = ("tool", "servelint")
-_UNITS = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
-          "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+_UNITS = {
+    "": 1,
+    "k": 10**3,
+    "K": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "Ki": 2**10,
+    "Mi": 2**20,
+    "Gi": 2**30,
+    "Ti": 2**40,
+}
 _QUANTITY = re.compile(r"^([0-9]+(?:\.[0-9]+)?)\s*([KMGT]i|[kKMGT])?B?$")
 _DURATION_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)([hms])")
 
@@ -127,8 +137,10 @@ def _yaml_document(path: Path, text: str) -> Document:
         problem = parsed.problems[0]
         raise ConfigError(f"{path}:{problem.line}:{problem.column}: {problem.message}")
     if len(parsed.documents) > 1:
-        raise ConfigError(f"{path}:{parsed.documents[1].span(()).line}: "
-                          "a configuration file holds one YAML document")
+        raise ConfigError(
+            f"{path}:{parsed.documents[1].span(()).line}: "
+            "a configuration file holds one YAML document"
+        )
     if not parsed.documents:
         return Document(str(path), 0, {}, {})
     return parsed.documents[0]
@@ -170,12 +182,15 @@ def _build(document: Document, path: Path) -> Config:
         exclude=tuple(data.get("exclude", ())),
         fail_level=Severity.parse(data["failLevel"]) if "failLevel" in data else None,
         baseline=data.get("baseline"),
-        limits=Limits(limits.get("maxBytes", DEFAULT_LIMITS.max_bytes),
-                      limits.get("maxNodes", DEFAULT_LIMITS.max_nodes),
-                      limits.get("maxDepth", DEFAULT_LIMITS.max_depth)),
+        limits=Limits(
+            limits.get("maxBytes", DEFAULT_LIMITS.max_bytes),
+            limits.get("maxNodes", DEFAULT_LIMITS.max_nodes),
+            limits.get("maxDepth", DEFAULT_LIMITS.max_depth),
+        ),
         model=model_settings(data.get("model", {}), path.resolve().parent),
-        suppressions=tuple(_suppression(document, i, raw)
-                           for i, raw in enumerate(data.get("suppressions", ()))),
+        suppressions=tuple(
+            _suppression(document, i, raw) for i, raw in enumerate(data.get("suppressions", ()))
+        ),
         document=document,
     )
 
@@ -220,8 +235,15 @@ def _suppression(document: Document, index: int, raw: dict[str, Any]) -> ConfigS
             until = datetime.date.fromisoformat(until)
         except ValueError:
             where = document.span(("suppressions", index, "until"))
-            raise ConfigError(f"{document.source}:{where.line}:{where.column}: "
-                              f"suppressions[{index}].until: {raw['until']!r} is not a date"
-                              ) from None
-    return ConfigSuppression(tuple(raw["rules"]), tuple(raw.get("paths", ())),
-                             raw["reason"].strip(), until, span.line, span.column)
+            raise ConfigError(
+                f"{document.source}:{where.line}:{where.column}: "
+                f"suppressions[{index}].until: {raw['until']!r} is not a date"
+            ) from None
+    return ConfigSuppression(
+        tuple(raw["rules"]),
+        tuple(raw.get("paths", ())),
+        raw["reason"].strip(),
+        until,
+        span.line,
+        span.column,
+    )

@@ -89,13 +89,17 @@ def _parse(source: str, text: str, limits: Limits, *, scan_text: bool) -> Parsed
     except yaml.YAMLError as exc:
         parsed.problems.append(syntax_finding(source, f"invalid YAML: {exc}", 1, 1))
     except LimitExceeded as exc:
-        parsed.problems.append(limit_finding(source, str(exc), exc.span.line, exc.span.column,
-                                              builder.doc_index))
+        parsed.problems.append(
+            limit_finding(source, str(exc), exc.span.line, exc.span.column, builder.doc_index)
+        )
     except RecursionError:
         # Only reachable with a depth limit raised far above the default (copying or
         # dumping very deep aliased data); the parse itself never recurses.
-        parsed.problems.append(limit_finding(
-            source, f"nesting too deep to process (limit {limits.max_depth} levels)", 1, 1))
+        parsed.problems.append(
+            limit_finding(
+                source, f"nesting too deep to process (limit {limits.max_depth} levels)", 1, 1
+            )
+        )
     finally:
         loader.dispose()
     parsed.problems.extend(builder.problems)
@@ -104,8 +108,9 @@ def _parse(source: str, text: str, limits: Limits, *, scan_text: bool) -> Parsed
     return parsed
 
 
-def _yaml_error(source: str, text: str, exc: yaml.MarkedYAMLError, doc_index: int,
-                limits: Limits) -> Finding:
+def _yaml_error(
+    source: str, text: str, exc: yaml.MarkedYAMLError, doc_index: int, limits: Limits
+) -> Finding:
     mark = exc.problem_mark or exc.context_mark
     line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
     last = text.count("\n") + 1  # the empty line after a final newline is a position too
@@ -116,12 +121,16 @@ def _yaml_error(source: str, text: str, exc: yaml.MarkedYAMLError, doc_index: in
         # libyaml stops at 1000 levels on its own, and its scanner can look that far ahead
         # of the events that our depth check sees.
         most = min(limits.max_depth, _LIBYAML_MAX_DEPTH)
-        return limit_finding(source, f"nesting deeper than {most} levels", line, col,
-                              doc_index)
+        return limit_finding(source, f"nesting deeper than {most} levels", line, col, doc_index)
     tab = tab_in_indentation(text, line)
     if tab:
-        return syntax_finding(source, "invalid YAML: tab character in indentation; YAML "
-                              "indents with spaces only", line, tab, doc_index)
+        return syntax_finding(
+            source,
+            "invalid YAML: tab character in indentation; YAML indents with spaces only",
+            line,
+            tab,
+            doc_index,
+        )
     context = f" {exc.context}" if exc.context else ""
     started = exc.context_mark
     if started is not None and mark is not None and started.line != mark.line:
@@ -137,28 +146,46 @@ def parse_json(source: str, text: str, limits: Limits = DEFAULT_LIMITS) -> Parse
     """
     parsed = _parse(source, text, limits, scan_text=False)
     if any(p.rule_id == "input-limit" for p in parsed.problems):
-        return ParsedFile(source, text, [], [p for p in parsed.problems
-                                             if p.rule_id == "input-limit"])
+        return ParsedFile(
+            source, text, [], [p for p in parsed.problems if p.rule_id == "input-limit"]
+        )
     try:
         json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        return ParsedFile(source, text, [],
-                          [syntax_finding(source, f"invalid JSON: {exc.msg}", exc.lineno,
-                                          exc.colno)])
+        return ParsedFile(
+            source,
+            text,
+            [],
+            [syntax_finding(source, f"invalid JSON: {exc.msg}", exc.lineno, exc.colno)],
+        )
     except ValueError as exc:
         line, col = _position_of(text, str(exc).split(": ")[1].split(" ")[0])
         return ParsedFile(source, text, [], [syntax_finding(source, str(exc), line, col)])
     except RecursionError:
-        return ParsedFile(source, text, [], [limit_finding(
-            source, f"nesting too deep to process (limit {limits.max_depth} levels)", 1, 1)])
+        return ParsedFile(
+            source,
+            text,
+            [],
+            [
+                limit_finding(
+                    source, f"nesting too deep to process (limit {limits.max_depth} levels)", 1, 1
+                )
+            ],
+        )
     if parsed.problems and not parsed.documents:
         # Valid JSON that YAML 1.1 cannot read (rare escapes): keep the data, lose positions.
         data = json.loads(text)
-        parsed = ParsedFile(source, text, [Document(source, 0, data, {(): Span(1, 1)}, "json")],
-                            [p for p in parsed.problems if p.rule_id == "duplicate-key"])
+        parsed = ParsedFile(
+            source,
+            text,
+            [Document(source, 0, data, {(): Span(1, 1)}, "json")],
+            [p for p in parsed.problems if p.rule_id == "duplicate-key"],
+        )
     return ParsedFile(
-        source, text,
-        [dataclasses.replace(d, fmt="json") for d in parsed.documents], parsed.problems,
+        source,
+        text,
+        [dataclasses.replace(d, fmt="json") for d in parsed.documents],
+        parsed.problems,
     )
 
 

@@ -40,8 +40,7 @@ class Subject:
 def document_subject(document: Document) -> Subject:
     def locate(path: PathT) -> Origin:
         span = document.span(path)
-        return Origin(document.source, span.line, span.column, document.index,
-                      format_path(path))
+        return Origin(document.source, span.line, span.column, document.index, format_path(path))
 
     return Subject("document", "doc", document.data, locate, document.source)
 
@@ -63,9 +62,13 @@ class _Stopped:
     skipped: int = 0
 
 
-def evaluate(policies: Sequence[Policy], subjects: Iterable[Subject], *,
-             policy_seconds: float = POLICY_SECONDS,
-             memory: int = EVALUATION_MEMORY) -> list[Finding]:
+def evaluate(
+    policies: Sequence[Policy],
+    subjects: Iterable[Subject],
+    *,
+    policy_seconds: float = POLICY_SECONDS,
+    memory: int = EVALUATION_MEMORY,
+) -> list[Finding]:
     findings: list[Finding] = []
     spent: dict[str, float] = {}
     stopped: dict[str, _Stopped] = {}
@@ -88,8 +91,10 @@ def evaluate(policies: Sequence[Policy], subjects: Iterable[Subject], *,
                     continue
                 spent[policy.name] = spent.get(policy.name, 0.0) + time.perf_counter() - start
                 if spent[policy.name] > policy_seconds:
-                    reason = (f"evaluation took more than {policy_seconds:g} s in this run "
-                              "(the per-policy time budget)")
+                    reason = (
+                        f"evaluation took more than {policy_seconds:g} s in this run "
+                        "(the per-policy time budget)"
+                    )
                     stopped[policy.name] = _Stopped(policy.rules[0], reason)
                     findings.append(_stop_finding(policy.rules[0], subject, reason))
     return findings
@@ -104,10 +109,17 @@ class _PolicyLimit(Exception):
 def _stop_finding(rule: Rule, subject: Subject, reason: str) -> Finding:
     origin = subject.locate(())
     policy = rule.id.split("/", 1)[0]
-    return Finding(rule.id, rule.severity,
-                   f"policy '{policy}' stopped: {reason}; it is not evaluated on this or any "
-                   f"later input of the run (defined in {rule.source}:{rule.line})",
-                   origin.source, origin.line, origin.column, "", origin.doc_index)
+    return Finding(
+        rule.id,
+        rule.severity,
+        f"policy '{policy}' stopped: {reason}; it is not evaluated on this or any "
+        f"later input of the run (defined in {rule.source}:{rule.line})",
+        origin.source,
+        origin.line,
+        origin.column,
+        "",
+        origin.doc_index,
+    )
 
 
 class _Scope:
@@ -142,9 +154,9 @@ class _Scope:
         if name in self._values or name in self._errors:
             return
         try:
-            self._values[name] = self._exprs[name].evaluate(self.bound,
-                                                            Bindings(dict(self._values),
-                                                                     subject=self.subject))
+            self._values[name] = self._exprs[name].evaluate(
+                self.bound, Bindings(dict(self._values), subject=self.subject)
+            )
         except ExpressionError as exc:
             self._errors[name] = str(exc)
 
@@ -194,8 +206,9 @@ def _evaluate_rule_items(rule: Rule, subject: Subject, scope: _Scope) -> list[Fi
     return findings
 
 
-def _check(rule: Rule, subject: Subject, bound: Any, bindings: Bindings | None,
-           index: int | None) -> list[Finding]:
+def _check(
+    rule: Rule, subject: Subject, bound: Any, bindings: Bindings | None, index: int | None
+) -> list[Finding]:
     try:
         compliant = rule.expression.evaluate(bound, bindings)
         if not isinstance(compliant, bool):
@@ -207,8 +220,18 @@ def _check(rule: Rule, subject: Subject, bound: Any, bindings: Bindings | None,
     except ExpressionError as exc:
         return [_error_finding(rule, subject, str(exc))]
     origin = subject.locate(path)
-    return [Finding(rule.id, rule.severity, message, origin.source, origin.line, origin.column,
-                    origin.key or format_path(path), origin.doc_index)]
+    return [
+        Finding(
+            rule.id,
+            rule.severity,
+            message,
+            origin.source,
+            origin.line,
+            origin.column,
+            origin.key or format_path(path),
+            origin.doc_index,
+        )
+    ]
 
 
 def _message(rule: Rule, bound: Any, bindings: Bindings | None) -> str:
@@ -220,8 +243,7 @@ def _message(rule: Rule, bound: Any, bindings: Bindings | None) -> str:
     return message
 
 
-def _field_path(rule: Rule, bound: Any, bindings: Bindings | None, index: int | None
-                ) -> PathT:
+def _field_path(rule: Rule, bound: Any, bindings: Bindings | None, index: int | None) -> PathT:
     if rule.field_path_expression is not None:
         text = rule.field_path_expression.evaluate(bound, bindings)
         if not isinstance(text, str):
@@ -235,5 +257,13 @@ def _field_path(rule: Rule, bound: Any, bindings: Bindings | None, index: int | 
 
 def _error_finding(rule: Rule, subject: Subject, detail: str) -> Finding:
     origin = subject.locate(())
-    return Finding(rule.id, rule.severity, f"cannot evaluate rule: {detail}", origin.source,
-                   origin.line, origin.column, "", origin.doc_index)
+    return Finding(
+        rule.id,
+        rule.severity,
+        f"cannot evaluate rule: {detail}",
+        origin.source,
+        origin.line,
+        origin.column,
+        "",
+        origin.doc_index,
+    )

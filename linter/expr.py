@@ -71,8 +71,11 @@ class Bindings:
 # EXPR)`` sees exactly the values a fresh Activation would have held (issue 8).
 _CURRENT = threading.local()
 _UNWRAPPABLE = object()
-_BOUND_NAMES = {"variables": "servelint.variables()", "item": "servelint.item()",
-                "index": "servelint.index()"}
+_BOUND_NAMES = {
+    "variables": "servelint.variables()",
+    "item": "servelint.item()",
+    "index": "servelint.index()",
+}
 
 
 def _uses(text: str, name: str) -> bool:
@@ -113,13 +116,19 @@ class CompiledExpr:
     def __getstate__(self) -> tuple[str, tuple[bytes | None, bytes | None, bytes | None]]:
         # b"" stands for "the plain form" (most expressions need no bindings), b"=" for
         # "the form with variables" (most need no item).
-        bound = [b"" if c is not None and c is self._expr else
-                 b"=" if i == 2 and c is not None and c is self._vars else
-                 self._serialized(c, i) for i, c in ((1, self._vars), (2, self._each))]
+        bound = [
+            b""
+            if c is not None and c is self._expr
+            else b"="
+            if i == 2 and c is not None and c is self._vars
+            else self._serialized(c, i)
+            for i, c in ((1, self._vars), (2, self._each))
+        ]
         return self.text, (self._serialized(self._expr, 0), bound[0], bound[1])
 
-    def __setstate__(self, state: tuple[str, tuple[bytes | None, bytes | None, bytes | None]]
-                     ) -> None:
+    def __setstate__(
+        self, state: tuple[str, tuple[bytes | None, bytes | None, bytes | None]]
+    ) -> None:
         self.text, self._saved = state
         self._expr = self._vars = self._each = None
 
@@ -165,8 +174,11 @@ class CompiledExpr:
 
     def _plain(self) -> Any:
         if self._expr is None:
-            self._expr = self._restore(0) if self._saved[0] is not None else \
-                compile_expression(self.text)._expr
+            self._expr = (
+                self._restore(0)
+                if self._saved[0] is not None
+                else compile_expression(self.text)._expr
+            )
         return self._expr
 
     def _bound(self, each: bool) -> Any:
@@ -175,8 +187,9 @@ class CompiledExpr:
             return compiled
         compiled = self._restore(2 if each else 1)
         if compiled is None:
-            names = [n for n in ("variables", "item", "index")[: 3 if each else 1]
-                     if _uses(self.text, n)]
+            names = [
+                n for n in ("variables", "item", "index")[: 3 if each else 1] if _uses(self.text, n)
+            ]
             if each and "item" not in names and "index" not in names:
                 compiled = self._bound(each=False)  # the same text: compiled once
             elif not names:
@@ -204,9 +217,11 @@ class CompiledExpr:
         except RuntimeError as exc:  # the runtime raises for budget exhaustion
             raise ExpressionError(_clean(str(exc))) from exc
         except MemoryError as exc:  # std::bad_alloc under memory_limit()
-            raise EvaluationLimit("evaluation ran out of the memory allowed to policies "
-                                  "(an expression that builds ever larger strings or "
-                                  "lists?)") from exc
+            raise EvaluationLimit(
+                "evaluation ran out of the memory allowed to policies "
+                "(an expression that builds ever larger strings or "
+                "lists?)"
+            ) from exc
         if result.type() == cel.Type.ERROR:
             raise ExpressionError(_clean(str(result.value())))
         return result.plain_value()
@@ -275,14 +290,21 @@ def _environment() -> Any:
         return lambda: getattr(_CURRENT.bindings, name)
 
     functions = [
-        cel.FunctionDecl(f"servelint.{name}", [cel.Overload(
-            f"servelint_{name}", cel.Type.INT if name == "index" else cel.Type.DYN, [],
-            impl=bound(name))])
+        cel.FunctionDecl(
+            f"servelint.{name}",
+            [
+                cel.Overload(
+                    f"servelint_{name}",
+                    cel.Type.INT if name == "index" else cel.Type.DYN,
+                    [],
+                    impl=bound(name),
+                )
+            ],
+        )
         for name in ("variables", "item", "index")
     ]
     return cel.NewEnv(
-        variables={name: cel.Type.INT if name == "index" else cel.Type.DYN
-                   for name in VARIABLES},
+        variables={name: cel.Type.INT if name == "index" else cel.Type.DYN for name in VARIABLES},
         extensions=[ext_strings.ExtStrings(), ext_math.ExtMath(), ext_bindings.ExtBindings()],
         functions=functions,
     )
@@ -318,8 +340,7 @@ def compile_expression(text: str) -> CompiledExpr:
         raise CompileError(match.group(3), int(match.group(1)), int(match.group(2))) from exc
 
 
-_VARIABLE_REF = re.compile(
-    r"\bvariables\s*(?:\.\s*([A-Za-z_]\w*)|\[\s*['\"]([^'\"]+)['\"]\s*\])")
+_VARIABLE_REF = re.compile(r"\bvariables\s*(?:\.\s*([A-Za-z_]\w*)|\[\s*['\"]([^'\"]+)['\"]\s*\])")
 _VARIABLES_WORD = re.compile(r"\bvariables\b")
 
 
@@ -342,8 +363,7 @@ _MISSING_KEY = re.compile(r'Key not found in map ?: ?"?([^"]*)"?')
 
 def _clean(message: str) -> str:
     message = message.split(" [", 1)[0] if message.endswith("]") else message
-    for prefix in ("INVALID_ARGUMENT: ", "UNKNOWN: ", "NOT_FOUND: ", "INTERNAL: ",
-                   "CANCELLED: "):
+    for prefix in ("INVALID_ARGUMENT: ", "UNKNOWN: ", "NOT_FOUND: ", "INTERNAL: ", "CANCELLED: "):
         message = message.removeprefix(prefix)
     missing = _MISSING_KEY.search(message)
     if missing:

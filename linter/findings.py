@@ -53,8 +53,15 @@ class Finding:
         return self.suppression is not None
 
     def sort_key(self) -> tuple[str, int, int, int, str, str, str]:
-        return (self.file, self.doc_index, self.line, self.column, self.rule_id, self.path,
-                self.message)
+        return (
+            self.file,
+            self.doc_index,
+            self.line,
+            self.column,
+            self.rule_id,
+            self.path,
+            self.message,
+        )
 
     def with_suppression(self, suppression: Suppression) -> Finding:
         return dataclasses.replace(self, suppression=suppression)
@@ -96,15 +103,17 @@ def exit_code(findings: Iterable[Finding], fail_level: Severity) -> int:
     return 1 if failing else 0
 
 
-def syntax_finding(source: str, message: str, line: int, column: int, doc_index: int = 0
-                   ) -> Finding:
+def syntax_finding(
+    source: str, message: str, line: int, column: int, doc_index: int = 0
+) -> Finding:
     """The ``syntax`` finding of an input that does not parse."""
-    return Finding("syntax", Severity.ERROR, message, source, max(line, 1), max(column, 1),
-                   "", doc_index)
+    return Finding(
+        "syntax", Severity.ERROR, message, source, max(line, 1), max(column, 1), "", doc_index
+    )
 
 
-def limit_finding(source: str, message: str, line: int, column: int, doc_index: int = 0
-                  ) -> Finding:
+def limit_finding(source: str, message: str, line: int, column: int, doc_index: int = 0) -> Finding:
     """The ``input-limit`` finding of an input over a size, node or depth limit."""
-    return Finding("input-limit", Severity.ERROR, message, source, max(line, 1),
-                   max(column, 1), "", doc_index)
+    return Finding(
+        "input-limit", Severity.ERROR, message, source, max(line, 1), max(column, 1), "", doc_index
+    )

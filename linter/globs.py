@@ -71,5 +71,5 @@ def relative_to(root: Path, name: str) -> str:
     absolute = os.path.abspath(name)
     base = os.path.join(os.path.abspath(root), "")
     if absolute.startswith(base):
-        return absolute[len(base):].replace(os.sep, "/")
+        return absolute[len(base) :].replace(os.sep, "/")
     return name.replace(os.sep, "/")

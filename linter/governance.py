@@ -37,40 +37,50 @@ class Governance:
     baseline: baselines.Baseline | None = None
     known_rules: Collection[str] | None = None
 
-    def apply(self, result: RunResult, parsed: Sequence[ParsedFile],
-              context: Sequence[ParsedFile] = ()) -> RunResult:
+    def apply(
+        self, result: RunResult, parsed: Sequence[ParsedFile], context: Sequence[ParsedFile] = ()
+    ) -> RunResult:
         """``context``: files read only to lint others (a chart's values.yaml); their
         suppression comments cover findings in them, but the comments themselves are
         judged (unused, expired) only where the file is linted."""
         linted = [p.source for p in parsed]
         findings = [f for f in result.findings if not is_disabled(self.config, f.rule_id)]
         directives, problems = suppress.collect([*parsed, *context], self.config, linted)
-        findings = suppress.apply([*findings, *problems], directives, self.today,
-                                  self.known_rules)
+        findings = suppress.apply([*findings, *problems], directives, self.today, self.known_rules)
         only_context = {p.source for p in context} - set(linted)
-        findings = [f for f in findings
-                    if not (f.rule_id in suppress.META_RULES and f.file in only_context)]
+        findings = [
+            f for f in findings if not (f.rule_id in suppress.META_RULES and f.file in only_context)
+        ]
         notes: list[str] = []
         if self.baseline is not None:
             findings, notes = baselines.apply(findings, self.baseline, linted)
-        findings = [_override(self.config, f) for f in findings
-                    if not is_disabled(self.config, f.rule_id)]
-        return dataclasses.replace(result, findings=sort_findings(findings),
-                                   notes=[*result.notes, *notes])
+        findings = [
+            _override(self.config, f) for f in findings if not is_disabled(self.config, f.rule_id)
+        ]
+        return dataclasses.replace(
+            result, findings=sort_findings(findings), notes=[*result.notes, *notes]
+        )
 
 
 def is_disabled(config: Config, rule_id: str) -> bool:
     if rule_id in ALWAYS_ON:
         return False
-    return any(fnmatchcase(rule_id, entry) or rule_id.startswith(entry + "/")
-               for entry in config.disable)
+    return any(
+        fnmatchcase(rule_id, entry) or rule_id.startswith(entry + "/") for entry in config.disable
+    )
 
 
 def _override(config: Config, finding: Finding) -> Finding:
     severity = config.severity.get(finding.rule_id)
     if severity is None:
-        severity = next((level for pattern, level in config.severity.items()
-                         if fnmatchcase(finding.rule_id, pattern)), None)
+        severity = next(
+            (
+                level
+                for pattern, level in config.severity.items()
+                if fnmatchcase(finding.rule_id, pattern)
+            ),
+            None,
+        )
     if severity is None or severity == finding.severity:
         return finding
     return dataclasses.replace(finding, severity=severity)
@@ -94,8 +104,12 @@ def select_policies(policies: Sequence[Policy], config: Config) -> list[Policy]:
 def known_rules(policies: Sequence[Policy]) -> set[str]:
     from linter.rulemeta import PIPELINE_RULES
 
-    return {*CORE_RULES, *PIPELINE_RULES, *suppress.META_RULES,
-            *(r.id for p in policies for r in p.rules)}
+    return {
+        *CORE_RULES,
+        *PIPELINE_RULES,
+        *suppress.META_RULES,
+        *(r.id for p in policies for r in p.rules),
+    }
 
 
 def config_notes(config: Config, known: Collection[str]) -> list[str]:
@@ -103,14 +117,19 @@ def config_notes(config: Config, known: Collection[str]) -> list[str]:
     notes: list[str] = []
     for index, entry in enumerate(config.disable):
         if entry in ALWAYS_ON:
-            notes.append(f"{config.source}:{config.line_of('disable', index)}: '{entry}' "
-                         "cannot be switched off: unchecked input is always reported")
+            notes.append(
+                f"{config.source}:{config.line_of('disable', index)}: '{entry}' "
+                "cannot be switched off: unchecked input is always reported"
+            )
         elif not any(fnmatchcase(r, entry) or r.startswith(entry + "/") for r in known):
-            notes.append(f"{config.source}:{config.line_of('disable', index)}: disable: "
-                         f"'{entry}' names no rule of the loaded policies")
+            notes.append(
+                f"{config.source}:{config.line_of('disable', index)}: disable: "
+                f"'{entry}' names no rule of the loaded policies"
+            )
     notes.extend(
         f"{config.source}:{config.line_of('severity', pattern)}: severity: "
         f"'{pattern}' names no rule of the loaded policies"
-        for pattern in config.severity if not any(fnmatchcase(r, pattern) for r in known)
+        for pattern in config.severity
+        if not any(fnmatchcase(r, pattern) for r in known)
     )
     return notes

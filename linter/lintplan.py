@@ -71,35 +71,51 @@ def build(options: LintOptions) -> LintPlan:
     loaded = load_policies(policy_dirs, builtin=builtin)
     known = known_rules(loaded)
     baseline_file = options.baseline or (
-        _under(config.root, config.baseline) if config.baseline else None)
+        _under(config.root, config.baseline) if config.baseline else None
+    )
     own_files = {f for f in (config.source, baseline_file, options.write_baseline) if f}
     inputs, skipped = _select_inputs(expand(options.paths), config, own_files)
     notes = config_notes(config, known)
     if skipped:
-        notes.append(f"{config.source}: {skipped} input{'s' * (skipped != 1)} skipped by "
-                     "include/exclude")
+        notes.append(
+            f"{config.source}: {skipped} input{'s' * (skipped != 1)} skipped by include/exclude"
+        )
     loaded_baseline = None
     if baseline_file is not None and options.write_baseline is None:
         loaded_baseline = baselines.load(Path(baseline_file))
-    governance = Governance(config, options.today or datetime.date.today(), loaded_baseline,
-                            known)
+    governance = Governance(config, options.today or datetime.date.today(), loaded_baseline, known)
     level = options.fail_level or (config.fail_level.label if config.fail_level else "error")
-    return LintPlan(tuple(select_policies(loaded, config)), tuple(inputs), config.limits,
-                    config.model, governance, Severity.parse(level),
-                    Path(options.write_baseline) if options.write_baseline else None,
-                    tuple(notes), _chart_context(inputs) if options.chart_context else None)
+    return LintPlan(
+        tuple(select_policies(loaded, config)),
+        tuple(inputs),
+        config.limits,
+        config.model,
+        governance,
+        Severity.parse(level),
+        Path(options.write_baseline) if options.write_baseline else None,
+        tuple(notes),
+        _chart_context(inputs) if options.chart_context else None,
+    )
 
 
 def execute(plan: LintPlan) -> runner.RunResult:
-    result = runner.lint(plan.policies, plan.inputs, plan.limits, settings=plan.settings,
-                         governance=plan.governance, context=plan.context)
+    result = runner.lint(
+        plan.policies,
+        plan.inputs,
+        plan.limits,
+        settings=plan.settings,
+        governance=plan.governance,
+        context=plan.context,
+    )
     notes = [*plan.notes, *result.notes]
     findings = result.findings
     if plan.write_baseline is not None:
         written = baselines.write(plan.write_baseline, findings)
         findings, _ = baselines.apply(findings, written, [i.name for i in plan.inputs])
-        notes.append(f"baseline {plan.write_baseline}: recorded {len(written.entries)} "
-                     f"finding{'s' * (len(written.entries) != 1)}")
+        notes.append(
+            f"baseline {plan.write_baseline}: recorded {len(written.entries)} "
+            f"finding{'s' * (len(written.entries) != 1)}"
+        )
     if plan.context is not None:
         notes.extend(plan.context.notes(findings))
     return dataclasses.replace(result, findings=findings, notes=notes)
@@ -109,16 +125,18 @@ def _chart_context(inputs: Sequence[Input]) -> ChartContext | None:
     from linter.helm.layout import chart_of
 
     # The chart machinery is imported only when an input sits in a chart (issue 8).
-    if not any(i.path is not None and i.error is None and chart_of(i.name) is not None
-               for i in inputs):
+    if not any(
+        i.path is not None and i.error is None and chart_of(i.name) is not None for i in inputs
+    ):
         return None
     from linter.helm.context import plan_context
 
     return plan_context(inputs)
 
 
-def _select_inputs(inputs: Sequence[Input], config: Config, own_files: set[str]
-                   ) -> tuple[list[Input], int]:
+def _select_inputs(
+    inputs: Sequence[Input], config: Config, own_files: set[str]
+) -> tuple[list[Input], int]:
     # servelint's own configuration and baseline are not deployment inputs.
     own = {os.path.abspath(f) for f in own_files}
     inputs = [i for i in inputs if i.path is None or os.path.abspath(i.path) not in own]

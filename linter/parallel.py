@@ -41,8 +41,7 @@ class Collected:
     secrets: frozenset[str]
 
 
-def workers_for(policies: Sequence[Policy], inputs: Sequence[Input], has_context: bool
-                ) -> int:
+def workers_for(policies: Sequence[Policy], inputs: Sequence[Input], has_context: bool) -> int:
     """How many worker processes to use; 0 means lint in this process."""
     if has_context or len(inputs) < MIN_FILES or not all(p.builtin for p in policies):
         return 0
@@ -50,11 +49,14 @@ def workers_for(policies: Sequence[Policy], inputs: Sequence[Input], has_context
         return 0  # standard input: a worker process has /dev/null there
     import multiprocessing  # only now: a pre-commit run of a few files never needs it
 
-    if multiprocessing.get_start_method(allow_none=True) not in (None, "fork") or \
-            "fork" not in multiprocessing.get_all_start_methods():
+    if (
+        multiprocessing.get_start_method(allow_none=True) not in (None, "fork")
+        or "fork" not in multiprocessing.get_all_start_methods()
+    ):
         return 0  # the policies reach the workers by fork, never by pickling
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
-        (os.cpu_count() or 1)
+    cores = (
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    )
     return min(cores, MAX_WORKERS, len(inputs) // (MIN_FILES // 2)) if cores > 1 else 0
 
 
@@ -62,13 +64,18 @@ def workers_for(policies: Sequence[Policy], inputs: Sequence[Input], has_context
 _JOB: tuple[Sequence[Policy], Limits, ModelSettings] | None = None
 
 
-def collect(policies: Sequence[Policy], inputs: Sequence[Input], limits: Limits,
-            settings: ModelSettings, workers: int) -> Collected:
+def collect(
+    policies: Sequence[Policy],
+    inputs: Sequence[Input],
+    limits: Limits,
+    settings: ModelSettings,
+    workers: int,
+) -> Collected:
     """Every input linted by ``workers`` processes, merged in input order."""
     import multiprocessing
 
     global _JOB
-    chunks = [list(inputs[i:i + CHUNK]) for i in range(0, len(inputs), CHUNK)]
+    chunks = [list(inputs[i : i + CHUNK]) for i in range(0, len(inputs), CHUNK)]
     _JOB = (policies, limits, settings)
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
@@ -93,8 +100,9 @@ def _lint_chunk(inputs: list[Input]) -> Collected:
     assert _JOB is not None
     policies, limits, settings = _JOB
     parsed, failures = runner.read_inputs(inputs, limits)
-    findings, secrets = runner.raw_findings(policies, parsed, failures, settings=settings,
-                                            builtin_checks=True)
+    findings, secrets = runner.raw_findings(
+        policies, parsed, failures, settings=settings, builtin_checks=True
+    )
     return Collected(findings, [_for_governance(p) for p in parsed], failures, secrets)
 
 

@@ -25,8 +25,10 @@ if TYPE_CHECKING:
 # garble messages without protecting anything.
 MIN_LENGTH = 4
 # Token formats that are secret wherever they appear, even in text no input declared.
-_TOKEN = re.compile(r"\b(?:hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}"
-                    r"|github_pat_[A-Za-z0-9_]{20,})")
+_TOKEN = re.compile(
+    r"\b(?:hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}"
+    r"|github_pat_[A-Za-z0-9_]{20,})"
+)
 _ASSIGNMENT = re.compile(r"^(?P<name>-{0,2}[A-Za-z_][\w.-]*)=(?P<value>.+)$")
 
 
@@ -36,8 +38,11 @@ SecretsFound = list[tuple[Document, list[tuple[PathT, str]]]]
 def scan(parsed: Iterable[ParsedFile]) -> SecretsFound:
     """Each document with the (path, value) of every secret in it: one walk per document,
     shared by the literal-secret check and by redaction."""
-    return [(document, list(secret_values(document.data)))
-            for parsed_file in parsed for document in parsed_file.documents]
+    return [
+        (document, list(secret_values(document.data)))
+        for parsed_file in parsed
+        for document in parsed_file.documents
+    ]
 
 
 def collect(parsed: Iterable[ParsedFile]) -> frozenset[str]:
@@ -56,8 +61,12 @@ def _harmless(value: str) -> bool:
     ``--max-num-batched-token`` value is a count, not a token)."""
     from linter.checks.literal_secrets import names_a_reference
 
-    return value.replace(".", "", 1).isdigit() or value.lower() in ("true", "false") or \
-        is_placeholder(value) or names_a_reference(value)
+    return (
+        value.replace(".", "", 1).isdigit()
+        or value.lower() in ("true", "false")
+        or is_placeholder(value)
+        or names_a_reference(value)
+    )
 
 
 # What an example or template writes where the real secret goes: never a secret itself.
@@ -65,7 +74,8 @@ _PLACEHOLDER = re.compile(
     r"<[^>]*>|\$\{[^}]*\}|\$\([^)]*\)|^\$[A-Za-z_]\w*$|\{\{.*\}\}|^(.)\1*$|"
     r"your|example|change[-_]?me|replace|placeholder|dummy|redacted|fake|sample|todo|"
     r"not[-_]?used|unused|^none$|^null$|^secret$|^token$|^password$",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 def is_placeholder(value: str) -> bool:
@@ -79,8 +89,12 @@ def secret_values(data: Any, path: PathT = ()) -> Iterator[tuple[PathT, str]]:
         where, value = stack.pop()
         if isinstance(value, dict):
             name, literal = value.get("name"), value.get("value")
-            if isinstance(name, str) and isinstance(literal, str) and literal.strip() and \
-                    secrets.is_secret_name(name):  # an env entry: {name: HF_TOKEN, value: ...}
+            if (
+                isinstance(name, str)
+                and isinstance(literal, str)
+                and literal.strip()
+                and secrets.is_secret_name(name)
+            ):  # an env entry: {name: HF_TOKEN, value: ...}
                 yield (*where, "value"), literal.strip()
             stack.extend(((*where, k), v) for k, v in value.items())
         elif isinstance(value, list):
@@ -90,10 +104,8 @@ def secret_values(data: Any, path: PathT = ()) -> Iterator[tuple[PathT, str]]:
                     if " " in item:
                         yield from _from_args((*where, index), item.split())
             if secrets.is_secret_path(where):
-                yield from ((((*where, i)), v) for i, v in enumerate(value)
-                            if isinstance(v, str))
-            stack.extend(((*where, i), v) for i, v in enumerate(value)
-                         if not isinstance(v, str))
+                yield from ((((*where, i)), v) for i, v in enumerate(value) if isinstance(v, str))
+            stack.extend(((*where, i), v) for i, v in enumerate(value) if not isinstance(v, str))
         elif isinstance(value, str) and value.strip():
             if secrets.is_secret_path(where) or secrets.is_secret_value(value):
                 yield where, value.strip()
@@ -108,8 +120,12 @@ def _from_args(path: PathT, args: Sequence[str]) -> Iterator[tuple[PathT, str]]:
         match = _ASSIGNMENT.match(arg)
         if match and secrets.is_secret_name(match["name"]):
             yield (*path, index), match["value"].strip("'\"")
-        elif (arg.startswith("-") and secrets.is_secret_name(arg) and index + 1 < len(args)
-              and not args[index + 1].startswith("-")):
+        elif (
+            arg.startswith("-")
+            and secrets.is_secret_name(arg)
+            and index + 1 < len(args)
+            and not args[index + 1].startswith("-")
+        ):
             yield (*path, index + 1), args[index + 1].strip("'\"")
 
 
@@ -145,5 +161,8 @@ def findings(items: Iterable[Finding], values: frozenset[str]) -> list[Finding]:
 def result(run: RunResult) -> RunResult:
     """The last pass before reporters: findings and notes scrubbed of the run's secrets."""
     values: frozenset[str] = getattr(run, "secrets", frozenset())
-    return dataclasses.replace(run, findings=findings(run.findings, values),
-                               notes=[scrub(note, values) for note in run.notes])
+    return dataclasses.replace(
+        run,
+        findings=findings(run.findings, values),
+        notes=[scrub(note, values) for note in run.notes],
+    )

@@ -19,8 +19,10 @@ def render_markdown(policies: Sequence[Policy], *, builtin: bool = False) -> str
     """The reference for ``policies``; with ``builtin``, also the rules built into
     servelint (the reference of the built-in set, docs/rules.md)."""
     pipeline = list(PIPELINE_RULES.values()) if builtin else []
-    rules: list[Rule | RuleMeta] = [*pipeline,
-                                    *(rule for policy in policies for rule in policy.rules)]
+    rules: list[Rule | RuleMeta] = [
+        *pipeline,
+        *(rule for policy in policies for rule in policy.rules),
+    ]
     lines = [
         "# Rule reference",
         "",
@@ -34,13 +36,19 @@ def render_markdown(policies: Sequence[Policy], *, builtin: bool = False) -> str
     ]
     if rules:
         lines += ["| Rule | Severity | Title |", "|---|---|---|"]
-        lines += [f"| [`{r.id}`](#{_anchor(r.id)}) | {r.severity.label} | {_cell(r.title)} |"
-                  for r in rules]
+        lines += [
+            f"| [`{r.id}`](#{_anchor(r.id)}) | {r.severity.label} | {_cell(r.title)} |"
+            for r in rules
+        ]
         lines.append("")
     if pipeline:
-        lines += ["## Built into servelint", "",
-                  "Findings of the pipeline itself and of checks written in Python; they need "
-                  "no policy file.", ""]
+        lines += [
+            "## Built into servelint",
+            "",
+            "Findings of the pipeline itself and of checks written in Python; they need "
+            "no policy file.",
+            "",
+        ]
     for meta in pipeline:
         lines += _rule(meta)
     for policy in policies:
@@ -49,8 +57,10 @@ def render_markdown(policies: Sequence[Policy], *, builtin: bool = False) -> str
 
 
 def _count(policy_rules: int, policies: int, pipeline: int) -> str:
-    text = (f"{policy_rules} rule{'s' * (policy_rules != 1)} in {policies} "
-            f"polic{'ies' if policies != 1 else 'y'}")
+    text = (
+        f"{policy_rules} rule{'s' * (policy_rules != 1)} in {policies} "
+        f"polic{'ies' if policies != 1 else 'y'}"
+    )
     if pipeline:
         text += f", and {pipeline} built into servelint"
     return text + "."
@@ -67,8 +77,14 @@ def _policy(policy: Policy) -> list[str]:
 
 
 def _rule(rule: Rule | RuleMeta) -> list[str]:
-    lines = [f'<a id="{_anchor(rule.id)}"></a>', "", f"### `{rule.id}`", "",
-             f"**Severity:** {rule.severity.label}", ""]
+    lines = [
+        f'<a id="{_anchor(rule.id)}"></a>',
+        "",
+        f"### `{rule.id}`",
+        "",
+        f"**Severity:** {rule.severity.label}",
+        "",
+    ]
     if rule.title:
         lines += [f"**{rule.title.strip()}**", ""]
     if rule.description:

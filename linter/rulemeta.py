@@ -35,62 +35,112 @@ class RuleMeta:
 # itself reports"); they need metadata too, or SARIF viewers show a bare id.
 PIPELINE_RULES: dict[str, RuleMeta] = {
     "syntax": RuleMeta(
-        "syntax", Severity.ERROR, "Input is not valid YAML or JSON",
+        "syntax",
+        Severity.ERROR,
+        "Input is not valid YAML or JSON",
         "The file could not be parsed, so no other rule could check it. The finding "
         "points at the line and column where the parser stopped.",
-        "Fix the syntax at the reported position.", _CORE_HELP),
+        "Fix the syntax at the reported position.",
+        _CORE_HELP,
+    ),
     "duplicate-key": RuleMeta(
-        "duplicate-key", Severity.ERROR, "A mapping repeats a key",
+        "duplicate-key",
+        Severity.ERROR,
+        "A mapping repeats a key",
         "Helm and Kubernetes keep the last value of a repeated key without a warning, so "
         "the first value is silently ignored.",
-        "Keep one of the two keys.", _CORE_HELP),
+        "Keep one of the two keys.",
+        _CORE_HELP,
+    ),
     "input-limit": RuleMeta(
-        "input-limit", Severity.ERROR, "Input exceeds a size, node-count or nesting limit",
+        "input-limit",
+        Severity.ERROR,
+        "Input exceeds a size, node-count or nesting limit",
         "Inputs are parsed with limits so that a hostile or broken file (for example an "
         "alias bomb) cannot exhaust memory.",
-        "Split or simplify the file.", _CORE_HELP),
+        "Split or simplify the file.",
+        _CORE_HELP,
+    ),
     "read-error": RuleMeta(
-        "read-error", Severity.ERROR, "Input could not be read",
+        "read-error",
+        Severity.ERROR,
+        "Input could not be read",
         "The file is unreadable, binary, or not UTF-8; it was not checked.",
-        "Check the file's permissions and encoding.", _CORE_HELP),
+        "Check the file's permissions and encoding.",
+        _CORE_HELP,
+    ),
     "suppression/missing-reason": RuleMeta(
-        "suppression/missing-reason", Severity.WARNING, "A suppression gives no reason",
+        "suppression/missing-reason",
+        Severity.WARNING,
+        "A suppression gives no reason",
         "A suppression without a reason is not applied: the finding it names still counts.",
-        'Say why the finding is acceptable: reason="..."', _SUPPRESSION_HELP),
+        'Say why the finding is acceptable: reason="..."',
+        _SUPPRESSION_HELP,
+    ),
     "suppression/expired": RuleMeta(
-        "suppression/expired", Severity.WARNING, "A suppression is past its end date",
+        "suppression/expired",
+        Severity.WARNING,
+        "A suppression is past its end date",
         "After its until date a suppression stops applying and its findings count again.",
         "Fix the findings, or renew the suppression with a new reason and date.",
-        _SUPPRESSION_HELP),
+        _SUPPRESSION_HELP,
+    ),
     "suppression/unused": RuleMeta(
-        "suppression/unused", Severity.WARNING, "A suppression matches no finding",
+        "suppression/unused",
+        Severity.WARNING,
+        "A suppression matches no finding",
         "A stale suppression would silently hide a future finding of the same rule.",
-        "Remove the suppression.", _SUPPRESSION_HELP),
+        "Remove the suppression.",
+        _SUPPRESSION_HELP,
+    ),
     "suppression/invalid": RuleMeta(
-        "suppression/invalid", Severity.WARNING, "A suppression cannot be read",
+        "suppression/invalid",
+        Severity.WARNING,
+        "A suppression cannot be read",
         "The suppression comment or annotation is malformed and is ignored.",
         'Write it as: servelint: ignore[rule-id] reason="..." until=YYYY-MM-DD',
-        _SUPPRESSION_HELP),
+        _SUPPRESSION_HELP,
+    ),
     "helm-values": RuleMeta(
-        "helm-values", Severity.ERROR, "Values cannot be merged as Helm merges them",
+        "helm-values",
+        Severity.ERROR,
+        "Values cannot be merged as Helm merges them",
         "A values file or --set value cannot be read or merged, or replaces a map with a "
         "scalar (or the reverse), which Helm only warns about.",
-        "Fix the value at the reported position.", _CHART_HELP),
+        "Fix the value at the reported position.",
+        _CHART_HELP,
+    ),
     "helm-template": RuleMeta(
-        "helm-template", Severity.ERROR, "The chart does not render",
+        "helm-template",
+        Severity.ERROR,
+        "The chart does not render",
         "helm template failed, so the rendered manifests could not be checked.",
-        "Fix the template or value that helm names.", _CHART_HELP),
+        "Fix the template or value that helm names.",
+        _CHART_HELP,
+    ),
     literal_secrets.RULE_ID: RuleMeta(
-        literal_secrets.RULE_ID, Severity.ERROR, literal_secrets.TITLE,
-        literal_secrets.DESCRIPTION, literal_secrets.FIX, literal_secrets.REFERENCES[0],
-        literal_secrets.REFERENCES),
+        literal_secrets.RULE_ID,
+        Severity.ERROR,
+        literal_secrets.TITLE,
+        literal_secrets.DESCRIPTION,
+        literal_secrets.FIX,
+        literal_secrets.REFERENCES[0],
+        literal_secrets.REFERENCES,
+    ),
 }
 
 
 def policy_rule_meta(rule: Rule) -> RuleMeta:
-    return RuleMeta(rule.id, rule.severity, rule.title, rule.description, rule.fix,
-                    rule.references[0] if rule.references else None, rule.references,
-                    rule.source)
+    return RuleMeta(
+        rule.id,
+        rule.severity,
+        rule.title,
+        rule.description,
+        rule.fix,
+        rule.references[0] if rule.references else None,
+        rule.references,
+        rule.source,
+    )
 
 
 def all_rules(policies: Sequence[Policy]) -> Iterator[RuleMeta]:

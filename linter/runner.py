@@ -45,20 +45,32 @@ class ContextRun:
 
 
 class WorkloadContext(Protocol):
-    def lint(self, policies: Sequence[Policy], parsed: Sequence[ParsedFile],
-             settings: ModelSettings, limits: Limits) -> ContextRun: ...
+    def lint(
+        self,
+        policies: Sequence[Policy],
+        parsed: Sequence[ParsedFile],
+        settings: ModelSettings,
+        limits: Limits,
+    ) -> ContextRun: ...
 
 
-def read_inputs(inputs: Sequence[file_sources.Input], limits: Limits = DEFAULT_LIMITS
-                ) -> tuple[list[ParsedFile], list[Finding]]:
+def read_inputs(
+    inputs: Sequence[file_sources.Input], limits: Limits = DEFAULT_LIMITS
+) -> tuple[list[ParsedFile], list[Finding]]:
     """Read and parse every input; a file that cannot be read is a ``read-error`` finding."""
     parsed: list[ParsedFile] = []
     failures: list[Finding] = []
     for item in inputs:
         result = file_sources.read(item, limits.max_bytes)
         if result.text is None:
-            finding = Finding(result.rule, Severity.ERROR, result.error or "cannot read",
-                              item.name, result.line, result.column)
+            finding = Finding(
+                result.rule,
+                Severity.ERROR,
+                result.error or "cannot read",
+                item.name,
+                result.line,
+                result.column,
+            )
             if result.rule == "input-limit":
                 # A limit is a finding about the input (exit 1), not a tool failure.
                 parsed.append(ParsedFile(item.name, "", [], [finding]))
@@ -69,23 +81,35 @@ def read_inputs(inputs: Sequence[file_sources.Input], limits: Limits = DEFAULT_L
     return parsed, failures
 
 
-def lint(policies: Sequence[Policy], inputs: Sequence[file_sources.Input],
-         limits: Limits = DEFAULT_LIMITS, *, settings: ModelSettings = DEFAULT_SETTINGS,
-         governance: Governance | None = None, context: WorkloadContext | None = None
-         ) -> RunResult:
+def lint(
+    policies: Sequence[Policy],
+    inputs: Sequence[file_sources.Input],
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    settings: ModelSettings = DEFAULT_SETTINGS,
+    governance: Governance | None = None,
+    context: WorkloadContext | None = None,
+) -> RunResult:
     workers = parallel.workers_for(policies, inputs, context is not None)
     if workers:
         collected = parallel.collect(policies, inputs, limits, settings, workers)
         parsed, extra = collected.parsed, ContextRun()
-        result = _result(policies, collected.findings, parsed, collected.failures,
-                         collected.secrets)
+        result = _result(
+            policies, collected.findings, parsed, collected.failures, collected.secrets
+        )
     else:
         parsed, failures = read_inputs(inputs, limits)
-        extra = ContextRun() if context is None else context.lint(policies, parsed, settings,
-                                                                   limits)
-        result = lint_parsed(policies, parsed, failures, settings=settings,
-                             builtin_checks=any(p.builtin for p in policies),
-                             claimed=extra.claimed)
+        extra = (
+            ContextRun() if context is None else context.lint(policies, parsed, settings, limits)
+        )
+        result = lint_parsed(
+            policies,
+            parsed,
+            failures,
+            settings=settings,
+            builtin_checks=any(p.builtin for p in policies),
+            claimed=extra.claimed,
+        )
         result = _with_context(result, extra)
     # Suppressions, baseline and severity overrides apply after evaluation (issue 7).
     return result if governance is None else governance.apply(result, parsed, extra.files)
@@ -96,26 +120,44 @@ def _with_context(result: RunResult, extra: ContextRun) -> RunResult:
         return result
     secret_values = result.secrets | redact.collect(extra.files)
     findings = redact.findings([*result.findings, *extra.findings], secret_values)
-    return dataclasses.replace(result, findings=sort_findings(findings),
-                               notes=[*result.notes, *extra.notes], secrets=secret_values)
+    return dataclasses.replace(
+        result,
+        findings=sort_findings(findings),
+        notes=[*result.notes, *extra.notes],
+        secrets=secret_values,
+    )
 
 
-def lint_parsed(policies: Sequence[Policy], parsed: Sequence[ParsedFile],
-                failures: Sequence[Finding] = (), *,
-                settings: ModelSettings = DEFAULT_SETTINGS,
-                builtin_checks: bool = False, claimed: Collection[str] = frozenset()
-                ) -> RunResult:
+def lint_parsed(
+    policies: Sequence[Policy],
+    parsed: Sequence[ParsedFile],
+    failures: Sequence[Finding] = (),
+    *,
+    settings: ModelSettings = DEFAULT_SETTINGS,
+    builtin_checks: bool = False,
+    claimed: Collection[str] = frozenset(),
+) -> RunResult:
     """``claimed`` inputs get their workloads elsewhere (``ContextRun``), not from here."""
-    findings, secret_values = raw_findings(policies, parsed, failures, settings=settings,
-                                           builtin_checks=builtin_checks, claimed=claimed)
+    findings, secret_values = raw_findings(
+        policies,
+        parsed,
+        failures,
+        settings=settings,
+        builtin_checks=builtin_checks,
+        claimed=claimed,
+    )
     return _result(policies, findings, parsed, failures, secret_values)
 
 
-def raw_findings(policies: Sequence[Policy], parsed: Sequence[ParsedFile],
-                 failures: Sequence[Finding] = (), *,
-                 settings: ModelSettings = DEFAULT_SETTINGS,
-                 builtin_checks: bool = False, claimed: Collection[str] = frozenset()
-                 ) -> tuple[list[Finding], frozenset[str]]:
+def raw_findings(
+    policies: Sequence[Policy],
+    parsed: Sequence[ParsedFile],
+    failures: Sequence[Finding] = (),
+    *,
+    settings: ModelSettings = DEFAULT_SETTINGS,
+    builtin_checks: bool = False,
+    claimed: Collection[str] = frozenset(),
+) -> tuple[list[Finding], frozenset[str]]:
     """The findings of ``parsed``, not yet scrubbed or sorted, and its secret values."""
     findings: list[Finding] = list(failures)
     for parsed_file in parsed:
@@ -126,16 +168,24 @@ def raw_findings(policies: Sequence[Policy], parsed: Sequence[ParsedFile],
     subjects = [engine.document_subject(d) for f in parsed for d in f.documents]
     if any(p.target == "workload" for p in policies):
         standalone = [f for f in parsed if f.source not in claimed]
-        subjects.extend(engine.workload_subject(w)
-                        for w in extract_workloads(standalone, settings))
+        subjects.extend(engine.workload_subject(w) for w in extract_workloads(standalone, settings))
     findings.extend(engine.evaluate(policies, subjects))
     return findings, redact.values(secrets_found)
 
 
-def _result(policies: Sequence[Policy], findings: list[Finding], parsed: Sequence[ParsedFile],
-            failures: Sequence[Finding], secret_values: frozenset[str]) -> RunResult:
+def _result(
+    policies: Sequence[Policy],
+    findings: list[Finding],
+    parsed: Sequence[ParsedFile],
+    failures: Sequence[Finding],
+    secret_values: frozenset[str],
+) -> RunResult:
     # Secrets are scrubbed here, before anything else sees the findings, and again by
     # the reporters' entry point (reporters/outputs.py) with the values kept below.
-    return RunResult(sort_findings(redact.findings(findings, secret_values)),
-                     len(parsed) + len(failures), len(failures), policies=tuple(policies),
-                     secrets=secret_values)
+    return RunResult(
+        sort_findings(redact.findings(findings, secret_values)),
+        len(parsed) + len(failures),
+        len(failures),
+        policies=tuple(policies),
+        secrets=secret_values,
+    )

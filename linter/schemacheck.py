@@ -39,8 +39,14 @@ def _explain(error: Any) -> list[tuple[PathT, str]]:
         hint = f" (known keys: {', '.join(sorted(allowed))})" if allowed else ""
         return [((*path, key), f"unknown key '{key}'{hint}") for key in unknown]
     if error.validator == "oneOf" and not any("required" in o for o in error.schema["oneOf"]):
-        return [(path, f"{error.instance!r} is not valid: {error.schema.get('description', '')}"
-                 .rstrip(": "))]
+        return [
+            (
+                path,
+                f"{error.instance!r} is not valid: {error.schema.get('description', '')}".rstrip(
+                    ": "
+                ),
+            )
+        ]
     if error.validator == "oneOf":
         options = [" or ".join(o.get("required", [])) for o in error.schema["oneOf"]]
         return [(path, f"needs exactly one of: {', '.join(options)}")]

@@ -15,22 +15,51 @@ from typing import Any
 MASK = "****"
 
 # Whole words only: "tokens" (max_total_tokens), "keepalive" and "monkey" are not secrets.
-_SECRET_WORDS = frozenset({
-    "token", "password", "passwd", "secret", "key", "apikey", "credential", "credentials",
-    "passphrase",
-})
+_SECRET_WORDS = frozenset(
+    {
+        "token",
+        "password",
+        "passwd",
+        "secret",
+        "key",
+        "apikey",
+        "credential",
+        "credentials",
+        "passphrase",
+    }
+)
 # A final word that turns a secret-looking name into a pointer to the secret.
 _REFERENCE_WORDS = frozenset({"name", "names", "ref", "path", "file", "dir", "id", "env", "mount"})
 # Words that make a name a count or a size: ``--max-num-batched-token`` and
 # ``max_new_token`` hold numbers of tokens, never a credential.
-_QUANTITY_WORDS = frozenset({
-    "max", "min", "num", "total", "batched", "batch", "prefill", "input", "output", "new",
-    "count", "size", "limit", "budget", "per", "length", "len", "window", "chunk",
-})
+_QUANTITY_WORDS = frozenset(
+    {
+        "max",
+        "min",
+        "num",
+        "total",
+        "batched",
+        "batch",
+        "prefill",
+        "input",
+        "output",
+        "new",
+        "count",
+        "size",
+        "limit",
+        "budget",
+        "per",
+        "length",
+        "len",
+        "window",
+        "chunk",
+    }
+)
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # Values that are secrets whatever their key: Hugging Face, OpenAI-style and GitHub tokens.
 _SECRET_VALUE = re.compile(
-    r"^(hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,})$")
+    r"^(hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,})$"
+)
 # ``--api-key VALUE``, ``--api-key=VALUE`` and ``HF_TOKEN=VALUE`` inside a shell string.
 _VALUE = r"(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"']+)"
 _FLAG_IN_TEXT = re.compile(r"(?P<flag>--?[A-Za-z][\w.-]*)(?P<sep>=|\s+)" + _VALUE)
@@ -93,8 +122,10 @@ def mask_value(path: Sequence[str | int], value: Any) -> Any:
     if isinstance(value, dict):
         # An env entry ({name: HF_TOKEN, value: ...}) is secret by its name, not its key.
         named = isinstance(value.get("name"), str) and is_secret_name(value["name"])
-        return {k: mask(v) if named and k == "value" and v is not None
-                else mask_value((*path, k), v) for k, v in value.items()}
+        return {
+            k: mask(v) if named and k == "value" and v is not None else mask_value((*path, k), v)
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         if value and all(isinstance(v, str) for v in value):
             return mask_args(value) if not is_secret_path(path) else [MASK for _ in value]

@@ -70,12 +70,18 @@ _PLACEHOLDER = re.compile(r"\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}")
 _MANIFEST = re.compile(r"^(?:apiVersion|kind):", re.M)
 # A block scalar's header: "key: |", "- >-", "key: |2 # comment".
 _BLOCK_HEADER = re.compile(r"(?:^|[\s:-])[|>][-+]?[1-9]?[-+]?[ \t]*(?:#.*)?$")
-_CHART_TEMPLATE = ("Helm template syntax in a chart template: lint the rendered output "
-                   "(helm template CHART | servelint lint -) or the chart's values files")
-_VALUES_TEMPLATE = ("Helm template syntax in a values file: values files are not templates; "
-                    "quote the text if it is meant literally (for tpl)")
-_UNSUBSTITUTED = ("placeholder {} was not substituted: YAML reads it as a mapping, not text; "
-                  "substitute it before the file is applied, or quote it")
+_CHART_TEMPLATE = (
+    "Helm template syntax in a chart template: lint the rendered output "
+    "(helm template CHART | servelint lint -) or the chart's values files"
+)
+_VALUES_TEMPLATE = (
+    "Helm template syntax in a values file: values files are not templates; "
+    "quote the text if it is meant literally (for tpl)"
+)
+_UNSUBSTITUTED = (
+    "placeholder {} was not substituted: YAML reads it as a mapping, not text; "
+    "substitute it before the file is applied, or quote it"
+)
 
 
 def _template_findings(source: str, text: str) -> list[Finding]:
@@ -88,7 +94,7 @@ def _template_findings(source: str, text: str) -> list[Finding]:
         if _inside_block_scalar(lines, line - 1):
             continue
         column = match.start(1) - (text.rfind("\n", 0, match.start(1)) + 1) + 1
-        matches.append((line, column, text[match.start(1):text.find("}}", match.start(1)) + 2]))
+        matches.append((line, column, text[match.start(1) : text.find("}}", match.start(1)) + 2]))
     if not matches:
         return []
     in_chart = "templates" in PurePath(source).parts[:-1]
@@ -97,13 +103,19 @@ def _template_findings(source: str, text: str) -> list[Finding]:
         # A manifest with template actions is a chart template: one finding says so.
         line, column, _ = (actions or matches)[0]
         more = len(matches) - 1
-        message = _CHART_TEMPLATE + (f" ({more} more template line{'s' * (more != 1)})"
-                                     if more else "")
+        message = _CHART_TEMPLATE + (
+            f" ({more} more template line{'s' * (more != 1)})" if more else ""
+        )
         return [syntax_finding(source, message, line, column)]
-    return [syntax_finding(source, _UNSUBSTITUTED.format(snippet)
-                           if _PLACEHOLDER.fullmatch(snippet) else _VALUES_TEMPLATE,
-                           line, column)
-            for line, column, snippet in matches[:_MAX_TEXT_FINDINGS]]
+    return [
+        syntax_finding(
+            source,
+            _UNSUBSTITUTED.format(snippet) if _PLACEHOLDER.fullmatch(snippet) else _VALUES_TEMPLATE,
+            line,
+            column,
+        )
+        for line, column, snippet in matches[:_MAX_TEXT_FINDINGS]
+    ]
 
 
 def _inside_block_scalar(lines: list[str], index: int) -> bool:
@@ -127,8 +139,10 @@ def _inside_block_scalar(lines: list[str], index: int) -> bool:
 
 
 def _conflict_findings(source: str, text: str) -> list[Finding]:
-    markers = [(text.count("\n", 0, m.start()) + 1, m.group(0)[:7])
-               for m in itertools.islice(_CONFLICT.finditer(text), 3 * _MAX_TEXT_FINDINGS)]
+    markers = [
+        (text.count("\n", 0, m.start()) + 1, m.group(0)[:7])
+        for m in itertools.islice(_CONFLICT.finditer(text), 3 * _MAX_TEXT_FINDINGS)
+    ]
     if not any(marker[0] in "<>" for _, marker in markers):
         return []  # a lone "=======" is a Markdown underline in a block scalar, not a conflict
     findings: list[Finding] = []
@@ -148,5 +162,9 @@ def _conflict_findings(source: str, text: str) -> list[Finding]:
 
 def _conflict(source: str, group: list[tuple[int, str]]) -> Finding:
     where = ", ".join(f"'{marker}' at line {line}" for line, marker in group)
-    return syntax_finding(source, f"unresolved git merge conflict: {where}; resolve the "
-                          "conflict and remove the markers", group[0][0], 1)
+    return syntax_finding(
+        source,
+        f"unresolved git merge conflict: {where}; resolve the conflict and remove the markers",
+        group[0][0],
+        1,
+    )

@@ -50,11 +50,15 @@ def line_map(text: str, root: PathT) -> dict[PathT, Span]:
             continue
         match = _KEY_LINE.match(line)
         if match:
-            _record(spans, root, (*table, *_split(match.group(2))),
-                    Span(number, len(match.group(1)) + 1))
+            _record(
+                spans,
+                root,
+                (*table, *_split(match.group(2))),
+                Span(number, len(match.group(1)) + 1),
+            )
     return spans
 
 
 def _record(spans: dict[PathT, Span], root: PathT, path: PathT, span: Span) -> None:
     if path[: len(root)] == root:
-        spans.setdefault(path[len(root):], span)
+        spans.setdefault(path[len(root) :], span)

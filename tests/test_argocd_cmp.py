@@ -34,37 +34,55 @@ def plugin_command(phase: str) -> list[str]:
     return command
 
 
-def run_plugin(phase: str, app_dir: Path, helm: str, tmp_path: Path,
-               values_files: str) -> subprocess.CompletedProcess[str]:
+def run_plugin(
+    phase: str, app_dir: Path, helm: str, tmp_path: Path, values_files: str
+) -> subprocess.CompletedProcess[str]:
     shim = tmp_path / "bin" / "servelint"  # the sidecar's servelint, from this checkout
     shim.parent.mkdir(exist_ok=True)
     shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m linter "$@"\n', encoding="utf-8")
     shim.chmod(0o755)
-    env = {"PATH": os.pathsep.join([str(Path(helm).parent), str(shim.parent), "/usr/bin",
-                                    "/bin"]),
-           "HOME": str(tmp_path), "TMPDIR": str(tmp_path), "NO_COLOR": "1",
-           "ARGOCD_APP_NAME": "llm-prod", "ARGOCD_APP_NAMESPACE": "llm",
-           "ARGOCD_ENV_VALUES_FILES": values_files, "ARGOCD_ENV_SERVELINT_ARGS": POLICIES}
-    return subprocess.run(plugin_command(phase), env=env, cwd=app_dir, capture_output=True,
-                          text=True, check=False, timeout=120)
+    env = {
+        "PATH": os.pathsep.join([str(Path(helm).parent), str(shim.parent), "/usr/bin", "/bin"]),
+        "HOME": str(tmp_path),
+        "TMPDIR": str(tmp_path),
+        "NO_COLOR": "1",
+        "ARGOCD_APP_NAME": "llm-prod",
+        "ARGOCD_APP_NAMESPACE": "llm",
+        "ARGOCD_ENV_VALUES_FILES": values_files,
+        "ARGOCD_ENV_SERVELINT_ARGS": POLICIES,
+    }
+    return subprocess.run(
+        plugin_command(phase),
+        env=env,
+        cwd=app_dir,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
 
 
-def test_good_values_print_only_the_manifests(helm: str, app_dir: Path,
-                                              tmp_path: Path) -> None:
+def test_good_values_print_only_the_manifests(helm: str, app_dir: Path, tmp_path: Path) -> None:
     done = run_plugin("generate", app_dir, helm, tmp_path, "values-prod.yaml")
-    expected = subprocess.run([helm, "template", "llm-prod", ".", "--namespace", "llm",
-                               "--values", "values-prod.yaml"], cwd=app_dir,
-                              capture_output=True, text=True, check=True).stdout
+    expected = subprocess.run(
+        [helm, "template", "llm-prod", ".", "--namespace", "llm", "--values", "values-prod.yaml"],
+        cwd=app_dir,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert (done.returncode, done.stderr) == (0, "0 errors, 0 warnings, 0 info in 4 files\n")
     assert done.stdout == expected
     kinds = [d["kind"] for d in yaml.safe_load_all(done.stdout) if d]
     assert kinds == ["Service", "Deployment"]
 
 
-def test_bad_values_fail_generation_with_findings_on_stderr(helm: str, app_dir: Path,
-                                                            tmp_path: Path) -> None:
-    done = run_plugin("generate", app_dir, helm, tmp_path,
-                      "values-prod.yaml,values-prod-latest.yaml")
+def test_bad_values_fail_generation_with_findings_on_stderr(
+    helm: str, app_dir: Path, tmp_path: Path
+) -> None:
+    done = run_plugin(
+        "generate", app_dir, helm, tmp_path, "values-prod.yaml,values-prod-latest.yaml"
+    )
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr.splitlines() == [
@@ -74,15 +92,15 @@ def test_bad_values_fail_generation_with_findings_on_stderr(helm: str, app_dir: 
     ]
 
 
-def test_helm_error_fails_generation_before_linting(helm: str, app_dir: Path,
-                                                    tmp_path: Path) -> None:
+def test_helm_error_fails_generation_before_linting(
+    helm: str, app_dir: Path, tmp_path: Path
+) -> None:
     done = run_plugin("generate", app_dir, helm, tmp_path, "values-missing.yaml")
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr.startswith("Error: open values-missing.yaml: no such file or directory")
 
 
-def test_init_without_dependencies_does_nothing(helm: str, app_dir: Path,
-                                                tmp_path: Path) -> None:
+def test_init_without_dependencies_does_nothing(helm: str, app_dir: Path, tmp_path: Path) -> None:
     done = run_plugin("init", app_dir, helm, tmp_path, "")
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")

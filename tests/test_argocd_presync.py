@@ -37,10 +37,16 @@ def chart(tmp_path: Path) -> Path:
 
 
 def show_only(helm: str, chart: Path, *args: str) -> str:
-    command = [helm, "template", "llm", str(chart), "--show-only",
-               f"templates/{EXAMPLE.name}", *args]
-    return subprocess.run(command, capture_output=True, text=True, check=True,
-                          timeout=60).stdout
+    command = [
+        helm,
+        "template",
+        "llm",
+        str(chart),
+        "--show-only",
+        f"templates/{EXAMPLE.name}",
+        *args,
+    ]
+    return subprocess.run(command, capture_output=True, text=True, check=True, timeout=60).stdout
 
 
 def render(helm: str, chart: Path, *args: str) -> list[dict[str, Any]]:
@@ -50,8 +56,13 @@ def render(helm: str, chart: Path, *args: str) -> list[dict[str, Any]]:
 def with_test_policy(*values: str) -> list[str]:
     """helm arguments: values files, our test policy in the hook, built-ins off."""
     args = [arg for path in values for arg in ("-f", path)]
-    return [*args, "--set", "servelint.builtin=false",
-            "--set-file", f"servelint.policies.values-image\\.yaml={TEST_POLICY}"]
+    return [
+        *args,
+        "--set",
+        "servelint.builtin=false",
+        "--set-file",
+        f"servelint.policies.values-image\\.yaml={TEST_POLICY}",
+    ]
 
 
 def test_hook_objects(helm: str, chart: Path) -> None:
@@ -78,8 +89,13 @@ def test_hook_objects(helm: str, chart: Path) -> None:
     assert job["spec"]["backoffLimit"] == 0
     assert pod["restartPolicy"] == "Never"
     assert container["image"] == f"ghcr.io/servelint/servelint:{__version__}"
-    assert container["args"] == ["lint", "--no-config", "--format=text", "--fail-level=error",
-                                 f"{MOUNT}/values.yaml"]
+    assert container["args"] == [
+        "lint",
+        "--no-config",
+        "--format=text",
+        "--fail-level=error",
+        f"{MOUNT}/values.yaml",
+    ]
     # The ConfigMap carries the release's merged values: chart defaults plus values-prod.
     merged = yaml.safe_load(config_map["data"]["values.yaml"])
     assert (merged["replicaCount"], merged["vllm"]["maxModelLen"]) == (3, 32768)
@@ -87,18 +103,30 @@ def test_hook_objects(helm: str, chart: Path) -> None:
 
 
 def test_settings_policies_and_omitted_keys(helm: str, chart: Path) -> None:
-    config_map, job = render(helm, chart, *with_test_policy(),
-                             "--set", "servelint.omitKeys={hfTokenSecret,probes}",
-                             "--set", "servelint.failLevel=warning")
+    config_map, job = render(
+        helm,
+        chart,
+        *with_test_policy(),
+        "--set",
+        "servelint.omitKeys={hfTokenSecret,probes}",
+        "--set",
+        "servelint.failLevel=warning",
+    )
     assert sorted(config_map["data"]) == ["policy.values-image.yaml", "values.yaml"]
     merged = yaml.safe_load(config_map["data"]["values.yaml"])
     assert sorted(merged)[:3] == ["image", "nodeSelector", "replicaCount"]
     assert "hfTokenSecret" not in merged and "probes" not in merged
     assert "servelint" not in merged
     container = job["spec"]["template"]["spec"]["containers"][0]
-    assert container["args"] == ["lint", "--no-config", "--format=text", "--fail-level=warning",
-                                 "--no-builtin", f"--policy-dir={MOUNT}/policies",
-                                 f"{MOUNT}/values.yaml"]
+    assert container["args"] == [
+        "lint",
+        "--no-config",
+        "--format=text",
+        "--fail-level=warning",
+        "--no-builtin",
+        f"--policy-dir={MOUNT}/policies",
+        f"{MOUNT}/values.yaml",
+    ]
     assert job["spec"]["template"]["spec"]["volumes"][0]["configMap"]["items"] == [
         {"key": "values.yaml", "path": "values.yaml"},
         {"key": "policy.values-image.yaml", "path": "policies/values-image.yaml"},
@@ -106,17 +134,30 @@ def test_settings_policies_and_omitted_keys(helm: str, chart: Path) -> None:
 
 
 def test_disabled_renders_nothing(helm: str, chart: Path) -> None:
-    done = subprocess.run([helm, "template", "llm", str(chart), "--set",
-                           "servelint.enabled=false"], capture_output=True, text=True,
-                          check=True, timeout=60)
+    done = subprocess.run(
+        [helm, "template", "llm", str(chart), "--set", "servelint.enabled=false"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     kinds = [d["kind"] for d in yaml.safe_load_all(done.stdout) if d]
     assert kinds == ["Service", "Deployment"]
 
 
-def test_servelint_lints_the_rendered_hook_objects(run_line: Any, helm: str,
-                                                   chart: Path) -> None:
-    result = run_line(["lint", "--chart", str(chart), "-f", str(chart / "values-prod.yaml"),
-                       "--helm", helm, *HOOK_POLICIES])
+def test_servelint_lints_the_rendered_hook_objects(run_line: Any, helm: str, chart: Path) -> None:
+    result = run_line(
+        [
+            "lint",
+            "--chart",
+            str(chart),
+            "-f",
+            str(chart / "values-prod.yaml"),
+            "--helm",
+            helm,
+            *HOOK_POLICIES,
+        ]
+    )
     assert result.output == "0 errors, 0 warnings, 0 info in 5 files\n"
     assert result.exit_code == 0
 
@@ -159,48 +200,77 @@ def run_job(documents: list[dict[str, Any]], tmp_path: Path) -> tuple[int, str, 
     container = pod["containers"][0]
     argv = [*container["command"], *(a.replace(MOUNT, str(mount)) for a in container["args"])]
     termination = tmp_path / "termination-log"
-    env = {"PATH": f"{shim.parent}:/usr/bin:/bin", "TMPDIR": str(tmp_path),
-           "TERMINATION_MESSAGE_PATH": str(termination), "NO_COLOR": "1"}
-    done = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True,
-                          check=False, timeout=120)
+    env = {
+        "PATH": f"{shim.parent}:/usr/bin:/bin",
+        "TMPDIR": str(tmp_path),
+        "TERMINATION_MESSAGE_PATH": str(termination),
+        "NO_COLOR": "1",
+    }
+    done = subprocess.run(
+        argv, env=env, cwd=tmp_path, capture_output=True, text=True, check=False, timeout=120
+    )
     assert done.stderr == ""
     message = termination.read_text(encoding="utf-8")
-    return (done.returncode, done.stdout.replace(str(mount), MOUNT),
-            message.replace(str(mount), MOUNT))
+    return (
+        done.returncode,
+        done.stdout.replace(str(mount), MOUNT),
+        message.replace(str(mount), MOUNT),
+    )
 
 
 def test_job_passes_good_values(helm: str, chart: Path, tmp_path: Path) -> None:
     documents = render(helm, chart, *with_test_policy(str(chart / "values-prod.yaml")))
     assert run_job(documents, tmp_path) == (
-        0, "0 errors, 0 warnings, 0 info in 1 file\n", "0 errors, 0 warnings, 0 info in 1 file\n")
+        0,
+        "0 errors, 0 warnings, 0 info in 1 file\n",
+        "0 errors, 0 warnings, 0 info in 1 file\n",
+    )
 
 
 def test_job_fails_the_sync_with_the_findings_seen_locally(
-        run_line: Any, helm: str, chart: Path, tmp_path: Path) -> None:
+    run_line: Any, helm: str, chart: Path, tmp_path: Path
+) -> None:
     bad = str(FIX / "argocd" / "values-prod-latest.yaml")
     documents = render(helm, chart, *with_test_policy(str(chart / "values-prod.yaml"), bad))
     mounted = documents[0]["data"]["values.yaml"].splitlines()
     line = mounted.index("  tag: latest") + 1  # toYaml sorts keys: image.tag after hfTokenSecret
-    finding = (f"{MOUNT}/values.yaml:{line}:3: error values-image/no-latest image.tag latest "
-               "is not a release")
+    finding = (
+        f"{MOUNT}/values.yaml:{line}:3: error values-image/no-latest image.tag latest "
+        "is not a release"
+    )
     assert run_job(documents, tmp_path) == (
         1,
         f"{finding}\n1 error, 0 warnings, 0 info in 1 file\n",
         f"1 error, 0 warnings, 0 info in 1 file; first: {finding}\n",
     )
-    local = run_line(["lint", "--chart", str(chart), "-f", str(chart / "values-prod.yaml"),
-                      "-f", bad, "--no-render", "--no-builtin", "--policy-dir",
-                      str(TEST_POLICY)])
+    local = run_line(
+        [
+            "lint",
+            "--chart",
+            str(chart),
+            "-f",
+            str(chart / "values-prod.yaml"),
+            "-f",
+            bad,
+            "--no-render",
+            "--no-builtin",
+            "--policy-dir",
+            str(TEST_POLICY),
+        ]
+    )
     assert local.output.splitlines()[1] == (
-        f"{bad}:3:3: error values-image/no-latest image.tag latest is not a release")
+        f"{bad}:3:3: error values-image/no-latest image.tag latest is not a release"
+    )
     assert local.exit_code == 1
 
 
-def test_end_to_end_builtin_policies_leave_the_hook_objects_alone(run_line: Any, helm: str,
-                                                                  chart: Path) -> None:
+def test_end_to_end_builtin_policies_leave_the_hook_objects_alone(
+    run_line: Any, helm: str, chart: Path
+) -> None:
     """End-to-end walk with the built-in policies: whatever they find in the chart, the
     servelint hook objects themselves are not inference workloads and draw no finding."""
-    result = run_line(["lint", "--chart", str(chart), "--env", "prod", "--helm", helm,
-                       "--format", "json"])
+    result = run_line(
+        ["lint", "--chart", str(chart), "--env", "prod", "--helm", helm, "--format", "json"]
+    )
     files = {f["file"] for f in json.loads(result.output)["findings"]}
     assert f"{chart}/templates/{EXAMPLE.name} (rendered)" not in files

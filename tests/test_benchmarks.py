@@ -21,12 +21,14 @@ import inputs
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
 def test_the_hook_input_is_a_400_line_production_stack_values_file(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = inputs.hook_input(tmp_path / "a")
     again = inputs.hook_input(tmp_path / "b")
     assert path.read_bytes() == again.read_bytes()
@@ -48,4 +50,7 @@ def test_bulk_inputs_are_seeded_and_varied(tmp_path: Path) -> None:
 
 def test_the_table_lines_up() -> None:
     assert harness.table([["a", "bb"], ["ccc", "d"]]).splitlines() == [
-        "a    bb", "---  --", "ccc  d"]
+        "a    bb",
+        "---  --",
+        "ccc  d",
+    ]

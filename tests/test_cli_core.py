@@ -32,8 +32,7 @@ EXPECTED_TEXT = [
 RunLine = Callable[..., Result]
 
 
-def test_directory_is_linted_recursively_skipping_hidden_and_other_files(
-        run_line: RunLine) -> None:
+def test_directory_is_linted_recursively_skipping_hidden_and_other_files(run_line: RunLine) -> None:
     result = run_line(["lint", *POLICIES, str(INPUTS)])
     assert result.exit_code == 1
     assert result.output.splitlines() == EXPECTED_TEXT
@@ -67,13 +66,26 @@ def test_json_output_contract(run_line: RunLine) -> None:
     assert payload == {
         "version": 1,
         "findings": [
-            {"rule": "team-replicas/min-replicas", "severity": "error",
-             "message": "needs at least two replicas, has 1", "file": f"{INPUTS}/deploy.yaml",
-             "line": 7, "column": 3, "path": "spec.replicas", "suppressed": False},
-            {"rule": "team-replicas/no-latest-tag", "severity": "warning",
-             "message": "container server uses the latest tag",
-             "file": f"{INPUTS}/deploy.yaml", "line": 12, "column": 11,
-             "path": "spec.template.spec.containers[0].image", "suppressed": False},
+            {
+                "rule": "team-replicas/min-replicas",
+                "severity": "error",
+                "message": "needs at least two replicas, has 1",
+                "file": f"{INPUTS}/deploy.yaml",
+                "line": 7,
+                "column": 3,
+                "path": "spec.replicas",
+                "suppressed": False,
+            },
+            {
+                "rule": "team-replicas/no-latest-tag",
+                "severity": "warning",
+                "message": "container server uses the latest tag",
+                "file": f"{INPUTS}/deploy.yaml",
+                "line": 12,
+                "column": 11,
+                "path": "spec.template.spec.containers[0].image",
+                "suppressed": False,
+            },
         ],
         "summary": {"error": 1, "warning": 1, "info": 0, "suppressed": 0, "files": 1},
         "notes": [],
@@ -85,7 +97,8 @@ def test_stdin_is_named_stdin(run_line: RunLine) -> None:
     result = run_line(["lint", *POLICIES, "-"], input=text)
     assert result.exit_code == 1
     assert result.output.splitlines()[0] == (
-        "<stdin>:7:3: error team-replicas/min-replicas needs at least two replicas, has 1")
+        "<stdin>:7:3: error team-replicas/min-replicas needs at least two replicas, has 1"
+    )
 
 
 def test_output_file(run_line: RunLine, tmp_path: Path) -> None:
@@ -102,12 +115,15 @@ def test_missing_path_is_a_tool_failure(run_line: RunLine, tmp_path: Path) -> No
 
 
 def test_unreadable_file_is_reported_and_others_still_linted(
-        run_line: RunLine, tmp_path: Path) -> None:
+    run_line: RunLine, tmp_path: Path
+) -> None:
     bad = tmp_path / "bin.yaml"
     bad.write_bytes(b"\x00\x01binary")
     good = tmp_path / "ok.yaml"
-    good.write_text("kind: Deployment\nmetadata: {labels: {a: b}}\nspec:\n  replicas: 1\n"
-                    "  template: {spec: {containers: []}}\n")
+    good.write_text(
+        "kind: Deployment\nmetadata: {labels: {a: b}}\nspec:\n  replicas: 1\n"
+        "  template: {spec: {containers: []}}\n"
+    )
     result = run_line(["lint", *POLICIES, str(bad), str(good)])
     assert result.exit_code == 3
     assert result.output.splitlines() == [
@@ -125,25 +141,26 @@ def test_no_paths_is_a_usage_error(run_line: RunLine) -> None:
 
 def test_policy_schema_violation_names_file_and_lines(run_line: RunLine) -> None:
     policy = CORE / "bad-policies" / "schema" / "p.yaml"
-    result = run_line(["lint", "--no-builtin", "--policy-dir", str(policy.parent),
-                       str(INPUTS / "deploy.yaml")])
+    result = run_line(
+        ["lint", "--no-builtin", "--policy-dir", str(policy.parent), str(INPUTS / "deploy.yaml")]
+    )
     assert result.exit_code == 3
     assert result.output.splitlines() == [
-        f"servelint: {policy}:6:3: spec.target: 'documents' is not one of "
-        "['document', 'workload']",
-        f"{policy}:9:7: spec.rules[0].severity: 'fatal' is not one of "
-        "['error', 'warning', 'info']",
+        f"servelint: {policy}:6:3: spec.target: 'documents' is not one of ['document', 'workload']",
+        f"{policy}:9:7: spec.rules[0].severity: 'fatal' is not one of ['error', 'warning', 'info']",
     ]
 
 
 def test_cel_compile_error_names_file_line_and_cel_error(run_line: RunLine) -> None:
     policy = CORE / "bad-policies" / "cel" / "p.yaml"
-    result = run_line(["lint", "--no-builtin", "--policy-dir", str(policy.parent),
-                       str(INPUTS / "deploy.yaml")])
+    result = run_line(
+        ["lint", "--no-builtin", "--policy-dir", str(policy.parent), str(INPUTS / "deploy.yaml")]
+    )
     assert result.exit_code == 3
     assert result.output.startswith(
         f"servelint: {policy}:10:7: spec.rules[0].expression: invalid CEL (expression line 1,"
-        " column 21): Syntax error: mismatched input '<EOF>'")
+        " column 21): Syntax error: mismatched input '<EOF>'"
+    )
 
 
 def test_version(run_line: RunLine) -> None:
@@ -152,8 +169,9 @@ def test_version(run_line: RunLine) -> None:
 
 
 def test_explain_and_rules(run_line: RunLine) -> None:
-    result = run_line(["explain", "--policy-dir", str(CORE / "policies"),
-                       "team-replicas/min-replicas"])
+    result = run_line(
+        ["explain", "--policy-dir", str(CORE / "policies"), "team-replicas/min-replicas"]
+    )
     assert result.exit_code == 0
     assert result.output.splitlines()[:8] == [
         "team-replicas/min-replicas (error)",
@@ -166,32 +184,51 @@ def test_explain_and_rules(run_line: RunLine) -> None:
         "  spec:",
     ]
     assert "  https://kubernetes.io/docs/concepts/workloads/controllers/deployment/" in (
-        result.output.splitlines())
+        result.output.splitlines()
+    )
     unknown = run_line(["explain", "nope/nope"])
     assert unknown.exit_code == 2
     listing = run_line(["rules", "--policy-dir", str(CORE / "policies")])
     assert listing.exit_code == 0
-    assert any(line.split()[:2] == ["team-replicas/min-replicas", "error"]
-               for line in listing.output.splitlines())
+    assert any(
+        line.split()[:2] == ["team-replicas/min-replicas", "error"]
+        for line in listing.output.splitlines()
+    )
 
 
 def test_installed_command_in_subprocess_with_traceback_flag(tmp_path: Path) -> None:
     exe = Path(sys.executable).parent / "servelint"
     env = {**os.environ, "NO_COLOR": "1"}
-    done = subprocess.run([str(exe), "lint", *POLICIES, str(INPUTS)], capture_output=True,
-                          text=True, env=env, check=False)
+    done = subprocess.run(
+        [str(exe), "lint", *POLICIES, str(INPUTS)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     assert done.returncode == 1
     assert done.stdout.splitlines() == EXPECTED_TEXT
-    failed = subprocess.run([str(exe), "lint", str(tmp_path / "x.yaml")], capture_output=True,
-                            text=True, env=env, check=False)
+    failed = subprocess.run(
+        [str(exe), "lint", str(tmp_path / "x.yaml")],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     assert (failed.returncode, failed.stdout) == (3, "")
     assert failed.stderr == f"servelint: {tmp_path}/x.yaml: no such file or directory\n"
-    traced = subprocess.run([str(exe), "--traceback", "lint", str(tmp_path / "x.yaml")],
-                            capture_output=True, text=True, env=env, check=False)
+    traced = subprocess.run(
+        [str(exe), "--traceback", "lint", str(tmp_path / "x.yaml")],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     assert traced.returncode == 3
     assert traced.stderr.startswith("Traceback (most recent call last):")
     assert traced.stderr.rstrip().endswith(
-        f"linter.errors.SourceError: {tmp_path}/x.yaml: no such file or directory")
+        f"linter.errors.SourceError: {tmp_path}/x.yaml: no such file or directory"
+    )
 
 
 def test_color_only_on_a_terminal_without_no_color() -> None:
@@ -207,9 +244,18 @@ def test_rules_without_a_policy_file_are_listed_and_explained(run_line: RunLine)
     listing = run_line(["rules", "--no-builtin"])
     assert listing.exit_code == 0
     assert [line.split()[0] for line in listing.output.splitlines()] == [
-        "syntax", "duplicate-key", "input-limit", "read-error", "suppression/missing-reason",
-        "suppression/expired", "suppression/unused", "suppression/invalid", "helm-values",
-        "helm-template", "secrets/literal-secret"]
+        "syntax",
+        "duplicate-key",
+        "input-limit",
+        "read-error",
+        "suppression/missing-reason",
+        "suppression/expired",
+        "suppression/unused",
+        "suppression/invalid",
+        "helm-values",
+        "helm-template",
+        "secrets/literal-secret",
+    ]
     explained = run_line(["explain", "secrets/literal-secret"])
     assert explained.exit_code == 0
     assert explained.output.splitlines()[0] == "secrets/literal-secret (error)"

@@ -13,29 +13,33 @@ from linter.suppress import inline
 from linter.tomlpos import line_map
 
 
-@pytest.mark.parametrize(("pattern", "path", "expected"), [
-    ("*.yaml", "values.yaml", True),
-    ("*.yaml", "charts/vllm/values.yaml", True),          # no slash: any depth
-    ("templates", "charts/vllm/templates/deploy.yaml", True),  # a folder covers its files
-    ("templates/", "charts/vllm/templates/deploy.yaml", True),
-    ("charts/*/values.yaml", "charts/vllm/values.yaml", True),
-    ("charts/*/values.yaml", "charts/a/b/values.yaml", False),  # * stays in one folder
-    ("charts/**/values.yaml", "charts/a/b/values.yaml", True),
-    ("charts/**/values.yaml", "charts/values.yaml", True),
-    ("/values.yaml", "charts/values.yaml", False),          # leading / anchors at the root
-    ("deploy/staging/**", "deploy/staging/a/b.yaml", True),
-    ("deploy/staging/**", "deploy/prod/b.yaml", False),
-    ("values-[ps]*.yaml", "values-prod.yaml", True),
-    ("values-[!ps]*.yaml", "values-prod.yaml", False),
-    ("values-?.yaml", "values-1.yaml", True),
-    ("a.b.yaml", "aXb.yaml", False),                       # dots are literal
-])
+@pytest.mark.parametrize(
+    ("pattern", "path", "expected"),
+    [
+        ("*.yaml", "values.yaml", True),
+        ("*.yaml", "charts/vllm/values.yaml", True),  # no slash: any depth
+        ("templates", "charts/vllm/templates/deploy.yaml", True),  # a folder covers its files
+        ("templates/", "charts/vllm/templates/deploy.yaml", True),
+        ("charts/*/values.yaml", "charts/vllm/values.yaml", True),
+        ("charts/*/values.yaml", "charts/a/b/values.yaml", False),  # * stays in one folder
+        ("charts/**/values.yaml", "charts/a/b/values.yaml", True),
+        ("charts/**/values.yaml", "charts/values.yaml", True),
+        ("/values.yaml", "charts/values.yaml", False),  # leading / anchors at the root
+        ("deploy/staging/**", "deploy/staging/a/b.yaml", True),
+        ("deploy/staging/**", "deploy/prod/b.yaml", False),
+        ("values-[ps]*.yaml", "values-prod.yaml", True),
+        ("values-[!ps]*.yaml", "values-prod.yaml", False),
+        ("values-?.yaml", "values-1.yaml", True),
+        ("a.b.yaml", "aXb.yaml", False),  # dots are literal
+    ],
+)
 def test_globs(pattern: str, path: str, expected: bool) -> None:
     assert matches(pattern, path) is expected
 
 
-def test_paths_are_relative_to_the_config_folder(tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_paths_are_relative_to_the_config_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert relative_to(tmp_path / "repo", "repo/deploy/a.yaml") == "deploy/a.yaml"
     assert relative_to(tmp_path / "repo", str(tmp_path / "repo" / "a.yaml")) == "a.yaml"
@@ -72,9 +76,15 @@ def test_toml_line_map() -> None:
 
 
 def test_suppression_comments_in_triton_configs() -> None:
-    text = ('name: "m"\n'
-            '# servelint: ignore[triton/max-batch-size-negative] reason="legacy model"\n'
-            "max_batch_size: -1\n")
+    text = (
+        'name: "m"\n'
+        '# servelint: ignore[triton/max-batch-size-negative] reason="legacy model"\n'
+        "max_batch_size: -1\n"
+    )
     [directive], problems = inline.scan(ParsedFile("m/config.pbtxt", text, [], []))
     assert (directive.rule, directive.reason, directive.line, problems) == (
-        "triton/max-batch-size-negative", "legacy model", 2, [])
+        "triton/max-batch-size-negative",
+        "legacy model",
+        2,
+        [],
+    )

@@ -58,8 +58,10 @@ def test_final_stage_runs_servelint_as_a_numeric_non_root_user() -> None:
 def test_final_stage_installs_the_wheel_offline() -> None:
     runs = [args for keyword, args in final_stage() if keyword == "RUN"]
     assert len(runs) == 1
-    assert runs[0].startswith("pip install --no-cache-dir --disable-pip-version-check "
-                              "--no-index --find-links=/wheels servelint && rm -rf /wheels")
+    assert runs[0].startswith(
+        "pip install --no-cache-dir --disable-pip-version-check "
+        "--no-index --find-links=/wheels servelint && rm -rf /wheels"
+    )
     assert not [args for keyword, args in instructions() if keyword == "ADD"]
 
 
@@ -83,42 +85,69 @@ def _ignored(name: str, patterns: list[str]) -> bool:
 
 def _dockerignore() -> list[str]:
     text = (ROOT / ".dockerignore").read_text(encoding="utf-8")
-    return [line.strip() for line in text.splitlines()
-            if line.strip() and not line.startswith("#")]
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
 
 
 def test_dockerignore_keeps_what_the_wheel_needs() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     wheel = project["tool"]["hatch"]["build"]["targets"]["wheel"]
-    needed = ["pyproject.toml", project["project"]["readme"], *wheel["packages"],
-              *wheel["force-include"]]
+    needed = [
+        "pyproject.toml",
+        project["project"]["readme"],
+        *wheel["packages"],
+        *wheel["force-include"],
+    ]
     patterns = _dockerignore()
     assert [name for name in needed if _ignored(name, patterns)] == []
-    assert [name for name in (".git", ".venv", "tests", "linter/__pycache__/x.pyc")
-            if not _ignored(name, patterns)] == []
+    assert [
+        name
+        for name in (".git", ".venv", "tests", "linter/__pycache__/x.pyc")
+        if not _ignored(name, patterns)
+    ] == []
 
 
 def test_build_context_makes_a_wheel_with_the_data(tmp_path: Path) -> None:
     context = tmp_path / "context"
     listing = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-        capture_output=True, text=True, check=True).stdout
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     patterns = _dockerignore()
     for name in filter(None, listing.split("\0")):
         if (ROOT / name).is_file() and not _ignored(name, patterns):
             (context / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, context / name)
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-         "--quiet", "--wheel-dir", str(tmp_path / "wheels"), str(context)],
-        capture_output=True, text=True, check=False)
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--quiet",
+            "--wheel-dir",
+            str(tmp_path / "wheels"),
+            str(context),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert (built.returncode, built.stderr) == (0, "")
     [wheel] = (tmp_path / "wheels").glob("servelint-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-        entry_points = next(archive.read(n).decode() for n in names
-                            if n.endswith(".dist-info/entry_points.txt"))
-    assert {"linter/cli.py", "linter/_data/policies/README.md",
-            "linter/_data/schemas/policy.schema.json"} <= names
+        entry_points = next(
+            archive.read(n).decode() for n in names if n.endswith(".dist-info/entry_points.txt")
+        )
+    assert {
+        "linter/cli.py",
+        "linter/_data/policies/README.md",
+        "linter/_data/schemas/policy.schema.json",
+    } <= names
     assert "servelint = linter.cli:main" in entry_points.splitlines()
     assert not [n for n in names if n.startswith(("tests/", "linter/_data/tests"))]

@@ -22,16 +22,27 @@ def _in_fixtures(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_values_keys_against_a_vllm_config_file(run_line: Run) -> None:
-    result = run_line(["drift", "-f", "values.yaml", "-f", "values-prod.yaml",
-                       "--live", "live/vllm-config.json", "--live",
-                       "live/vllm-config-in-sync.yaml"])
+    result = run_line(
+        [
+            "drift",
+            "-f",
+            "values.yaml",
+            "-f",
+            "values-prod.yaml",
+            "--live",
+            "live/vllm-config.json",
+            "--live",
+            "live/vllm-config-in-sync.yaml",
+        ]
+    )
     assert result.exit_code == 1
     assert result.output == (
         "live/vllm-config-in-sync.yaml: in sync (vllm defaults applied)\n"
         "live/vllm-config.json: 1 difference (vllm defaults applied)\n"
         "  field                     values.yaml  live  status   edit at\n"
         "  server.config.maxNumSeqs  256          128   changed  values-prod.yaml:4\n"
-        "1 difference in 1 of 2 targets, 1 in sync\n")
+        "1 difference in 1 of 2 targets, 1 in sync\n"
+    )
 
 
 def test_grouped_chart_values_against_v1_models(run_line: Run) -> None:
@@ -43,12 +54,22 @@ def test_grouped_chart_values_against_v1_models(run_line: Run) -> None:
         "  field                              values.yaml  live   status   edit at\n"
         "  vllm.engineArgs.model.maxModelLen  131072       65536  changed  "
         "chart-values.yaml:10\n"
-        "1 difference in 1 of 1 target, 0 in sync\n")
+        "1 difference in 1 of 1 target, 0 in sync\n"
+    )
 
 
 def test_tgi_launcher_values_against_info(run_line: Run) -> None:
-    result = run_line(["drift", "-f", "tgi-values.yaml", "--live", "live/tgi-info.json",
-                       "--live", "live/tgi-info-hotfixed.json"])
+    result = run_line(
+        [
+            "drift",
+            "-f",
+            "tgi-values.yaml",
+            "--live",
+            "live/tgi-info.json",
+            "--live",
+            "live/tgi-info-hotfixed.json",
+        ]
+    )
     assert result.exit_code == 1
     assert result.output == (
         "live/tgi-info-hotfixed.json: 3 differences (tgi defaults applied)\n"
@@ -60,15 +81,19 @@ def test_tgi_launcher_values_against_info(run_line: Run) -> None:
         "  tgi.launcher.maxTotalTokens         32768        16384  changed          "
         "tgi-values.yaml:6\n"
         "live/tgi-info.json: in sync (tgi defaults applied)\n"
-        "3 differences in 1 of 2 targets, 1 in sync\n")
+        "3 differences in 1 of 2 targets, 1 in sync\n"
+    )
 
 
 def test_sglang_values_against_server_info(run_line: Run) -> None:
-    result = run_line(["drift", "-f", "sglang-values.yaml", "--live",
-                       "live/sglang-server-info.json"])
+    result = run_line(
+        ["drift", "-f", "sglang-values.yaml", "--live", "live/sglang-server-info.json"]
+    )
     assert result.exit_code == 0
-    assert result.output == ("live/sglang-server-info.json: in sync (sglang defaults applied)\n"
-                             "0 differences in 0 of 1 target, 1 in sync\n")
+    assert result.output == (
+        "live/sglang-server-info.json: in sync (sglang defaults applied)\n"
+        "0 differences in 0 of 1 target, 1 in sync\n"
+    )
 
 
 def test_a_live_server_the_values_do_not_describe(run_line: Run) -> None:
@@ -77,7 +102,8 @@ def test_a_live_server_the_values_do_not_describe(run_line: Run) -> None:
     assert result.output == (
         "live/tgi-info.json: error (no-pairing): the live server is tgi but the values "
         "describe: vllm; pair the sides with --values-path\n"
-        "0 differences in 0 of 1 target, 0 in sync, 1 error\n")
+        "0 differences in 0 of 1 target, 0 in sync, 1 error\n"
+    )
 
 
 def test_a_live_document_the_serving_model_cannot_read(run_line: Run) -> None:
@@ -85,11 +111,11 @@ def test_a_live_document_the_serving_model_cannot_read(run_line: Run) -> None:
     assert result.exit_code == 3
     assert result.output.startswith(
         "live/triton-config.json: error (unrecognised): the live config is not one the "
-        "serving model reads")
+        "serving model reads"
+    )
 
 
-def test_values_without_a_server_are_compared_as_a_whole(run_line: Run, tmp_path: Path
-                                                        ) -> None:
+def test_values_without_a_server_are_compared_as_a_whole(run_line: Run, tmp_path: Path) -> None:
     values = tmp_path / "config-values.yaml"
     values.write_text("maxModelLen: 4096\nreplicaCount: 2\n")
     live = tmp_path / "live.json"
@@ -103,47 +129,103 @@ def test_values_without_a_server_are_compared_as_a_whole(run_line: Run, tmp_path
         f"{live}: 1 difference\n"
         "  field        values.yaml  live  status   edit at\n"
         f"  maxModelLen  4096         8192  changed  {values}:1\n"
-        "1 difference in 1 of 1 target, 0 in sync\n")
+        "1 difference in 1 of 1 target, 0 in sync\n"
+    )
 
 
 @pytest.fixture
 def api(tmp_path: Path) -> Iterator[Running]:
-    args = ["meta-llama/Llama-3.1-8B-Instruct", "--max-model-len=131072", "--dtype=bfloat16",
-            "--gpu-memory-utilization=0.9", "--enable-prefix-caching", "--max-num-seqs=16",
-            "--tensor-parallel-size=1", "--port=8000"]
-    pod = Pod("llm-vllm-7f9c-x2kq9", labels={"app.kubernetes.io/name": "vllm",
-                                             "pod-template-hash": "7f9c"},
-              owner=("ReplicaSet", "llm-vllm-7f9c"),
-              containers=[Container("vllm", command=["vllm", "serve"], args=args,
-                                    resources={"limits": {"nvidia.com/gpu": 1}}),
-                          Container("metrics-sidecar", image="busybox:1.36")])
+    args = [
+        "meta-llama/Llama-3.1-8B-Instruct",
+        "--max-model-len=131072",
+        "--dtype=bfloat16",
+        "--gpu-memory-utilization=0.9",
+        "--enable-prefix-caching",
+        "--max-num-seqs=16",
+        "--tensor-parallel-size=1",
+        "--port=8000",
+    ]
+    pod = Pod(
+        "llm-vllm-7f9c-x2kq9",
+        labels={"app.kubernetes.io/name": "vllm", "pod-template-hash": "7f9c"},
+        owner=("ReplicaSet", "llm-vllm-7f9c"),
+        containers=[
+            Container(
+                "vllm",
+                command=["vllm", "serve"],
+                args=args,
+                resources={"limits": {"nvidia.com/gpu": 1}},
+            ),
+            Container("metrics-sidecar", image="busybox:1.36"),
+        ],
+    )
     with running(Cluster(pods=[pod]), tmp_path) as standin:
         yield standin
 
 
 def test_podspec_args_against_grouped_values(run_line: Run, api: Running) -> None:
-    result = run_line(["drift", "-f", "chart-values.yaml", "--kube", "--kubeconfig",
-                       str(api.kubeconfig), "-l", "app.kubernetes.io/name=vllm",
-                       "--source", "podspec", "--format", "prometheus"])
+    result = run_line(
+        [
+            "drift",
+            "-f",
+            "chart-values.yaml",
+            "--kube",
+            "--kubeconfig",
+            str(api.kubeconfig),
+            "-l",
+            "app.kubernetes.io/name=vllm",
+            "--source",
+            "podspec",
+            "--format",
+            "prometheus",
+        ]
+    )
     assert result.exit_code == 1
-    assert "servelint_drift_items{namespace=\"llm\",workload=\"llm-vllm\"," \
-           "pod=\"llm-vllm-7f9c-x2kq9\",container=\"vllm\",source=\"podspec\"} 1" \
-           in result.output.splitlines()
-    text = run_line(["drift", "-f", "chart-values.yaml", "--kube", "--kubeconfig",
-                     str(api.kubeconfig), "-l", "app.kubernetes.io/name=vllm",
-                     "--source", "podspec"])
+    assert (
+        'servelint_drift_items{namespace="llm",workload="llm-vllm",'
+        'pod="llm-vllm-7f9c-x2kq9",container="vllm",source="podspec"} 1'
+        in result.output.splitlines()
+    )
+    text = run_line(
+        [
+            "drift",
+            "-f",
+            "chart-values.yaml",
+            "--kube",
+            "--kubeconfig",
+            str(api.kubeconfig),
+            "-l",
+            "app.kubernetes.io/name=vllm",
+            "--source",
+            "podspec",
+        ]
+    )
     assert text.output.splitlines()[1:3] == [
         "  field                                 values.yaml  live  status   edit at",
-        "  vllm.engineArgs.scheduler.maxNumSeqs  32           16    changed  "
-        "chart-values.yaml:16"]
+        "  vllm.engineArgs.scheduler.maxNumSeqs  32           16    changed  chart-values.yaml:16",
+    ]
 
 
 def test_podspec_of_a_container_without_a_server(run_line: Run, api: Running) -> None:
-    result = run_line(["drift", "-f", "chart-values.yaml", "--kube", "--kubeconfig",
-                       str(api.kubeconfig), "--pod", "llm-vllm-7f9c-x2kq9", "-c",
-                       "metrics-sidecar", "--source", "podspec"])
+    result = run_line(
+        [
+            "drift",
+            "-f",
+            "chart-values.yaml",
+            "--kube",
+            "--kubeconfig",
+            str(api.kubeconfig),
+            "--pod",
+            "llm-vllm-7f9c-x2kq9",
+            "-c",
+            "metrics-sidecar",
+            "--source",
+            "podspec",
+        ]
+    )
     assert result.exit_code == 3
     assert result.output.splitlines()[0] == (
         "kube://llm/llm-vllm-7f9c-x2kq9/metrics-sidecar podspec: error (unrecognised): "
         "container 'metrics-sidecar' does not run an inference server the serving model "
-        "recognises; pair the sides with --values-path")
+        "recognises; pair the sides with --values-path"
+    )

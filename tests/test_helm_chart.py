@@ -21,8 +21,10 @@ CHART = "tests/fixtures/helm/chart/vllm"
 POLICIES = ["--no-builtin", "--policy-dir", "tests/fixtures/helm/policies"]
 FIX = "tests/fixtures/helm"
 RENDERED = f"{CHART}/templates/deployment.yaml (rendered)"
-SKIPPED = ("note: rendering skipped: helm is not on PATH (install it or pass --helm); "
-           "templates were not checked")
+SKIPPED = (
+    "note: rendering skipped: helm is not on PATH (install it or pass --helm); "
+    "templates were not checked"
+)
 
 Run = Callable[..., Result]
 
@@ -43,8 +45,9 @@ def lines(result: Result) -> list[str]:
 
 
 def test_two_environments_one_result_each(run_line: Run, helm: str) -> None:
-    result = run_line(["lint", "--chart", CHART, "--env", "staging", "--env", "prod",
-                       "--helm", helm, *POLICIES])
+    result = run_line(
+        ["lint", "--chart", CHART, "--env", "staging", "--env", "prod", "--helm", helm, *POLICIES]
+    )
     assert lines(result) == [
         f"note: environment staging ({CHART}/values.yaml + {CHART}/values-staging.yaml): "
         "0 errors, 1 warning, 0 info",
@@ -58,19 +61,49 @@ def test_two_environments_one_result_each(run_line: Run, helm: str) -> None:
 
 
 def test_values_files_as_written_and_shared_findings_once(run_line: Run, helm: str) -> None:
-    result = run_line(["lint", "--chart", CHART, "-f", f"{FIX}/values-latest.yaml",
-                       "--env", "staging", "--env", "prod", "--set", "replicaCount=1",
-                       "--helm", helm, *POLICIES, "--format", "json"])
+    result = run_line(
+        [
+            "lint",
+            "--chart",
+            CHART,
+            "-f",
+            f"{FIX}/values-latest.yaml",
+            "--env",
+            "staging",
+            "--env",
+            "prod",
+            "--set",
+            "replicaCount=1",
+            "--helm",
+            helm,
+            *POLICIES,
+            "--format",
+            "json",
+        ]
+    )
     report = json.loads(result.output)
     assert report["findings"] == [
-        {"rule": "rendered-replicas/min-replicas", "severity": "warning",
-         "message": "replicas is 1; one pod means downtime on every rollout",
-         "file": RENDERED, "line": 13, "column": 3, "path": "spec.replicas",
-         "environments": ["staging", "prod"], "suppressed": False},
-        {"rule": "values-image/no-latest", "severity": "error",
-         "message": "image.tag latest is not a release",
-         "file": f"{FIX}/values-latest.yaml", "line": 3, "column": 3, "path": "image.tag",
-         "suppressed": False},
+        {
+            "rule": "rendered-replicas/min-replicas",
+            "severity": "warning",
+            "message": "replicas is 1; one pod means downtime on every rollout",
+            "file": RENDERED,
+            "line": 13,
+            "column": 3,
+            "path": "spec.replicas",
+            "environments": ["staging", "prod"],
+            "suppressed": False,
+        },
+        {
+            "rule": "values-image/no-latest",
+            "severity": "error",
+            "message": "image.tag latest is not a release",
+            "file": f"{FIX}/values-latest.yaml",
+            "line": 3,
+            "column": 3,
+            "path": "image.tag",
+            "suppressed": False,
+        },
     ]
     assert report["notes"] == [
         f"environment staging ({CHART}/values.yaml + {FIX}/values-latest.yaml + "
@@ -82,8 +115,20 @@ def test_values_files_as_written_and_shared_findings_once(run_line: Run, helm: s
 
 
 def test_single_release_has_no_environment_label(run_line: Run, helm: str) -> None:
-    result = run_line(["lint", "--chart", CHART, "-f", f"{CHART}/values-prod.yaml",
-                       "--set", "replicaCount=1", "--helm", helm, *POLICIES])
+    result = run_line(
+        [
+            "lint",
+            "--chart",
+            CHART,
+            "-f",
+            f"{CHART}/values-prod.yaml",
+            "--set",
+            "replicaCount=1",
+            "--helm",
+            helm,
+            *POLICIES,
+        ]
+    )
     assert lines(result) == [
         f"{RENDERED}:13:3: warning rendered-replicas/min-replicas replicas is 1; one pod "
         "means downtime on every rollout",
@@ -92,10 +137,21 @@ def test_single_release_has_no_environment_label(run_line: Run, helm: str) -> No
     assert result.exit_code == 0
 
 
-def test_map_replaced_by_a_string_points_at_the_environment_file(run_line: Run,
-                                                                 helm: str) -> None:
-    result = run_line(["lint", "--chart", CHART, "--env", f"big={FIX}/values-clash.yaml",
-                       "--helm", helm, *POLICIES, "--fail-level", "warning"])
+def test_map_replaced_by_a_string_points_at_the_environment_file(run_line: Run, helm: str) -> None:
+    result = run_line(
+        [
+            "lint",
+            "--chart",
+            CHART,
+            "--env",
+            f"big={FIX}/values-clash.yaml",
+            "--helm",
+            helm,
+            *POLICIES,
+            "--fail-level",
+            "warning",
+        ]
+    )
     assert lines(result)[1:] == [
         f"{RENDERED}:13:3: warning rendered-replicas/min-replicas replicas is 1; one pod "
         "means downtime on every rollout [big]",
@@ -108,8 +164,7 @@ def test_map_replaced_by_a_string_points_at_the_environment_file(run_line: Run,
 
 
 def test_helm_failure_is_a_finding_on_the_template_line(run_line: Run, helm: str) -> None:
-    result = run_line(["lint", "--chart", CHART, "--set", "vllm=null", "--helm", helm,
-                       *POLICIES])
+    result = run_line(["lint", "--chart", CHART, "--set", "vllm=null", "--helm", helm, *POLICIES])
     assert lines(result) == [
         f"{CHART}/templates/deployment.yaml:32:24: error helm-template helm template failed: "
         'vllm/templates/deployment.yaml:32:24 executing "vllm/templates/deployment.yaml" at '
@@ -120,8 +175,20 @@ def test_helm_failure_is_a_finding_on_the_template_line(run_line: Run, helm: str
 
 
 def test_unparsable_environment_file(run_line: Run, helm: str) -> None:
-    result = run_line(["lint", "--chart", CHART, "--env", f"broken={FIX}/values-broken.yaml",
-                       "--env", "prod", "--helm", helm, *POLICIES])
+    result = run_line(
+        [
+            "lint",
+            "--chart",
+            CHART,
+            "--env",
+            f"broken={FIX}/values-broken.yaml",
+            "--env",
+            "prod",
+            "--helm",
+            helm,
+            *POLICIES,
+        ]
+    )
     assert lines(result) == [
         f"note: environment broken: values not merged: {FIX}/values-broken.yaml could not be "
         "read as a values file (see its finding)",
@@ -137,9 +204,20 @@ def test_unparsable_environment_file(run_line: Run, helm: str) -> None:
 
 
 def test_inline_suppression_in_an_environment_file(run_line: Run, helm: str) -> None:
-    result = run_line(["lint", "--chart", CHART, "--env",
-                       f"canary={FIX}/values-latest-suppressed.yaml", "--set", "replicaCount=2",
-                       "--helm", helm, *POLICIES])
+    result = run_line(
+        [
+            "lint",
+            "--chart",
+            CHART,
+            "--env",
+            f"canary={FIX}/values-latest-suppressed.yaml",
+            "--set",
+            "replicaCount=2",
+            "--helm",
+            helm,
+            *POLICIES,
+        ]
+    )
     assert lines(result)[1:] == [
         f"{FIX}/values-latest-suppressed.yaml:3:3: error values-image/no-latest image.tag "
         "latest is not a release [suppressed (inline): nightly canary, until 2099-12-31]",
@@ -148,10 +226,10 @@ def test_inline_suppression_in_an_environment_file(run_line: Run, helm: str) -> 
     assert result.exit_code == 0
 
 
-def test_without_helm_rendering_is_skipped_and_said_once(run_line: Run,
-                                                         no_helm_on_path: None) -> None:
-    result = run_line(["lint", "--chart", CHART, "--env", "staging", "--env", "prod",
-                       *POLICIES])
+def test_without_helm_rendering_is_skipped_and_said_once(
+    run_line: Run, no_helm_on_path: None
+) -> None:
+    result = run_line(["lint", "--chart", CHART, "--env", "staging", "--env", "prod", *POLICIES])
     assert lines(result) == [
         SKIPPED,
         f"note: environment staging ({CHART}/values.yaml + {CHART}/values-staging.yaml): "
@@ -161,8 +239,7 @@ def test_without_helm_rendering_is_skipped_and_said_once(run_line: Run,
         "0 errors, 0 warnings, 0 info in 3 files",
     ]
     assert result.exit_code == 0
-    report = json.loads(run_line(["lint", "--chart", CHART, *POLICIES, "--format",
-                                  "json"]).output)
+    report = json.loads(run_line(["lint", "--chart", CHART, *POLICIES, "--format", "json"]).output)
     assert report["notes"] == [SKIPPED.removeprefix("note: ")]
 
 
@@ -175,10 +252,22 @@ def test_no_render(run_line: Run, helm: str) -> None:
 
 
 def test_workload_findings_point_at_the_file_or_set_that_wrote_the_value(
-        run_line: Run, helm: str) -> None:
-    result = run_line(["lint", "--chart", CHART, "--env", "staging",
-                       "--env", f"long={CHART}/values-prod.yaml,{FIX}/values-long-context.yaml",
-                       "--helm", helm, *POLICIES])
+    run_line: Run, helm: str
+) -> None:
+    result = run_line(
+        [
+            "lint",
+            "--chart",
+            CHART,
+            "--env",
+            "staging",
+            "--env",
+            f"long={CHART}/values-prod.yaml,{FIX}/values-long-context.yaml",
+            "--helm",
+            helm,
+            *POLICIES,
+        ]
+    )
     # the same rule on the rendered Deployment is not repeated: the values say where to fix
     assert lines(result)[2:] == [
         f"{RENDERED}:13:3: warning rendered-replicas/min-replicas replicas is 1; one pod "
@@ -188,9 +277,21 @@ def test_workload_findings_point_at_the_file_or_set_that_wrote_the_value(
         "1 error, 1 warning, 0 info in 8 files",
     ]
     assert result.exit_code == 1
-    result = run_line(["lint", "--chart", CHART, "-f", f"{CHART}/values-prod.yaml",
-                       "--set", "replicaCount=3", "--set", "vllm.maxModelLen=65536",
-                       "--no-render", *POLICIES])
+    result = run_line(
+        [
+            "lint",
+            "--chart",
+            CHART,
+            "-f",
+            f"{CHART}/values-prod.yaml",
+            "--set",
+            "replicaCount=3",
+            "--set",
+            "vllm.maxModelLen=65536",
+            "--no-render",
+            *POLICIES,
+        ]
+    )
     assert lines(result)[1:] == [
         "<--set>:2:1: error workload-context/max-context max_model_len 65536 is above 32768",
         "1 error, 0 warnings, 0 info in 2 files",
@@ -199,8 +300,9 @@ def test_workload_findings_point_at_the_file_or_set_that_wrote_the_value(
 
 def test_rendered_objects_show_what_the_values_do_not(run_line: Run, helm: str) -> None:
     opaque = f"{FIX}/opaque"
-    result = run_line(["lint", "--chart", opaque, "--set", "srv.ctx=65536", "--helm", helm,
-                       *POLICIES])
+    result = run_line(
+        ["lint", "--chart", opaque, "--set", "srv.ctx=65536", "--helm", helm, *POLICIES]
+    )
     assert lines(result) == [
         f"{opaque}/templates/deployment.yaml (rendered):19:18: error "
         "workload-context/max-context max_model_len 65536 is above 32768",
@@ -209,20 +311,42 @@ def test_rendered_objects_show_what_the_values_do_not(run_line: Run, helm: str) 
     assert result.exit_code == 1
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["-f", f"{CHART}/values-prod.yaml"], "Error: -f/--values, --set and --env need --chart DIR"),
-    (["--set", "a=1", "x.yaml"], "Error: -f/--values, --set and --env need --chart DIR"),
-    ([], "Error: give at least one file or directory (or - for stdin), or --chart DIR"),
-    (["--chart", CHART, "--set", "a.b"],
-     "Error: Invalid value for '--set': --set 'a.b' (column 1): key 'b' has no value"),
-    (["--chart", CHART, "--env", "prod", "--env", "prod"],
-     "Error: Invalid value for '--env': environment 'prod' is given more than once"),
-    (["--chart", CHART, "--env", "=x.yaml"],
-     "Error: Invalid value for '--env': '=x.yaml': give a name, as in prod=values-prod.yaml"),
-    (["--chart", CHART, "--env", "prod="],
-     "Error: Invalid value for '--env': 'prod=': give at least one values file after '='"),
-], ids=["values-without-chart", "set-without-chart", "nothing", "bad-set", "env-twice",
-        "env-no-name", "env-no-file"])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["-f", f"{CHART}/values-prod.yaml"],
+            "Error: -f/--values, --set and --env need --chart DIR",
+        ),
+        (["--set", "a=1", "x.yaml"], "Error: -f/--values, --set and --env need --chart DIR"),
+        ([], "Error: give at least one file or directory (or - for stdin), or --chart DIR"),
+        (
+            ["--chart", CHART, "--set", "a.b"],
+            "Error: Invalid value for '--set': --set 'a.b' (column 1): key 'b' has no value",
+        ),
+        (
+            ["--chart", CHART, "--env", "prod", "--env", "prod"],
+            "Error: Invalid value for '--env': environment 'prod' is given more than once",
+        ),
+        (
+            ["--chart", CHART, "--env", "=x.yaml"],
+            "Error: Invalid value for '--env': '=x.yaml': give a name, as in prod=values-prod.yaml",
+        ),
+        (
+            ["--chart", CHART, "--env", "prod="],
+            "Error: Invalid value for '--env': 'prod=': give at least one values file after '='",
+        ),
+    ],
+    ids=[
+        "values-without-chart",
+        "set-without-chart",
+        "nothing",
+        "bad-set",
+        "env-twice",
+        "env-no-name",
+        "env-no-file",
+    ],
+)
 def test_usage_errors(args: list[str], message: str) -> None:
     from linter.cli import main
 
@@ -233,8 +357,7 @@ def test_usage_errors(args: list[str], message: str) -> None:
     assert stderr.getvalue().splitlines()[-1] == message
 
 
-def test_not_a_chart_is_a_tool_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]
-                                       ) -> None:
+def test_not_a_chart_is_a_tool_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from linter.cli import main
 
     assert main(["lint", "--chart", str(tmp_path), *POLICIES]) == 3
@@ -246,7 +369,8 @@ def test_helm_that_does_not_exist_is_a_tool_failure(capsys: pytest.CaptureFixtur
 
     assert main(["lint", "--chart", CHART, "--helm", "/nonexistent/helm", *POLICIES]) == 3
     assert capsys.readouterr().err == (
-        "servelint: /nonexistent/helm: helm binary not found or not executable (--helm)\n")
+        "servelint: /nonexistent/helm: helm binary not found or not executable (--helm)\n"
+    )
 
 
 def test_missing_environment_file_is_a_read_failure(run_line: Run, helm: str) -> None:
@@ -261,18 +385,37 @@ def test_missing_environment_file_is_a_read_failure(run_line: Run, helm: str) ->
     assert result.exit_code == 3
 
 
-def test_baseline_records_and_then_accepts_the_chart_findings(run_line: Run, helm: str,
-                                                              tmp_path: Path) -> None:
+def test_baseline_records_and_then_accepts_the_chart_findings(
+    run_line: Run, helm: str, tmp_path: Path
+) -> None:
     baseline = tmp_path / "baseline.json"
-    args = ["lint", "--chart", CHART, "--env", "staging", "-f", f"{FIX}/values-latest.yaml",
-            "--helm", helm, *POLICIES]
+    args = [
+        "lint",
+        "--chart",
+        CHART,
+        "--env",
+        "staging",
+        "-f",
+        f"{FIX}/values-latest.yaml",
+        "--helm",
+        helm,
+        *POLICIES,
+    ]
     written = run_line([*args, "--write-baseline", str(baseline)])
     assert lines(written)[0] == f"note: baseline {baseline}: recorded 2 findings"
     assert json.loads(baseline.read_text(encoding="utf-8"))["findings"] == [
-        {"file": RENDERED, "rule": "rendered-replicas/min-replicas", "path": "spec.replicas",
-         "message": "replicas is 1; one pod means downtime on every rollout"},
-        {"file": f"{FIX}/values-latest.yaml", "rule": "values-image/no-latest",
-         "path": "image.tag", "message": "image.tag latest is not a release"},
+        {
+            "file": RENDERED,
+            "rule": "rendered-replicas/min-replicas",
+            "path": "spec.replicas",
+            "message": "replicas is 1; one pod means downtime on every rollout",
+        },
+        {
+            "file": f"{FIX}/values-latest.yaml",
+            "rule": "values-image/no-latest",
+            "path": "image.tag",
+            "message": "image.tag latest is not a release",
+        },
     ]
     result = run_line([*args, "--baseline", str(baseline)])
     known = f"[suppressed (baseline): known finding, recorded in baseline {baseline}]"

@@ -88,8 +88,9 @@ REJECTED = [
 ]
 
 
-@pytest.mark.parametrize(("files", "sets"), REJECTED,
-                         ids=[f"rejected{i}" for i in range(len(REJECTED))])
+@pytest.mark.parametrize(
+    ("files", "sets"), REJECTED, ids=[f"rejected{i}" for i in range(len(REJECTED))]
+)
 def test_rejected_like_helm(helm: str, files: list[str], sets: list[str]) -> None:
     assert helm_values(helm, files, sets) is None
     with pytest.raises(ValuesError):

@@ -28,7 +28,9 @@ def test_each_template_is_one_file_with_its_documents(helm: str) -> None:
     ]
     configmaps, deployment = rendered.files
     assert [(d.index, d.data["metadata"]["name"]) for d in configmaps.documents] == [
-        (0, "a"), (1, "b")]
+        (0, "a"),
+        (1, "b"),
+    ]
     # lines as in `helm template --show-only templates/configmaps.yaml`
     assert configmaps.documents[1].line_map[("metadata", "name")] == Span(14, 3)
     assert deployment.documents[0].data["spec"]["replicas"] == 1
@@ -36,20 +38,27 @@ def test_each_template_is_one_file_with_its_documents(helm: str) -> None:
 
 
 def test_values_and_sets_reach_helm(helm: str) -> None:
-    rendered = render(helm, UMBRELLA, "inference", [f"{UMBRELLA}/values.yaml"],
-                      ["engine.replicas=4"], "x")
+    rendered = render(
+        helm, UMBRELLA, "inference", [f"{UMBRELLA}/values.yaml"], ["engine.replicas=4"], "x"
+    )
     assert rendered.files[1].documents[0].data["spec"]["replicas"] == 4
 
 
 def test_helm_error_in_a_subchart_points_at_its_template(helm: str) -> None:
     rendered = render(helm, UMBRELLA, "inference", [], ["engine.server=5"], "x")
     assert rendered.files == []
-    assert rendered.problems == [Finding(
-        "helm-template", Severity.ERROR,
-        "helm template failed: inference/charts/engine/templates/deployment.yaml:12:39 "
-        'executing "inference/charts/engine/templates/deployment.yaml" at '
-        "<.Values.server.port>: can't evaluate field port in type interface {}",
-        f"{UMBRELLA}/charts/engine/templates/deployment.yaml", 12, 39)]
+    assert rendered.problems == [
+        Finding(
+            "helm-template",
+            Severity.ERROR,
+            "helm template failed: inference/charts/engine/templates/deployment.yaml:12:39 "
+            'executing "inference/charts/engine/templates/deployment.yaml" at '
+            "<.Values.server.port>: can't evaluate field port in type interface {}",
+            f"{UMBRELLA}/charts/engine/templates/deployment.yaml",
+            12,
+            39,
+        )
+    ]
 
 
 def test_helm_warnings_become_notes(helm: str) -> None:
@@ -57,10 +66,21 @@ def test_helm_warnings_become_notes(helm: str) -> None:
 
     from linter.cli import cli
 
-    result = CliRunner().invoke(cli, ["lint", "--chart", UMBRELLA, "--set",
-                                      "engine.replicas.x=1", "--helm", helm, "--no-builtin",
-                                      "--policy-dir",
-                                      "tests/fixtures/helm/policies/values-image.yaml"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "lint",
+            "--chart",
+            UMBRELLA,
+            "--set",
+            "engine.replicas.x=1",
+            "--helm",
+            helm,
+            "--no-builtin",
+            "--policy-dir",
+            "tests/fixtures/helm/policies/values-image.yaml",
+        ],
+    )
     assert result.output.splitlines() == [
         "note: helm: warning: destination for inference.engine.replicas is a table. Ignoring "
         "non-table value (1)",
@@ -77,11 +97,14 @@ def test_output_without_source_comments_keeps_the_chart_name() -> None:
     assert [(f.source, len(f.documents)) for f in files] == [("c (rendered)", 1)]
 
 
-@pytest.mark.parametrize(("source", "name"), [
-    ("vllm/templates/x.yaml", "charts/vllm/templates/x.yaml (rendered)"),
-    ("vllm/charts/sub/templates/y.yaml", "charts/vllm/charts/sub/templates/y.yaml (rendered)"),
-    ("other/templates/z.yaml", "charts/vllm/templates/z.yaml (rendered)"),
-])
+@pytest.mark.parametrize(
+    ("source", "name"),
+    [
+        ("vllm/templates/x.yaml", "charts/vllm/templates/x.yaml (rendered)"),
+        ("vllm/charts/sub/templates/y.yaml", "charts/vllm/charts/sub/templates/y.yaml (rendered)"),
+        ("other/templates/z.yaml", "charts/vllm/templates/z.yaml (rendered)"),
+    ],
+)
 def test_rendered_names(source: str, name: str) -> None:
     assert rendered_name("charts/vllm/", "vllm", source) == name
 

@@ -35,14 +35,26 @@ def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 def one_pod() -> Cluster:
     config = (FIXTURES / "live" / "pod-config.json").read_bytes()
-    return Cluster(pods=[Pod("vllm-0", labels={"app": "vllm"},
-                             containers=[Container("vllm", files={"/etc/config.json": config})])])
+    return Cluster(
+        pods=[
+            Pod(
+                "vllm-0",
+                labels={"app": "vllm"},
+                containers=[Container("vllm", files={"/etc/config.json": config})],
+            )
+        ]
+    )
 
 
 def request(kubeconfig: Path | None, **options: object) -> KubeRequest:
-    return KubeRequest(parse_source("exec:/etc/config.json"),
-                       kubeconfig=str(kubeconfig) if kubeconfig else None, selector="app=vllm",
-                       timeout=1.0, retry=RetryPolicy(1, 0.01, 0.01), **options)  # type: ignore[arg-type]
+    return KubeRequest(
+        parse_source("exec:/etc/config.json"),
+        kubeconfig=str(kubeconfig) if kubeconfig else None,
+        selector="app=vllm",
+        timeout=1.0,
+        retry=RetryPolicy(1, 0.01, 0.01),
+        **options,
+    )  # type: ignore[arg-type]
 
 
 def test_the_context_chooses_cluster_user_and_namespace(tmp_path: Path) -> None:
@@ -50,10 +62,15 @@ def test_the_context_chooses_cluster_user_and_namespace(tmp_path: Path) -> None:
     with running(cluster, tmp_path) as api:
         config = yaml.safe_load(api.kubeconfig.read_text())
         config["users"].append({"name": "stale", "user": {"token": "stale"}})
-        config["contexts"].append({"name": "prod", "context": {
-            "cluster": "standin", "user": "drift-scanner", "namespace": "llm"}})
-        config["contexts"].append({"name": "old", "context": {
-            "cluster": "standin", "user": "stale", "namespace": "llm"}})
+        config["contexts"].append(
+            {
+                "name": "prod",
+                "context": {"cluster": "standin", "user": "drift-scanner", "namespace": "llm"},
+            }
+        )
+        config["contexts"].append(
+            {"name": "old", "context": {"cluster": "standin", "user": "stale", "namespace": "llm"}}
+        )
         config["contexts"][0]["context"]["namespace"] = "default"
         api.kubeconfig.write_text(yaml.safe_dump(config))
         before = api.kubeconfig.read_bytes()
@@ -68,24 +85,31 @@ def test_the_context_chooses_cluster_user_and_namespace(tmp_path: Path) -> None:
 
 def test_an_exec_auth_plugin_provides_the_token(tmp_path: Path) -> None:
     plugin = tmp_path / "token-plugin.py"
-    plugin.write_text(textwrap.dedent(f"""
+    plugin.write_text(
+        textwrap.dedent(f"""
         import json
         print(json.dumps({{"apiVersion": "client.authentication.k8s.io/v1",
                            "kind": "ExecCredential", "status": {{"token": "{TOKEN}"}}}}))
-    """))
+    """)
+    )
     with running(one_pod(), tmp_path) as api:
         config = yaml.safe_load(api.kubeconfig.read_text())
-        config["users"][0]["user"] = {"exec": {
-            "apiVersion": "client.authentication.k8s.io/v1", "command": sys.executable,
-            "args": [str(plugin)], "interactiveMode": "Never"}}
+        config["users"][0]["user"] = {
+            "exec": {
+                "apiVersion": "client.authentication.k8s.io/v1",
+                "command": sys.executable,
+                "args": [str(plugin)],
+                "interactiveMode": "Never",
+            }
+        }
         api.kubeconfig.write_text(yaml.safe_dump(config))
         report = fetch(request(api.kubeconfig))
-    assert [(i.pod, i.state, json.loads(i.text or "{}")["max_num_seqs"])
-            for i in report.items] == [("vllm-0", "ok", 256)]
+    assert [(i.pod, i.state, json.loads(i.text or "{}")["max_num_seqs"]) for i in report.items] == [
+        ("vllm-0", "ok", 256)
+    ]
 
 
-def test_kubeconfig_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-                                         ) -> None:
+def test_kubeconfig_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with running(one_pod(), tmp_path) as api:
         monkeypatch.setenv("KUBECONFIG", str(api.kubeconfig))
         report = fetch(request(None))
@@ -93,22 +117,46 @@ def test_kubeconfig_from_the_environment(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_no_configuration_at_all_is_a_clear_failure(run_line: Run) -> None:
-    result = run_line(["drift", "-f", str(FIXTURES / "values.yaml"), "--kube", "--pod", "p",
-                       "--source", "podspec"])
+    result = run_line(
+        [
+            "drift",
+            "-f",
+            str(FIXTURES / "values.yaml"),
+            "--kube",
+            "--pod",
+            "p",
+            "--source",
+            "podspec",
+        ]
+    )
     assert result.exit_code == 3
-    assert result.output == ("servelint: cannot use the kubeconfig (~/.kube/config): Invalid "
-                             "kube-config file. No configuration found.\n")
+    assert result.output == (
+        "servelint: cannot use the kubeconfig (~/.kube/config): Invalid "
+        "kube-config file. No configuration found.\n"
+    )
 
 
-def test_in_cluster_without_a_service_account_token(run_line: Run,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_in_cluster_without_a_service_account_token(
+    run_line: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
     monkeypatch.setenv("KUBERNETES_SERVICE_PORT", "1")
-    result = run_line(["drift", "-f", str(FIXTURES / "values.yaml"), "--kube", "--pod", "p",
-                       "--source", "podspec"])
+    result = run_line(
+        [
+            "drift",
+            "-f",
+            str(FIXTURES / "values.yaml"),
+            "--kube",
+            "--pod",
+            "p",
+            "--source",
+            "podspec",
+        ]
+    )
     assert result.exit_code == 3
-    assert result.output == ("servelint: cannot use the in-cluster configuration: Service "
-                             "token file does not exist.\n")
+    assert result.output == (
+        "servelint: cannot use the in-cluster configuration: Service token file does not exist.\n"
+    )
 
 
 def test_lint_never_imports_the_kubernetes_client(tmp_path: Path) -> None:
@@ -123,8 +171,14 @@ def test_lint_never_imports_the_kubernetes_client(tmp_path: Path) -> None:
         assert not any(m.startswith(("kubernetes", "deepdiff")) for m in sys.modules), "drift"
         print("ok", status)
     """)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
     assert (done.returncode, done.stderr, done.stdout.splitlines()[-1]) == (0, "", "ok 0")
 
 
@@ -132,15 +186,21 @@ def test_drift_on_files_does_not_import_the_kubernetes_client() -> None:
     code = textwrap.dedent(f"""
         import sys
         import linter.cli
-        status = linter.cli.main(["drift", "-f", {str(FIXTURES / 'values.yaml')!r},
+        status = linter.cli.main(["drift", "-f", {str(FIXTURES / "values.yaml")!r},
                                   "--values-path", "server.config", "--live",
-                                  {str(FIXTURES / 'live' / 'pod-config.json')!r},
+                                  {str(FIXTURES / "live" / "pod-config.json")!r},
                                   "--format", "json", "-o", "/dev/null"])
         assert "kubernetes" not in sys.modules
         print("ok", status)
     """)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
     assert (done.returncode, done.stderr, done.stdout.strip()) == (0, "", "ok 1")
 
 
@@ -149,8 +209,7 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_progress_bar_only_on_a_terminal_and_for_many_pods(monkeypatch: pytest.MonkeyPatch
-                                                           ) -> None:
+def test_progress_bar_only_on_a_terminal_and_for_many_pods(monkeypatch: pytest.MonkeyPatch) -> None:
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     few = _PodProgress()

@@ -33,13 +33,23 @@ def api_error(status: int, body: str = "", retry_after: str | None = None) -> Ap
 
 
 def test_transient_failures_back_off_exponentially_up_to_the_cap(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr("random.uniform", lambda low, high: 1.0)
     pauses: list[float] = []
-    action = Flaky(api_error(503), api_error(502), ConnectionRefusedError("refused"),
-                   api_error(500))
-    assert call(action, RetryPolicy(attempts=5, base_delay=0.5, max_delay=2.0), "what",
-                ERRORS, pauses.append) == "ok"
+    action = Flaky(
+        api_error(503), api_error(502), ConnectionRefusedError("refused"), api_error(500)
+    )
+    assert (
+        call(
+            action,
+            RetryPolicy(attempts=5, base_delay=0.5, max_delay=2.0),
+            "what",
+            ERRORS,
+            pauses.append,
+        )
+        == "ok"
+    )
     assert (action.calls, pauses) == (5, [0.5, 1.0, 2.0, 2.0])
 
 
@@ -59,16 +69,26 @@ def test_attempts_are_bounded() -> None:
     assert (action.calls, len(pauses), caught.value.reason) == (3, 2, "unavailable")
 
 
-@pytest.mark.parametrize(("error", "reason"), [
-    (api_error(401), "unauthorized"),
-    (api_error(403, '{"kind":"Status","message":"pods \\"p\\" is forbidden: User \\"u\\" '
-                    'cannot get resource \\"pods/proxy\\" in API group \\"\\" in the '
-                    'namespace \\"llm\\""}'), "forbidden"),
-    (api_error(404), "not-found"),
-    (api_error(400, '{"message":"bad"}'), "rejected"),
-    (urllib3.exceptions.ReadTimeoutError(None, "/", "read timed out"), "timeout"),
-    (TimeoutError("no answer"), "timeout"),
-], ids=["401", "403", "404", "400", "read-timeout", "timeout"])
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [
+        (api_error(401), "unauthorized"),
+        (
+            api_error(
+                403,
+                '{"kind":"Status","message":"pods \\"p\\" is forbidden: User \\"u\\" '
+                'cannot get resource \\"pods/proxy\\" in API group \\"\\" in the '
+                'namespace \\"llm\\""}',
+            ),
+            "forbidden",
+        ),
+        (api_error(404), "not-found"),
+        (api_error(400, '{"message":"bad"}'), "rejected"),
+        (urllib3.exceptions.ReadTimeoutError(None, "/", "read timed out"), "timeout"),
+        (TimeoutError("no answer"), "timeout"),
+    ],
+    ids=["401", "403", "404", "400", "read-timeout", "timeout"],
+)
 def test_final_failures_are_never_retried(error: BaseException, reason: str) -> None:
     pauses: list[float] = []
     action = Flaky(error)
@@ -78,14 +98,17 @@ def test_final_failures_are_never_retried(error: BaseException, reason: str) -> 
 
 
 def test_forbidden_names_the_permission_to_grant() -> None:
-    body = ('{"kind":"Status","message":"pods \\"p\\" is forbidden: User \\"u\\" cannot get '
-            'resource \\"pods/proxy\\" in API group \\"\\" in the namespace \\"llm\\""}')
+    body = (
+        '{"kind":"Status","message":"pods \\"p\\" is forbidden: User \\"u\\" cannot get '
+        'resource \\"pods/proxy\\" in API group \\"\\" in the namespace \\"llm\\""}'
+    )
     failure = classify(api_error(403, body), "GET :80/info through the pod proxy")
     assert isinstance(failure, RequestFailed)
     assert failure.message == (
         "GET :80/info through the pod proxy: 403 Forbidden: the user may not get 'pods/proxy' "
         "in namespace 'llm'; grant verb 'get' on resource 'pods/proxy' in a Role bound to it "
-        "(see deploy/drift-scan/rbac.yaml)")
+        "(see deploy/drift-scan/rbac.yaml)"
+    )
 
 
 def test_a_bug_is_not_disguised_as_a_request_failure() -> None:

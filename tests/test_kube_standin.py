@@ -31,27 +31,47 @@ def test_accept_key_of_rfc_6455() -> None:
     assert ws.accept_key("dGhlIHNhbXBsZSBub25jZQ==") == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
 
 
-@pytest.mark.parametrize(("selector", "expected"), [
-    ("app=vllm", True), ("app==vllm", True), ("app!=vllm", False), ("app", True),
-    ("!app", False), ("tier in (gpu, cpu)", True), ("tier notin (gpu)", False),
-    ("app=vllm,tier=cpu", False), ("", True),
-])
+@pytest.mark.parametrize(
+    ("selector", "expected"),
+    [
+        ("app=vllm", True),
+        ("app==vllm", True),
+        ("app!=vllm", False),
+        ("app", True),
+        ("!app", False),
+        ("tier in (gpu, cpu)", True),
+        ("tier notin (gpu)", False),
+        ("app=vllm,tier=cpu", False),
+        ("", True),
+    ],
+)
 def test_label_selectors(selector: str, expected: bool) -> None:
     assert matches_selector({"app": "vllm", "tier": "gpu"}, selector) is expected
 
 
 def test_large_exec_output_and_failures_through_the_real_client(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     isolate(monkeypatch)
     big = json.dumps({"k": "x" * 300_000}).encode()
     cluster = Cluster(pods=[Pod("p", containers=[Container("c", files={"/big.json": big})])])
     with running(cluster, tmp_path) as api:
-        api_client = config.new_client_from_config(config_file=str(api.kubeconfig),
-                                                   persist_config=False)
+        api_client = config.new_client_from_config(
+            config_file=str(api.kubeconfig), persist_config=False
+        )
         core = client.CoreV1Api(api_client)
-        session = stream(core.connect_get_namespaced_pod_exec, "p", "llm",
-                         command=["cat", "/big.json"], container="c", stderr=True,
-                         stdin=False, stdout=True, tty=False, _preload_content=False)
+        session = stream(
+            core.connect_get_namespaced_pod_exec,
+            "p",
+            "llm",
+            command=["cat", "/big.json"],
+            container="c",
+            stderr=True,
+            stdin=False,
+            stdout=True,
+            tty=False,
+            _preload_content=False,
+        )
         session.run_forever(timeout=5)
         output = session.read_channel(1)
         code = session.returncode
@@ -64,7 +84,13 @@ def test_large_exec_output_and_failures_through_the_real_client(
         api_client.close()
     assert (len(output), code) == (len(big), 0)
     assert json.loads(missing.value.body) == {
-        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-        "message": 'configmaps "nope" not found', "reason": "NotFound",
-        "details": {"name": "nope", "kind": "configmaps"}, "code": 404}
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": 'configmaps "nope" not found',
+        "reason": "NotFound",
+        "details": {"name": "nope", "kind": "configmaps"},
+        "code": 404,
+    }
     assert unknown.value.status == 404

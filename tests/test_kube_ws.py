@@ -33,9 +33,11 @@ def serve() -> Iterator[Serve]:
                 head = b""
                 while b"\r\n\r\n" not in head:
                     head += connection.recv(4096)
-                key = next(line.split(":", 1)[1].strip() for line in
-                           head.decode().split("\r\n") if line.lower().startswith(
-                               "sec-websocket-key:"))
+                key = next(
+                    line.split(":", 1)[1].strip()
+                    for line in head.decode().split("\r\n")
+                    if line.lower().startswith("sec-websocket-key:")
+                )
                 script(connection, key)
 
         thread = threading.Thread(target=run, daemon=True)
@@ -52,8 +54,10 @@ def serve() -> Iterator[Serve]:
 def _upgrade(connection: socket.socket, key: str, accept: str | None = None) -> None:
     connection.sendall(
         b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        b"Sec-WebSocket-Accept: " + (accept or ws.accept_key(key)).encode() +
-        b"\r\nSec-WebSocket-Protocol: v4.channel.k8s.io\r\n\r\n")
+        b"Sec-WebSocket-Accept: "
+        + (accept or ws.accept_key(key)).encode()
+        + b"\r\nSec-WebSocket-Protocol: v4.channel.k8s.io\r\n\r\n"
+    )
 
 
 def _frame(opcode: int, payload: bytes, final: bool = True) -> bytes:
@@ -69,11 +73,13 @@ def test_fragments_pings_and_the_closing_handshake(serve: Serve) -> None:
 
     def script(connection: socket.socket, key: str) -> None:
         _upgrade(connection, key)
-        connection.sendall(_frame(ws.OP_BINARY, b"\x01{\"max_", final=False)
-                           + _frame(0x0, b"model_len\": 4096}")
-                           + ws.encode_frame(ws.OP_PING, b"hi")
-                           + ws.encode_frame(ws.OP_BINARY, SUCCESS)
-                           + ws.encode_frame(ws.OP_CLOSE, struct.pack("!H", 1000)))
+        connection.sendall(
+            _frame(ws.OP_BINARY, b'\x01{"max_', final=False)
+            + _frame(0x0, b'model_len": 4096}')
+            + ws.encode_frame(ws.OP_PING, b"hi")
+            + ws.encode_frame(ws.OP_BINARY, SUCCESS)
+            + ws.encode_frame(ws.OP_CLOSE, struct.pack("!H", 1000))
+        )
         seen.append(ws.read_frame(connection))  # the pong
         seen.append(ws.read_frame(connection))  # the client's close frame
 
@@ -84,8 +90,7 @@ def test_fragments_pings_and_the_closing_handshake(serve: Serve) -> None:
     assert seen == [(ws.OP_PONG, b"hi"), (ws.OP_CLOSE, struct.pack("!H", 1000))]
 
 
-def test_a_connection_dropped_without_a_close_frame_ends_the_answer(
-        serve: Serve) -> None:
+def test_a_connection_dropped_without_a_close_frame_ends_the_answer(serve: Serve) -> None:
     def script(connection: socket.socket, key: str) -> None:
         _upgrade(connection, key)
         connection.sendall(ws.encode_frame(ws.OP_BINARY, b"\x01partial"))
@@ -94,8 +99,7 @@ def test_a_connection_dropped_without_a_close_frame_ends_the_answer(
     assert bytes(channels.stdout) == b"partial" and bytes(channels.status) == b""
 
 
-def test_output_beyond_the_limit_stops_reading(
-        serve: Serve) -> None:
+def test_output_beyond_the_limit_stops_reading(serve: Serve) -> None:
     def script(connection: socket.socket, key: str) -> None:
         _upgrade(connection, key)
         connection.sendall(ws.encode_frame(ws.OP_BINARY, b"\x01" + b"x" * 2000))
@@ -103,13 +107,14 @@ def test_output_beyond_the_limit_stops_reading(
     assert kube_ws.run(serve(script), URL, {}, 5.0, 1000).too_large
 
 
-def test_an_http_error_carries_status_body_and_headers(
-        serve: Serve) -> None:
+def test_an_http_error_carries_status_body_and_headers(serve: Serve) -> None:
     body = b'{"kind":"Status","code":429,"message":"slow down"}'
 
     def script(connection: socket.socket, key: str) -> None:
-        connection.sendall(b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 2\r\n"
-                           b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        connection.sendall(
+            b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 2\r\n"
+            b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+        )
 
     with pytest.raises(kube_ws.UpgradeRejected) as raised:
         kube_ws.run(serve(script), URL, {}, 5.0, 1000)
@@ -117,15 +122,14 @@ def test_an_http_error_carries_status_body_and_headers(
     assert raised.value.headers["retry-after"] == "2"
 
 
-def test_a_wrong_accept_key_is_refused(
-        serve: Serve) -> None:
+def test_a_wrong_accept_key_is_refused(serve: Serve) -> None:
     with pytest.raises(kube_ws.ProtocolViolation, match="accept key"):
-        kube_ws.run(serve(lambda c, k: _upgrade(c, k, accept="bm90IHRoZSBrZXk=")), URL, {},
-                    5.0, 1000)
+        kube_ws.run(
+            serve(lambda c, k: _upgrade(c, k, accept="bm90IHRoZSBrZXk=")), URL, {}, 5.0, 1000
+        )
 
 
-def test_a_silent_server_hits_the_deadline(
-        serve: Serve) -> None:
+def test_a_silent_server_hits_the_deadline(serve: Serve) -> None:
     release = threading.Event()
 
     def script(connection: socket.socket, key: str) -> None:

@@ -16,8 +16,11 @@ BUILTIN_POLICIES = Path(__file__).parent.parent / "policies"
 
 
 def _snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
-    return {str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns)
-            for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
+    return {
+        str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
 
 
 def test_commands_never_write_to_what_they_read(tmp_path: Path) -> None:
@@ -40,10 +43,24 @@ def test_commands_never_write_to_what_they_read(tmp_path: Path) -> None:
         runner = CliRunner()
         runs = [
             ["lint", "."],
-            ["lint", "--policy-dir", "secrets/policies", "--format", "text",
-             "--format", f"json:{reports / 'r.json'}", "--format", f"sarif:{reports / 'r.sarif'}",
-             "--format", f"junit:{reports / 'r.xml'}", "--format", f"github:{reports / 'r.txt'}",
-             "core", "secrets", "values.yaml"],
+            [
+                "lint",
+                "--policy-dir",
+                "secrets/policies",
+                "--format",
+                "text",
+                "--format",
+                f"json:{reports / 'r.json'}",
+                "--format",
+                f"sarif:{reports / 'r.sarif'}",
+                "--format",
+                f"junit:{reports / 'r.xml'}",
+                "--format",
+                f"github:{reports / 'r.txt'}",
+                "core",
+                "secrets",
+                "values.yaml",
+            ],
             ["lint", "--write-baseline", str(reports / "baseline.json"), "core"],
             ["test", "policies/tests"],
             ["drift", "-f", "values.yaml", "--live", "live.json"],

@@ -18,14 +18,18 @@ SECRET = "hf_abcdefghijklmnopqrstuvwxyz0123"
 def _corpus(root: Path) -> Path:
     """Sixty inputs: fixture manifests and values copied many times, one with a literal
     token (redacted in every file's findings) and one that is not YAML."""
-    sources = sorted(p for p in (FIXTURES / "vllm").rglob("*.yaml")
-                     if "templates" not in p.parts and p.name != "Chart.yaml")
+    sources = sorted(
+        p
+        for p in (FIXTURES / "vllm").rglob("*.yaml")
+        if "templates" not in p.parts and p.name != "Chart.yaml"
+    )
     assert sources
     for index in range(60):
         source = sources[index % len(sources)]
         shutil.copy(source, root / f"{index:02d}-{source.name}")
     (root / "60-token.yaml").write_text(
-        "env:\n  - name: HF_TOKEN\n    value: " + SECRET + "\n", encoding="utf-8")
+        "env:\n  - name: HF_TOKEN\n    value: " + SECRET + "\n", encoding="utf-8"
+    )
     (root / "61-broken.yaml").write_text("a: [1, 2\n", encoding="utf-8")
     return root
 
@@ -35,9 +39,9 @@ def _lint(root: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[
     return code, capsys.readouterr().out
 
 
-def test_workers_give_the_single_process_output(tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str],
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_workers_give_the_single_process_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = _corpus(tmp_path)
     monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     used: list[int] = []
@@ -66,17 +70,22 @@ def test_only_builtin_policies_without_chart_context_use_workers(tmp_path: Path)
     assert user and parallel.workers_for(user, many, False) == 0  # type: ignore[arg-type]
 
 
-def test_standard_input_keeps_the_run_in_one_process(tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str],
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_standard_input_keeps_the_run_in_one_process(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import io
 
     root = _corpus(tmp_path)
     monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(
-        b"env:\n  - name: HF_TOKEN\n    value: " + SECRET.encode() + b"\n")))
+    monkeypatch.setattr(
+        "sys.stdin",
+        io.TextIOWrapper(
+            io.BytesIO(b"env:\n  - name: HF_TOKEN\n    value: " + SECRET.encode() + b"\n")
+        ),
+    )
     code = main(["lint", "--no-config", "--format", "json", str(root), "-"])
     report = json.loads(capsys.readouterr().out)
     assert code == 1
-    assert any(f["file"] == "<stdin>" and f["rule"] == "secrets/literal-secret"
-               for f in report["findings"])
+    assert any(
+        f["file"] == "<stdin>" and f["rule"] == "secrets/literal-secret" for f in report["findings"]
+    )

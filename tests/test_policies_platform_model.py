@@ -21,8 +21,7 @@ def test_kubeai_vllm_pods_get_the_operators_memory_backed_dev_shm() -> None:
     pod = workload.data["pod"]
     assert pod["volumes"] == [{"name": "dshm", "type": "emptyDir", "medium": "Memory"}]
     assert workload.data["container"]["mounts"] == [{"name": "dshm", "mount_path": "/dev/shm"}]
-    assert pod["shm"] == {"mounted": True, "host_ipc": False, "volume": "dshm",
-                          "medium": "Memory"}
+    assert pod["shm"] == {"mounted": True, "host_ipc": False, "volume": "dshm", "medium": "Memory"}
     assert workload.locate(("pod", "volumes", 0))[1:3] == (10, 3)  # engine: VLLM
 
 
@@ -34,8 +33,7 @@ def test_vllm_shutdown_timeout_is_a_setting_in_seconds() -> None:
 
 def test_nlb_annotation_in_values_is_the_load_balancer() -> None:
     [workload] = _workloads(FIXTURES / "grpc" / "values.yaml")
-    assert workload.data["grpc"]["load_balancer"] == {"kind": "aws-nlb",
-                                                      "idle_timeout_ms": 350000}
+    assert workload.data["grpc"]["load_balancer"] == {"kind": "aws-nlb", "idle_timeout_ms": 350000}
     assert workload.locate(("grpc", "load_balancer"))[1:3] == (8, 5)
     [other] = _workloads(FIXTURES / "grpc" / "age-values.yaml")
     assert "load_balancer" not in other.data["grpc"]

@@ -23,110 +23,133 @@ POLICY = ["--no-config", "--no-builtin", "--policy-dir", str(ROOT / "policies" /
 
 # folder → (exit code, findings with paths relative to the folder, summary line)
 CASES: dict[str, tuple[int, list[str], str]] = {
-    'args_pinned': (1, [
-        'deployment.yaml:23:15: error sglang/chunked-prefill-not-page-multiple '
-        'chunked_prefill_size 1000 is not a multiple of page_size 16 (as written): SGLang does '
-        'not start (AssertionError: chunked_prefill_size must be divisible by page_size); use a '
-        'multiple of 16',
-        'deployment.yaml:27:15: error sglang/max-running-requests-zero max_running_requests is 0:'
-        ' SGLang 0.5.6.post2 does not start (AssertionError: max_running_request is zero)',
-        'deployment.yaml:29:15: error sglang/kv-cache-dtype-invalid --kv-cache-dtype fp8 is not a'
-        ' choice of SGLang 0.5.6.post2: it exits before starting (argument --kv-cache-dtype: '
-        "invalid choice: 'fp8' (choose from auto, fp8_e5m2, fp8_e4m3, bf16, bfloat16, fp4_e2m1));"
-        ' SGLang spells it fp8_e4m3 or fp8_e5m2',
-        'deployment.yaml:31:15: info sglang/mem-fraction-static-like-vllm mem_fraction_static '
-        "0.95 covers only weights and the KV pool in SGLang, unlike vLLM's "
-        'gpu_memory_utilization: activations and CUDA graphs get the remaining 1.1 GiB of 22 GiB;'
-        " SGLang's own choice for this GPU is about 0.84. Leave it out, or lower it if CUDA-graph"
-        ' capture runs out of memory',
-    ], '3 errors, 0 warnings, 1 info in 1 file'),
-    'llmd': (1, [
-        'values.yaml:41:11: error sglang/chunked-prefill-not-page-multiple chunked_prefill_size '
-        '6000 is not a multiple of page_size 64 (as written): SGLang does not start '
-        '(AssertionError: chunked_prefill_size must be divisible by page_size); use a multiple of'
-        ' 64',
-    ], '1 error, 0 warnings, 0 info in 1 file'),
-    'ok': (0, [
-    ], '0 errors, 0 warnings, 0 info in 1 file'),
-    'shell_unpinned': (1, [
-        'statefulset.yaml:24:34: error sglang/parallelism-not-divisible-by-nodes tp_size 16 × '
-        'pp_size 1 = 16 is not divisible by nnodes 3: SGLang does not start (AssertionError: '
-        'tp_size must be divisible by number of nodes)',
-        'statefulset.yaml:25:27: warning sglang/multi-node-data-parallel-unverified dp_size 2 '
-        'over nnodes 3 with --enable-dp-attention: SGLang 0.5.6 accepts it, 0.5.23 refuses it '
-        '(multi-node data parallel is not supported); the SGLang version of image '
-        'lmsysorg/sglang:latest could not be told',
-        'statefulset.yaml:25:74: warning sglang/max-running-requests-zero-unverified '
-        'max_running_requests 1 is below dp_size 2 with dp-attention: SGLang 0.5.6 does not start'
-        ' (max_running_request is zero), and later versions size the request pool for at least '
-        'one request; the SGLang version of image lmsysorg/sglang:latest could not be told',
-        'statefulset.yaml:26:40: warning sglang/chunked-prefill-page-size-unknown '
-        'chunked_prefill_size 3000 is not a multiple of 64: page_size is not set, and if SGLang '
-        'picks an MLA attention backend for this model (flashmla and trtllm_mla use page size 64,'
-        ' cutlass_mla 128) it does not start (chunked_prefill_size must be divisible by '
-        'page_size); use a multiple of 128',
-        'statefulset.yaml:26:65: warning sglang/cuda-graph-max-bs-removed-version-unknown --cuda-'
-        'graph-max-bs was removed in SGLang 0.5.20, which then exits (error: ambiguous option: '
-        '--cuda-graph-max-bs could match --cuda-graph-max-bs-decode, --cuda-graph-max-bs-'
-        'prefill); the SGLang version of image lmsysorg/sglang:latest could not be told',
-        'statefulset.yaml:26:86: warning sglang/kv-cache-dtype-invalid-unverified --kv-cache-'
-        'dtype fp4_e2m1 is a choice of SGLang 0.5.6 but not of 0.5.23: argparse rejects it where '
-        'it is not a choice (invalid choice); the SGLang version of image lmsysorg/sglang:latest '
-        'could not be told',
-    ], '1 error, 5 warnings, 0 info in 1 file'),
-    'v0523': (1, [
-        'deployment.yaml:20:15: error sglang/pipeline-parallel-incompatible pp_size 2 with '
-        'speculative algorithm NGRAM: SGLang 0.5.23 does not start (its argument checks refuse '
-        'speculative decoding with pipeline parallelism unless SGLANG_ENABLE_PP_SPEC is set)',
-        'deployment.yaml:22:15: error sglang/multi-node-data-parallel dp_size 2 over nnodes 2 '
-        'with --enable-dp-attention: SGLang 0.5.23 does not start (from 0.5.23 its argument '
-        'checks refuse data parallelism across nodes; use --attn-dp-size)',
-        'deployment.yaml:25:15: error sglang/cuda-graph-max-bs-removed --cuda-graph-max-bs was '
-        'removed in SGLang 0.5.20: SGLang 0.5.23 exits before starting (error: ambiguous option: '
-        '--cuda-graph-max-bs could match --cuda-graph-max-bs-decode, --cuda-graph-max-bs-'
-        'prefill); use --cuda-graph-max-bs-decode',
-        'deployment.yaml:26:15: error sglang/kv-cache-dtype-invalid --kv-cache-dtype fp4_e2m1 is '
-        'not a choice of SGLang 0.5.23: it exits before starting (argument --kv-cache-dtype: '
-        "invalid choice: 'fp4_e2m1' (choose from auto, fp8_e5m2, fp8_e4m3, mxfp8, bf16, bfloat16,"
-        ' nvfp4, fp4_mx_block16))',
-    ], '4 errors, 0 warnings, 0 info in 1 file'),
-    'values_generic': (1, [
-        'values.yaml:6:1: info sglang/mem-fraction-static-like-vllm mem_fraction_static 0.92 '
-        "covers only weights and the KV pool in SGLang, unlike vLLM's gpu_memory_utilization: "
-        "activations and CUDA graphs get the remaining 6.4 GiB of 80 GiB; SGLang's own choice for"
-        ' this GPU is about 0.84. Leave it out, or lower it if CUDA-graph capture runs out of '
-        'memory',
-        'values.yaml:10:5: warning sglang/running-requests-above-cuda-graph-bs '
-        'max_running_requests 512, but CUDA graphs are captured for decode batches up to 128 '
-        '(cuda_graph_max_bs): larger decode batches run without a CUDA graph; raise --cuda-graph-'
-        'max-bs to 512, or lower max_running_requests',
-        'values.yaml:12:5: error sglang/pipeline-parallel-incompatible pp_size 2 with --enable-'
-        'mixed-chunk: SGLang 0.5.6.post2 does not start (Pipeline parallelism is not compatible '
-        'with overlap schedule, speculative decoding, mixed chunked prefill.)',
-    ], '1 error, 1 warning, 1 info in 1 file'),
-    'versions': (1, [
-        'deployments.yaml:17:90: warning sglang/kv-cache-dtype-invalid-unverified --kv-cache-'
-        'dtype fp4_e2m1 is a choice of SGLang 0.5.6 but not of 0.5.23: argparse rejects it where '
-        'it is not a choice (invalid choice); the choices of SGLang 0.5.14 were not read',
-        'deployments.yaml:17:115: warning sglang/pipeline-parallel-incompatible-unverified '
-        'pp_size 2 with --enable-mixed-chunk: SGLang 0.5.6 refuses it (Pipeline parallelism is '
-        'not compatible with overlap schedule, speculative decoding, mixed chunked prefill.); '
-        'whether SGLang 0.5.14 accepts it was not verified',
-        'deployments.yaml:38:122: error sglang/chunked-prefill-not-page-multiple '
-        'chunked_prefill_size 4000 is not a multiple of page_size 64 (which the flashmla '
-        'attention backend sets): SGLang does not start (AssertionError: chunked_prefill_size '
-        'must be divisible by page_size); use a multiple of 64',
-        'deployments.yaml:38:179: error sglang/multi-node-data-parallel dp_size 2 over nnodes 2 '
-        'without --enable-dp-attention: SGLang 0.5.6.post2 does not start (multi-node data '
-        'parallel is not supported unless dp attention!)',
-        'deployments.yaml:59:150: warning sglang/running-requests-above-cuda-graph-bs '
-        'max_running_requests 1024 (256 per dp-attention rank), but CUDA graphs are captured for '
-        'decode batches up to 128 (cuda_graph_max_bs): larger decode batches run without a CUDA '
-        'graph; raise --cuda-graph-max-bs to 256, or lower max_running_requests',
-        'deployments.yaml:80:150: error sglang/max-running-requests-zero max_running_requests 2 '
-        'is below dp_size 4 with dp-attention, so each rank gets 0: SGLang 0.5.6.post2 does not '
-        'start (AssertionError: max_running_request is zero)',
-    ], '3 errors, 3 warnings, 0 info in 1 file'),
+    "args_pinned": (
+        1,
+        [
+            "deployment.yaml:23:15: error sglang/chunked-prefill-not-page-multiple "
+            "chunked_prefill_size 1000 is not a multiple of page_size 16 (as written): SGLang does "
+            "not start (AssertionError: chunked_prefill_size must be divisible by page_size); use a "
+            "multiple of 16",
+            "deployment.yaml:27:15: error sglang/max-running-requests-zero max_running_requests is 0:"
+            " SGLang 0.5.6.post2 does not start (AssertionError: max_running_request is zero)",
+            "deployment.yaml:29:15: error sglang/kv-cache-dtype-invalid --kv-cache-dtype fp8 is not a"
+            " choice of SGLang 0.5.6.post2: it exits before starting (argument --kv-cache-dtype: "
+            "invalid choice: 'fp8' (choose from auto, fp8_e5m2, fp8_e4m3, bf16, bfloat16, fp4_e2m1));"
+            " SGLang spells it fp8_e4m3 or fp8_e5m2",
+            "deployment.yaml:31:15: info sglang/mem-fraction-static-like-vllm mem_fraction_static "
+            "0.95 covers only weights and the KV pool in SGLang, unlike vLLM's "
+            "gpu_memory_utilization: activations and CUDA graphs get the remaining 1.1 GiB of 22 GiB;"
+            " SGLang's own choice for this GPU is about 0.84. Leave it out, or lower it if CUDA-graph"
+            " capture runs out of memory",
+        ],
+        "3 errors, 0 warnings, 1 info in 1 file",
+    ),
+    "llmd": (
+        1,
+        [
+            "values.yaml:41:11: error sglang/chunked-prefill-not-page-multiple chunked_prefill_size "
+            "6000 is not a multiple of page_size 64 (as written): SGLang does not start "
+            "(AssertionError: chunked_prefill_size must be divisible by page_size); use a multiple of"
+            " 64",
+        ],
+        "1 error, 0 warnings, 0 info in 1 file",
+    ),
+    "ok": (0, [], "0 errors, 0 warnings, 0 info in 1 file"),
+    "shell_unpinned": (
+        1,
+        [
+            "statefulset.yaml:24:34: error sglang/parallelism-not-divisible-by-nodes tp_size 16 × "
+            "pp_size 1 = 16 is not divisible by nnodes 3: SGLang does not start (AssertionError: "
+            "tp_size must be divisible by number of nodes)",
+            "statefulset.yaml:25:27: warning sglang/multi-node-data-parallel-unverified dp_size 2 "
+            "over nnodes 3 with --enable-dp-attention: SGLang 0.5.6 accepts it, 0.5.23 refuses it "
+            "(multi-node data parallel is not supported); the SGLang version of image "
+            "lmsysorg/sglang:latest could not be told",
+            "statefulset.yaml:25:74: warning sglang/max-running-requests-zero-unverified "
+            "max_running_requests 1 is below dp_size 2 with dp-attention: SGLang 0.5.6 does not start"
+            " (max_running_request is zero), and later versions size the request pool for at least "
+            "one request; the SGLang version of image lmsysorg/sglang:latest could not be told",
+            "statefulset.yaml:26:40: warning sglang/chunked-prefill-page-size-unknown "
+            "chunked_prefill_size 3000 is not a multiple of 64: page_size is not set, and if SGLang "
+            "picks an MLA attention backend for this model (flashmla and trtllm_mla use page size 64,"
+            " cutlass_mla 128) it does not start (chunked_prefill_size must be divisible by "
+            "page_size); use a multiple of 128",
+            "statefulset.yaml:26:65: warning sglang/cuda-graph-max-bs-removed-version-unknown --cuda-"
+            "graph-max-bs was removed in SGLang 0.5.20, which then exits (error: ambiguous option: "
+            "--cuda-graph-max-bs could match --cuda-graph-max-bs-decode, --cuda-graph-max-bs-"
+            "prefill); the SGLang version of image lmsysorg/sglang:latest could not be told",
+            "statefulset.yaml:26:86: warning sglang/kv-cache-dtype-invalid-unverified --kv-cache-"
+            "dtype fp4_e2m1 is a choice of SGLang 0.5.6 but not of 0.5.23: argparse rejects it where "
+            "it is not a choice (invalid choice); the SGLang version of image lmsysorg/sglang:latest "
+            "could not be told",
+        ],
+        "1 error, 5 warnings, 0 info in 1 file",
+    ),
+    "v0523": (
+        1,
+        [
+            "deployment.yaml:20:15: error sglang/pipeline-parallel-incompatible pp_size 2 with "
+            "speculative algorithm NGRAM: SGLang 0.5.23 does not start (its argument checks refuse "
+            "speculative decoding with pipeline parallelism unless SGLANG_ENABLE_PP_SPEC is set)",
+            "deployment.yaml:22:15: error sglang/multi-node-data-parallel dp_size 2 over nnodes 2 "
+            "with --enable-dp-attention: SGLang 0.5.23 does not start (from 0.5.23 its argument "
+            "checks refuse data parallelism across nodes; use --attn-dp-size)",
+            "deployment.yaml:25:15: error sglang/cuda-graph-max-bs-removed --cuda-graph-max-bs was "
+            "removed in SGLang 0.5.20: SGLang 0.5.23 exits before starting (error: ambiguous option: "
+            "--cuda-graph-max-bs could match --cuda-graph-max-bs-decode, --cuda-graph-max-bs-"
+            "prefill); use --cuda-graph-max-bs-decode",
+            "deployment.yaml:26:15: error sglang/kv-cache-dtype-invalid --kv-cache-dtype fp4_e2m1 is "
+            "not a choice of SGLang 0.5.23: it exits before starting (argument --kv-cache-dtype: "
+            "invalid choice: 'fp4_e2m1' (choose from auto, fp8_e5m2, fp8_e4m3, mxfp8, bf16, bfloat16,"
+            " nvfp4, fp4_mx_block16))",
+        ],
+        "4 errors, 0 warnings, 0 info in 1 file",
+    ),
+    "values_generic": (
+        1,
+        [
+            "values.yaml:6:1: info sglang/mem-fraction-static-like-vllm mem_fraction_static 0.92 "
+            "covers only weights and the KV pool in SGLang, unlike vLLM's gpu_memory_utilization: "
+            "activations and CUDA graphs get the remaining 6.4 GiB of 80 GiB; SGLang's own choice for"
+            " this GPU is about 0.84. Leave it out, or lower it if CUDA-graph capture runs out of "
+            "memory",
+            "values.yaml:10:5: warning sglang/running-requests-above-cuda-graph-bs "
+            "max_running_requests 512, but CUDA graphs are captured for decode batches up to 128 "
+            "(cuda_graph_max_bs): larger decode batches run without a CUDA graph; raise --cuda-graph-"
+            "max-bs to 512, or lower max_running_requests",
+            "values.yaml:12:5: error sglang/pipeline-parallel-incompatible pp_size 2 with --enable-"
+            "mixed-chunk: SGLang 0.5.6.post2 does not start (Pipeline parallelism is not compatible "
+            "with overlap schedule, speculative decoding, mixed chunked prefill.)",
+        ],
+        "1 error, 1 warning, 1 info in 1 file",
+    ),
+    "versions": (
+        1,
+        [
+            "deployments.yaml:17:90: warning sglang/kv-cache-dtype-invalid-unverified --kv-cache-"
+            "dtype fp4_e2m1 is a choice of SGLang 0.5.6 but not of 0.5.23: argparse rejects it where "
+            "it is not a choice (invalid choice); the choices of SGLang 0.5.14 were not read",
+            "deployments.yaml:17:115: warning sglang/pipeline-parallel-incompatible-unverified "
+            "pp_size 2 with --enable-mixed-chunk: SGLang 0.5.6 refuses it (Pipeline parallelism is "
+            "not compatible with overlap schedule, speculative decoding, mixed chunked prefill.); "
+            "whether SGLang 0.5.14 accepts it was not verified",
+            "deployments.yaml:38:122: error sglang/chunked-prefill-not-page-multiple "
+            "chunked_prefill_size 4000 is not a multiple of page_size 64 (which the flashmla "
+            "attention backend sets): SGLang does not start (AssertionError: chunked_prefill_size "
+            "must be divisible by page_size); use a multiple of 64",
+            "deployments.yaml:38:179: error sglang/multi-node-data-parallel dp_size 2 over nnodes 2 "
+            "without --enable-dp-attention: SGLang 0.5.6.post2 does not start (multi-node data "
+            "parallel is not supported unless dp attention!)",
+            "deployments.yaml:59:150: warning sglang/running-requests-above-cuda-graph-bs "
+            "max_running_requests 1024 (256 per dp-attention rank), but CUDA graphs are captured for "
+            "decode batches up to 128 (cuda_graph_max_bs): larger decode batches run without a CUDA "
+            "graph; raise --cuda-graph-max-bs to 256, or lower max_running_requests",
+            "deployments.yaml:80:150: error sglang/max-running-requests-zero max_running_requests 2 "
+            "is below dp_size 4 with dp-attention, so each rank gets 0: SGLang 0.5.6.post2 does not "
+            "start (AssertionError: max_running_request is zero)",
+        ],
+        "3 errors, 3 warnings, 0 info in 1 file",
+    ),
 }
 
 
@@ -136,7 +159,9 @@ def test_fixture_findings(run_line: RunLine, case: str) -> None:
     result = run_line(["lint", *POLICY, str(FIXTURES / case)])
     prefix = f"{FIXTURES / case}/"
     assert [line.removeprefix(prefix) for line in result.output.splitlines()] == [
-        *findings, summary]
+        *findings,
+        summary,
+    ]
     assert result.exit_code == code
 
 
@@ -165,30 +190,38 @@ def test_the_llm_d_profile_reads_both_pools(run_line: RunLine) -> None:
 
     result = run_line(["lint", *POLICY, "--format", "json", str(FIXTURES / "llmd")])
     found = [(f["rule"], f["line"], f["path"]) for f in json.loads(result.output)["findings"]]
-    assert found == [("sglang/chunked-prefill-not-page-multiple", 41,
-                      "prefill.containers[0].args[5]")]
+    assert found == [
+        ("sglang/chunked-prefill-not-page-multiple", 41, "prefill.containers[0].args[5]")
+    ]
 
 
-@pytest.mark.parametrize(("tag", "severity", "rule"), [
-    ("v0.5.23", "error", "sglang/cuda-graph-max-bs-removed"),
-    ("v0.5.20rc1", "error", "sglang/cuda-graph-max-bs-removed"),
-    ("latest", "warning", "sglang/cuda-graph-max-bs-removed-version-unknown"),
-    ("v0.5.19", None, None),
-    ("v0.5.6.post2", None, None),
-])
-def test_cuda_graph_max_bs_by_version(run_line: RunLine, tmp_path: Path, tag: str,
-                                      severity: str | None, rule: str | None) -> None:
+@pytest.mark.parametrize(
+    ("tag", "severity", "rule"),
+    [
+        ("v0.5.23", "error", "sglang/cuda-graph-max-bs-removed"),
+        ("v0.5.20rc1", "error", "sglang/cuda-graph-max-bs-removed"),
+        ("latest", "warning", "sglang/cuda-graph-max-bs-removed-version-unknown"),
+        ("v0.5.19", None, None),
+        ("v0.5.6.post2", None, None),
+    ],
+)
+def test_cuda_graph_max_bs_by_version(
+    run_line: RunLine, tmp_path: Path, tag: str, severity: str | None, rule: str | None
+) -> None:
     manifest = tmp_path / "sglang.yaml"
     manifest.write_text(
         "apiVersion: v1\nkind: Pod\nmetadata: {name: sglang}\nspec:\n  containers:\n"
         f"    - name: sglang\n      image: lmsysorg/sglang:{tag}\n"
         "      command: [python3, -m, sglang.launch_server]\n"
-        "      args: [--model-path, m, --cuda-graph-max-bs, '64']\n", encoding="utf-8")
+        "      args: [--model-path, m, --cuda-graph-max-bs, '64']\n",
+        encoding="utf-8",
+    )
     result = run_line(["lint", *POLICY, str(manifest)])
     lines = result.output.splitlines()[:-1]
     if severity is None:
         assert lines == []
     else:
         [line] = lines
-        assert line.startswith(f"{manifest}:9:52: {severity} {rule} --cuda-graph-max-bs was "
-                               "removed in SGLang 0.5.20")
+        assert line.startswith(
+            f"{manifest}:9:52: {severity} {rule} --cuda-graph-max-bs was removed in SGLang 0.5.20"
+        )

@@ -22,31 +22,59 @@ MODEL = "meta-llama/Llama-3.1-8B-Instruct"
 # a flag whose value is "" is a switch.
 RULES: dict[str, tuple[str, dict[str, str], dict[str, str], str]] = {
     "chunked-prefill-not-page-multiple": (
-        "v0.5.6.post2", {"--chunked-prefill-size": "1000", "--page-size": "16"},
-        {"--chunked-prefill-size": "1024", "--page-size": "16"}, "--chunked-prefill-size"),
+        "v0.5.6.post2",
+        {"--chunked-prefill-size": "1000", "--page-size": "16"},
+        {"--chunked-prefill-size": "1024", "--page-size": "16"},
+        "--chunked-prefill-size",
+    ),
     "running-requests-above-cuda-graph-bs": (
-        "v0.5.6.post2", {"--max-running-requests": "512", "--cuda-graph-max-bs": "128"},
+        "v0.5.6.post2",
+        {"--max-running-requests": "512", "--cuda-graph-max-bs": "128"},
         {"--max-running-requests": "128", "--cuda-graph-max-bs": "128"},
-        "--max-running-requests"),
-    "max-running-requests-zero": ("v0.5.6.post2", {"--max-running-requests": "0"},
-                                  {"--max-running-requests": "16"}, "--max-running-requests"),
-    "cuda-graph-max-bs-removed": ("v0.5.23", {"--cuda-graph-max-bs": "128"},
-                                  {"--mem-fraction-static": "0.8"}, "--cuda-graph-max-bs"),
-    "kv-cache-dtype-invalid": ("v0.5.6.post2", {"--kv-cache-dtype": "fp8"},
-                               {"--kv-cache-dtype": "fp8_e4m3"}, "--kv-cache-dtype"),
+        "--max-running-requests",
+    ),
+    "max-running-requests-zero": (
+        "v0.5.6.post2",
+        {"--max-running-requests": "0"},
+        {"--max-running-requests": "16"},
+        "--max-running-requests",
+    ),
+    "cuda-graph-max-bs-removed": (
+        "v0.5.23",
+        {"--cuda-graph-max-bs": "128"},
+        {"--mem-fraction-static": "0.8"},
+        "--cuda-graph-max-bs",
+    ),
+    "kv-cache-dtype-invalid": (
+        "v0.5.6.post2",
+        {"--kv-cache-dtype": "fp8"},
+        {"--kv-cache-dtype": "fp8_e4m3"},
+        "--kv-cache-dtype",
+    ),
     "parallelism-not-divisible-by-nodes": (
-        "v0.5.6.post2", {"--tp-size": "16", "--nnodes": "3"},
-        {"--tp-size": "16", "--nnodes": "2"}, "--nnodes"),
+        "v0.5.6.post2",
+        {"--tp-size": "16", "--nnodes": "3"},
+        {"--tp-size": "16", "--nnodes": "2"},
+        "--nnodes",
+    ),
     "pipeline-parallel-incompatible": (
-        "v0.5.6.post2", {"--pp-size": "2", "--enable-mixed-chunk": ""}, {"--pp-size": "2"},
-        "--pp-size"),
+        "v0.5.6.post2",
+        {"--pp-size": "2", "--enable-mixed-chunk": ""},
+        {"--pp-size": "2"},
+        "--pp-size",
+    ),
     "multi-node-data-parallel": (
-        "v0.5.6.post2", {"--tp-size": "16", "--nnodes": "2", "--dp-size": "2"},
+        "v0.5.6.post2",
+        {"--tp-size": "16", "--nnodes": "2", "--dp-size": "2"},
         {"--tp-size": "16", "--nnodes": "2", "--dp-size": "2", "--enable-dp-attention": ""},
-        "--dp-size"),
-    "mem-fraction-static-like-vllm": ("v0.5.6.post2", {"--mem-fraction-static": "0.95"},
-                                      {"--mem-fraction-static": "0.8"},
-                                      "--mem-fraction-static"),
+        "--dp-size",
+    ),
+    "mem-fraction-static-like-vllm": (
+        "v0.5.6.post2",
+        {"--mem-fraction-static": "0.95"},
+        {"--mem-fraction-static": "0.8"},
+        "--mem-fraction-static",
+    ),
 }
 FORMS = ("manifest-args", "shell", "values-extra-args", "values-camel", "llm-d")
 
@@ -65,35 +93,82 @@ def render(form: str, tag: str, flags: Mapping[str, str]) -> str:
     args = ["--model-path", MODEL, *_words(flags)]
     listed = [f'            - "{w}"' for w in args]
     if form == "manifest-args":
-        return "\n".join([
-            "apiVersion: v1", "kind: Pod", "metadata: {name: sglang}", "spec:",
-            "  containers:", "    - name: sglang", f"      image: {image}",
-            '      command: ["python3", "-m", "sglang.launch_server"]', "      args:",
-            *(line[6:] for line in listed), "      resources: {limits: {nvidia.com/gpu: 1}}", ""])
+        return "\n".join(
+            [
+                "apiVersion: v1",
+                "kind: Pod",
+                "metadata: {name: sglang}",
+                "spec:",
+                "  containers:",
+                "    - name: sglang",
+                f"      image: {image}",
+                '      command: ["python3", "-m", "sglang.launch_server"]',
+                "      args:",
+                *(line[6:] for line in listed),
+                "      resources: {limits: {nvidia.com/gpu: 1}}",
+                "",
+            ]
+        )
     if form == "shell":
-        return "\n".join([
-            "apiVersion: v1", "kind: Pod", "metadata: {name: sglang}", "spec:",
-            "  containers:", "    - name: sglang", f"      image: {image}",
-            "      command:", "        - bash", "        - -c", "        - |",
-            "          set -e",
-            f"          python3 -m sglang.launch_server --model-path {MODEL} \\",
-            *(f"            {flag} {value}".rstrip() + " \\" for flag, value in flags.items()),
-            "            --port 30000", "      resources: {limits: {nvidia.com/gpu: 1}}", ""])
+        return "\n".join(
+            [
+                "apiVersion: v1",
+                "kind: Pod",
+                "metadata: {name: sglang}",
+                "spec:",
+                "  containers:",
+                "    - name: sglang",
+                f"      image: {image}",
+                "      command:",
+                "        - bash",
+                "        - -c",
+                "        - |",
+                "          set -e",
+                f"          python3 -m sglang.launch_server --model-path {MODEL} \\",
+                *(f"            {flag} {value}".rstrip() + " \\" for flag, value in flags.items()),
+                "            --port 30000",
+                "      resources: {limits: {nvidia.com/gpu: 1}}",
+                "",
+            ]
+        )
     if form == "values-extra-args":
-        return "\n".join([
-            f"image: {{repository: lmsysorg/sglang, tag: {tag}}}", f"modelPath: {MODEL}",
-            "extraArgs:", *(line[10:] for line in listed[2:]),
-            "resources: {limits: {nvidia.com/gpu: 1}}", ""])
+        return "\n".join(
+            [
+                f"image: {{repository: lmsysorg/sglang, tag: {tag}}}",
+                f"modelPath: {MODEL}",
+                "extraArgs:",
+                *(line[10:] for line in listed[2:]),
+                "resources: {limits: {nvidia.com/gpu: 1}}",
+                "",
+            ]
+        )
     if form == "values-camel":
-        return "\n".join([
-            "sglang:", f"  image: {image}", f"  modelPath: {MODEL}",
-            *(f"  {_camel(flag)}: {value or 'true'}" for flag, value in flags.items()),
-            "  resources: {limits: {nvidia.com/gpu: 1}}", ""])
-    return "\n".join([
-        f"modelArtifacts: {{name: {MODEL}}}", "decode:", "  create: true", "  containers:",
-        "    - name: sglang", f"      image: {image}", "      modelCommand: custom",
-        '      command: ["python3", "-m", "sglang.launch_server"]', "      args:",
-        *(line[4:] for line in listed), "      resources: {limits: {nvidia.com/gpu: 1}}", ""])
+        return "\n".join(
+            [
+                "sglang:",
+                f"  image: {image}",
+                f"  modelPath: {MODEL}",
+                *(f"  {_camel(flag)}: {value or 'true'}" for flag, value in flags.items()),
+                "  resources: {limits: {nvidia.com/gpu: 1}}",
+                "",
+            ]
+        )
+    return "\n".join(
+        [
+            f"modelArtifacts: {{name: {MODEL}}}",
+            "decode:",
+            "  create: true",
+            "  containers:",
+            "    - name: sglang",
+            f"      image: {image}",
+            "      modelCommand: custom",
+            '      command: ["python3", "-m", "sglang.launch_server"]',
+            "      args:",
+            *(line[4:] for line in listed),
+            "      resources: {limits: {nvidia.com/gpu: 1}}",
+            "",
+        ]
+    )
 
 
 def line_of(form: str, text: str, flag: str, flags: Mapping[str, str]) -> int:
@@ -110,8 +185,9 @@ def line_of(form: str, text: str, flag: str, flags: Mapping[str, str]) -> int:
 
 
 @pytest.mark.parametrize("rule", sorted(RULES))
-def test_rule_fires_in_every_form_at_the_setting(run_line: RunLine, tmp_path: Path,
-                                                 rule: str) -> None:
+def test_rule_fires_in_every_form_at_the_setting(
+    run_line: RunLine, tmp_path: Path, rule: str
+) -> None:
     tag, bad, good, target = RULES[rule]
     expected = {}
     for variant, flags in (("bad", bad), ("good", good)):
@@ -123,8 +199,6 @@ def test_rule_fires_in_every_form_at_the_setting(run_line: RunLine, tmp_path: Pa
             if variant == "bad":
                 expected[f"bad/{name}"] = line_of(form, text, target, flags)
     result = run_line(["lint", *POLICY, "--format", "json", str(tmp_path)])
-    findings = [f for f in json.loads(result.output)["findings"]
-                if f["rule"] == f"sglang/{rule}"]
-    fired = {f"{Path(f['file']).parent.name}/{Path(f['file']).name}": f["line"]
-             for f in findings}
+    findings = [f for f in json.loads(result.output)["findings"] if f["rule"] == f"sglang/{rule}"]
+    fired = {f"{Path(f['file']).parent.name}/{Path(f['file']).name}": f["line"] for f in findings}
     assert fired == expected

@@ -15,9 +15,15 @@ def test_version_parts_and_extra_args_beside_the_serving_keys() -> None:
     [workload] = extract_workloads([parse(str(path), path.read_text(encoding="utf-8"))])
     engine = workload.data["engine"]
     assert (engine["version"], engine["version_parts"]) == ("0.8.5.post1", [0, 8, 5, 1])
-    assert engine["args"] == ["--model", "meta-llama/Llama-3.1-8B-Instruct",
-                              "--max-model-len", "8192", "--enforce-eager",
-                              "--swap-space", "8"]
+    assert engine["args"] == [
+        "--model",
+        "meta-llama/Llama-3.1-8B-Instruct",
+        "--max-model-len",
+        "8192",
+        "--enforce-eager",
+        "--swap-space",
+        "8",
+    ]
     origin = workload.origins[("engine", "swap_space")]
     assert (origin.line, origin.column) == (10, 7)
 
@@ -25,7 +31,8 @@ def test_version_parts_and_extra_args_beside_the_serving_keys() -> None:
 def test_effective_keeps_written_values_and_resolves_the_capture_size() -> None:
     path = FIXTURES / "effective.yaml"
     unpinned, h100, sizes, tgi = extract_workloads(
-        [parse(str(path), path.read_text(encoding="utf-8"))])
+        [parse(str(path), path.read_text(encoding="utf-8"))]
+    )
     effective = unpinned.data["effective"]
     assert (effective["max_num_seqs"], effective["max_num_batched_tokens"]) == (64, 4096)
     assert "max_cudagraph_capture_size" not in effective  # needs the version

@@ -43,8 +43,7 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _messages(policy_dir: Path) -> list[str]:
     policies = load_policies([str(policy_dir)], builtin=False)
     parsed = parse("deploy.yaml", DEPLOYMENT)
-    return [f.message for f in evaluate(policies, [document_subject(d)
-                                                   for d in parsed.documents])]
+    return [f.message for f in evaluate(policies, [document_subject(d) for d in parsed.documents])]
 
 
 def _entries(directory: Path) -> list[Path]:
@@ -63,8 +62,9 @@ def test_an_entry_is_keyed_by_the_policy_text(tmp_path: Path, _own_cache: Path) 
     assert len(_entries(_own_cache)) == 2
 
 
-def test_a_corrupted_or_truncated_entry_is_ignored_and_rewritten(tmp_path: Path,
-                                                                 _own_cache: Path) -> None:
+def test_a_corrupted_or_truncated_entry_is_ignored_and_rewritten(
+    tmp_path: Path, _own_cache: Path
+) -> None:
     policies = tmp_path / "policies"
     policies.mkdir()
     (policies / "team.yaml").write_text(POLICY.format(minimum=3), encoding="utf-8")
@@ -80,9 +80,9 @@ def test_a_corrupted_or_truncated_entry_is_ignored_and_rewritten(tmp_path: Path,
         assert cache.load(files) is not None  # rewritten whole
 
 
-def test_switched_off_or_unwritable_the_policies_still_load(tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch,
-                                                            _own_cache: Path) -> None:
+def test_switched_off_or_unwritable_the_policies_still_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _own_cache: Path
+) -> None:
     policies = tmp_path / "policies"
     policies.mkdir()
     (policies / "team.yaml").write_text(POLICY.format(minimum=3), encoding="utf-8")
@@ -96,9 +96,11 @@ def test_switched_off_or_unwritable_the_policies_still_load(tmp_path: Path,
 
 
 def test_builtin_policies_from_the_cache_find_what_freshly_loaded_ones_find(
-        monkeypatch: pytest.MonkeyPatch, _own_cache: Path) -> None:
-    inputs = [p for p in sorted((FIXTURES / "vllm").rglob("*.yaml"))
-              if "templates" not in p.parts][:40]
+    monkeypatch: pytest.MonkeyPatch, _own_cache: Path
+) -> None:
+    inputs = [p for p in sorted((FIXTURES / "vllm").rglob("*.yaml")) if "templates" not in p.parts][
+        :40
+    ]
     parsed = [parse(str(p), p.read_text(encoding="utf-8")) for p in inputs]
 
     def findings() -> list[tuple[str, str, int]]:
@@ -124,8 +126,9 @@ def test_the_key_covers_names_and_builtin_flags() -> None:
 
     assert key(("a.yaml", "x", False)) != key(("b.yaml", "x", False))
     assert key(("a.yaml", "x", False)) != key(("a.yaml", "x", True))
-    assert key(("a.yaml", "xy", False), ("b", "", False)) != \
-        key(("a.yaml", "x", False), ("yb", "", False))
+    assert key(("a.yaml", "xy", False), ("b", "", False)) != key(
+        ("a.yaml", "x", False), ("yb", "", False)
+    )
 
 
 def test_only_the_newest_entries_are_kept(tmp_path: Path, _own_cache: Path) -> None:

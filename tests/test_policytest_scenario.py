@@ -24,7 +24,7 @@ def _steps() -> Iterator[tuple[str, str, str]]:
     for language, body in _BLOCK.findall(DOC.read_text(encoding="utf-8")):
         match = _FILE.match(body)
         if language == "yaml" and match:
-            yield "file", match.group(1), body[match.end():]
+            yield "file", match.group(1), body[match.end() :]
         elif language == "console":
             yield "console", "", body
 
@@ -44,8 +44,9 @@ def _commands(console: str) -> Iterator[tuple[str, str]]:
         yield command, "".join(f"{o}\n" for o in output)
 
 
-def test_the_walkthrough_does_what_it_says(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                           run_line: Callable[..., Result]) -> None:
+def test_the_walkthrough_does_what_it_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_line: Callable[..., Result]
+) -> None:
     (tmp_path / ".git").mkdir()
     monkeypatch.chdir(tmp_path)
     last_exit: int | None = None

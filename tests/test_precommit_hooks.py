@@ -50,15 +50,28 @@ def _selected(hook: dict[str, Any]) -> list[str]:
 
 def test_hook_ids_and_common_settings() -> None:
     hooks = _hooks()
-    assert {hook_id: (h["language"], h["entry"], h["args"], h["pass_filenames"],
-                      h["require_serial"], h["minimum_pre_commit_version"])
-            for hook_id, h in hooks.items()} == {
+    assert {
+        hook_id: (
+            h["language"],
+            h["entry"],
+            h["args"],
+            h["pass_filenames"],
+            h["require_serial"],
+            h["minimum_pre_commit_version"],
+        )
+        for hook_id, h in hooks.items()
+    } == {
         # serial: a chart's staged values files must reach one run (chart context)
         "servelint": ("python", "servelint lint", [], True, True, "2.9.0"),
-        "servelint-policies": ("python", "servelint rules", ["--policy-dir", "policies"],
-                               False, False, "2.9.0"),
-        "servelint-policy-tests": ("python", "servelint test", ["policies"], False, False,
-                                   "2.9.0"),
+        "servelint-policies": (
+            "python",
+            "servelint rules",
+            ["--policy-dir", "policies"],
+            False,
+            False,
+            "2.9.0",
+        ),
+        "servelint-policy-tests": ("python", "servelint test", ["policies"], False, False, "2.9.0"),
     }
 
 
@@ -68,27 +81,38 @@ def test_entries_name_existing_commands() -> None:
         assert (program, command in cli.commands) == ("servelint", True)
 
 
-@pytest.mark.parametrize(("hook_id", "expected"), [
-    ("servelint", [
-        "charts/vllm/values-prod.yml",
-        "charts/vllm/values.schema.json",
-        "charts/vllm/values.yaml",
-        "config.pbtxt",
-        "manifests/tgi.json",
-        "model_repository/llama/config.pbtxt",
-    ]),
-    ("servelint-policies", ["policies/team.yaml", "policies/tests/team_test.yml"]),
-    ("servelint-policy-tests",
-     ["policies/README.md", "policies/team.yaml", "policies/tests/team_test.yml"]),
-], ids=["servelint", "servelint-policies", "servelint-policy-tests"])
-def test_hook_file_filters(hook_id: str, expected: list[str], tmp_path: Path,
-                           monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("hook_id", "expected"),
+    [
+        (
+            "servelint",
+            [
+                "charts/vllm/values-prod.yml",
+                "charts/vllm/values.schema.json",
+                "charts/vllm/values.yaml",
+                "config.pbtxt",
+                "manifests/tgi.json",
+                "model_repository/llama/config.pbtxt",
+            ],
+        ),
+        ("servelint-policies", ["policies/team.yaml", "policies/tests/team_test.yml"]),
+        (
+            "servelint-policy-tests",
+            ["policies/README.md", "policies/team.yaml", "policies/tests/team_test.yml"],
+        ),
+    ],
+    ids=["servelint", "servelint-policies", "servelint-policy-tests"],
+)
+def test_hook_file_filters(
+    hook_id: str, expected: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert _selected(_hooks()[hook_id]) == expected
 
 
-def test_entries_run_on_the_fixtures(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_entries_run_on_the_fixtures(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Each hook's command as pre-commit would run it, in-process, on a staged file."""
     hooks = _hooks()
     shutil.copytree(FIXTURES / "policies", tmp_path / "policies")
@@ -102,17 +126,25 @@ def test_entries_run_on_the_fixtures(monkeypatch: pytest.MonkeyPatch, tmp_path: 
         return code, capsys.readouterr().out
 
     code, out = run("servelint", ["values.yaml"])
-    assert (code, out.splitlines()) == (1, [
-        "values.yaml:3:1: error duplicate-key duplicate key 'nameOverride' (first at line 2);"
-        " Helm and Kubernetes silently keep the last value",
-        "1 error, 0 warnings, 0 info in 1 file",
-    ])
+    assert (code, out.splitlines()) == (
+        1,
+        [
+            "values.yaml:3:1: error duplicate-key duplicate key 'nameOverride' (first at line 2);"
+            " Helm and Kubernetes silently keep the last value",
+            "1 error, 0 warnings, 0 info in 1 file",
+        ],
+    )
     code, out = run("servelint-policies", [])
     assert (code, out.splitlines()[-1].split()) == (
-        0, ["team/has-owner", "warning", "Values", "name", "an", "owner"])
+        0,
+        ["team/has-owner", "warning", "Values", "name", "an", "owner"],
+    )
     code, out = run("servelint-policy-tests", [])
-    assert (code, out.splitlines()) == (0, [
-        "PASS policies/tests/team_test.yaml: values with an owner pass",
-        "PASS policies/tests/team_test.yaml: values without an owner fail",
-        "2 passed, 0 failed",
-    ])
+    assert (code, out.splitlines()) == (
+        0,
+        [
+            "PASS policies/tests/team_test.yaml: values with an owner pass",
+            "PASS policies/tests/team_test.yaml: values without an owner fail",
+            "2 passed, 0 failed",
+        ],
+    )

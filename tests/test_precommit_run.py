@@ -22,10 +22,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures" / "precommit"
-DUPLICATE = ("charts/vllm/values-prod.yaml:3:1: error duplicate-key duplicate key 'nameOverride'"
-             " (first at line 2); Helm and Kubernetes silently keep the last value")
-BAD_POLICY = ("servelint: policies/team.yaml:9:7: spec.rules[0].severity: 'fatal' is not one"
-              " of ['error', 'warning', 'info']")
+DUPLICATE = (
+    "charts/vllm/values-prod.yaml:3:1: error duplicate-key duplicate key 'nameOverride'"
+    " (first at line 2); Helm and Kubernetes silently keep the last value"
+)
+BAD_POLICY = (
+    "servelint: policies/team.yaml:9:7: spec.rules[0].severity: 'fatal' is not one"
+    " of ['error', 'warning', 'info']"
+)
 
 
 class HookRepo(NamedTuple):
@@ -35,23 +39,30 @@ class HookRepo(NamedTuple):
 
 
 def _git(args: list[str], cwd: Path, env: dict[str, str]) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    )
     return done.stdout.strip()
 
 
 def _isolated_env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("GIT_") and not k.startswith("PRE_COMMIT")}
-    env.update({
-        "PRE_COMMIT_HOME": str(home / "pre-commit-cache"),
-        "PRE_COMMIT_COLOR": "never",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": "servelint tests", "GIT_AUTHOR_EMAIL": "tests@servelint.invalid",
-        "GIT_COMMITTER_NAME": "servelint tests",
-        "GIT_COMMITTER_EMAIL": "tests@servelint.invalid",
-    })
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("GIT_") and not k.startswith("PRE_COMMIT")
+    }
+    env.update(
+        {
+            "PRE_COMMIT_HOME": str(home / "pre-commit-cache"),
+            "PRE_COMMIT_COLOR": "never",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_AUTHOR_NAME": "servelint tests",
+            "GIT_AUTHOR_EMAIL": "tests@servelint.invalid",
+            "GIT_COMMITTER_NAME": "servelint tests",
+            "GIT_COMMITTER_EMAIL": "tests@servelint.invalid",
+        }
+    )
     return env
 
 
@@ -74,12 +85,21 @@ def consumer(hook_repo: HookRepo, tmp_path: Path) -> tuple[Path, Run]:
     (repo / ".pre-commit-config.yaml").write_text(
         f"repos:\n  - repo: {hook_repo.path}\n    rev: {hook_repo.rev}\n    hooks:\n"
         "      - id: servelint\n      - id: servelint-policies\n"
-        "      - id: servelint-policy-tests\n", encoding="utf-8")
+        "      - id: servelint-policy-tests\n",
+        encoding="utf-8",
+    )
     _git(["add", ".pre-commit-config.yaml"], repo, hook_repo.env)
 
     def run(args: list[str]) -> tuple[int, list[str]]:
-        done = subprocess.run(args, cwd=repo, env=hook_repo.env, capture_output=True,
-                              text=True, check=False, timeout=600)
+        done = subprocess.run(
+            args,
+            cwd=repo,
+            env=hook_repo.env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=600,
+        )
         lines = (done.stdout + done.stderr).splitlines()
         # pre-commit's one-time "[INFO] Installing environment" lines depend on test order.
         return done.returncode, [line for line in lines if not line.startswith("[INFO]")]
@@ -90,8 +110,14 @@ def consumer(hook_repo: HookRepo, tmp_path: Path) -> tuple[Path, Run]:
 
 
 def _commits(repo: Path, env: dict[str, str]) -> int:
-    done = subprocess.run(["git", "rev-list", "--count", "--all"], cwd=repo, env=env,
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        ["git", "rev-list", "--count", "--all"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     return int(done.stdout.strip() or 0)
 
 
@@ -103,112 +129,148 @@ def _stage(repo: Path, env: dict[str, str], name: str, fixture: Path) -> None:
 
 
 def test_bad_values_file_stops_the_commit_then_the_fix_goes_through(
-        hook_repo: HookRepo, consumer: tuple[Path, Run]) -> None:
+    hook_repo: HookRepo, consumer: tuple[Path, Run]
+) -> None:
     repo, run = consumer
     _stage(repo, hook_repo.env, "charts/vllm/values-prod.yaml", FIXTURES / "values-bad.yaml")
     code, output = run(["git", "commit", "-q", "-m", "raise the context"])
-    assert (code, output, _commits(repo, hook_repo.env)) == (1, [
-        "servelint................................................................Failed",
-        "- hook id: servelint",
-        "- exit code: 1",
-        "",
-        DUPLICATE,
-        "1 error, 0 warnings, 0 info in 2 files",  # .pre-commit-config.yaml is staged too
-        "",
-        "servelint policies...................................(no files to check)Skipped",
-        "servelint policy tests...............................(no files to check)Skipped",
-    ], 0)
+    assert (code, output, _commits(repo, hook_repo.env)) == (
+        1,
+        [
+            "servelint................................................................Failed",
+            "- hook id: servelint",
+            "- exit code: 1",
+            "",
+            DUPLICATE,
+            "1 error, 0 warnings, 0 info in 2 files",  # .pre-commit-config.yaml is staged too
+            "",
+            "servelint policies...................................(no files to check)Skipped",
+            "servelint policy tests...............................(no files to check)Skipped",
+        ],
+        0,
+    )
 
     _stage(repo, hook_repo.env, "charts/vllm/values-prod.yaml", FIXTURES / "values-good.yaml")
     code, output = run(["git", "commit", "-q", "-m", "raise the context"])
-    assert (code, output, _commits(repo, hook_repo.env)) == (0, [
-        "servelint................................................................Passed",
-        "servelint policies...................................(no files to check)Skipped",
-        "servelint policy tests...............................(no files to check)Skipped",
-    ], 1)
+    assert (code, output, _commits(repo, hook_repo.env)) == (
+        0,
+        [
+            "servelint................................................................Passed",
+            "servelint policies...................................(no files to check)Skipped",
+            "servelint policy tests...............................(no files to check)Skipped",
+        ],
+        1,
+    )
 
 
 def test_policy_hooks_validate_and_test_the_repository_policies(
-        hook_repo: HookRepo, consumer: tuple[Path, Run]) -> None:
+    hook_repo: HookRepo, consumer: tuple[Path, Run]
+) -> None:
     repo, run = consumer
     tests = FIXTURES / "policies" / "tests"
     for name in ("team_test.yaml", "inputs/owned.yaml", "inputs/unowned.yaml"):
         _stage(repo, hook_repo.env, f"policies/tests/{name}", tests / name)
     _stage(repo, hook_repo.env, "policies/team.yaml", FIXTURES / "bad-policies" / "team.yaml")
     code, output = run(["git", "commit", "-q", "-m", "team policy"])
-    assert (code, output, _commits(repo, hook_repo.env)) == (1, [
-        "servelint................................................................Passed",
-        "servelint policies.......................................................Failed",
-        "- hook id: servelint-policies",
-        "- exit code: 3",
-        "",
-        BAD_POLICY,
-        "",
-        "servelint policy tests...................................................Failed",
-        "- hook id: servelint-policy-tests",
-        "- exit code: 3",
-        "",
-        f"INVALID policies/tests/team_test.yaml:6:3: {BAD_POLICY.removeprefix('servelint: ')}",
-        "0 passed, 0 failed, 1 invalid test file",
-        "",
-    ], 0)
+    assert (code, output, _commits(repo, hook_repo.env)) == (
+        1,
+        [
+            "servelint................................................................Passed",
+            "servelint policies.......................................................Failed",
+            "- hook id: servelint-policies",
+            "- exit code: 3",
+            "",
+            BAD_POLICY,
+            "",
+            "servelint policy tests...................................................Failed",
+            "- hook id: servelint-policy-tests",
+            "- exit code: 3",
+            "",
+            f"INVALID policies/tests/team_test.yaml:6:3: {BAD_POLICY.removeprefix('servelint: ')}",
+            "0 passed, 0 failed, 1 invalid test file",
+            "",
+        ],
+        0,
+    )
 
     _stage(repo, hook_repo.env, "policies/team.yaml", FIXTURES / "policies" / "team.yaml")
     code, output = run(["git", "commit", "-q", "-m", "team policy"])
-    assert (code, output, _commits(repo, hook_repo.env)) == (0, [
-        "servelint................................................................Passed",
-        "servelint policies.......................................................Passed",
-        "servelint policy tests...................................................Passed",
-    ], 1)
+    assert (code, output, _commits(repo, hook_repo.env)) == (
+        0,
+        [
+            "servelint................................................................Passed",
+            "servelint policies.......................................................Passed",
+            "servelint policy tests...................................................Passed",
+        ],
+        1,
+    )
 
 
-def test_hook_environment_holds_the_packaged_data(hook_repo: HookRepo,
-                                                  consumer: tuple[Path, Run]) -> None:
+def test_hook_environment_holds_the_packaged_data(
+    hook_repo: HookRepo, consumer: tuple[Path, Run]
+) -> None:
     _, run = consumer
     code, _ = run([sys.executable, "-m", "pre_commit", "install-hooks"])
     cache = Path(hook_repo.env["PRE_COMMIT_HOME"])
     packages = sorted(cache.glob("repo*/py_env-*/lib/python3*/site-packages/linter"))
     assert (code, len(packages)) == (0, 1)
     data = packages[0] / "_data"
-    assert ((data / "schemas" / "policy.schema.json").is_file(),
-            (data / "policies").is_dir(), (packages[0] / "cli.py").is_file()) == (
-        True, True, True)
+    assert (
+        (data / "schemas" / "policy.schema.json").is_file(),
+        (data / "policies").is_dir(),
+        (packages[0] / "cli.py").is_file(),
+    ) == (True, True, True)
 
 
 def test_staged_values_file_is_linted_with_its_charts_values(
-        hook_repo: HookRepo, consumer: tuple[Path, Run]) -> None:
+    hook_repo: HookRepo, consumer: tuple[Path, Run]
+) -> None:
     """Scenario 1: only values-prod.yaml is staged; the model and GPU are in values.yaml."""
     repo, run = consumer
     chart = FIXTURES.parent / "helm" / "context" / "charts" / "vllm"
-    (repo / ".servelint.yaml").write_text("builtin: false\npolicyDirs: [lint-policies]\n",
-                                          encoding="utf-8")
+    (repo / ".servelint.yaml").write_text(
+        "builtin: false\npolicyDirs: [lint-policies]\n", encoding="utf-8"
+    )
     _git(["add", ".servelint.yaml"], repo, hook_repo.env)
-    _stage(repo, hook_repo.env, "lint-policies/context-kv.yaml",
-           FIXTURES.parent / "helm" / "context-policies" / "context-kv.yaml")
+    _stage(
+        repo,
+        hook_repo.env,
+        "lint-policies/context-kv.yaml",
+        FIXTURES.parent / "helm" / "context-policies" / "context-kv.yaml",
+    )
     for name in ("Chart.yaml", "values.yaml", "templates/deployment.yaml"):
         _stage(repo, hook_repo.env, f"charts/vllm/{name}", chart / name)
     prod = repo / "charts" / "vllm" / "values-prod.yaml"
-    prod.write_text((chart / "values-prod.yaml").read_text(encoding="utf-8").replace(
-        "131072", "32768"), encoding="utf-8")
+    prod.write_text(
+        (chart / "values-prod.yaml").read_text(encoding="utf-8").replace("131072", "32768"),
+        encoding="utf-8",
+    )
     _git(["add", "charts/vllm/values-prod.yaml"], repo, hook_repo.env)
     code, output = run(["git", "commit", "-q", "-m", "vllm chart"])
     assert (code, output[0], _commits(repo, hook_repo.env)) == (
-        0, "servelint................................................................Passed", 1)
+        0,
+        "servelint................................................................Passed",
+        1,
+    )
 
     _stage(repo, hook_repo.env, "charts/vllm/values-prod.yaml", chart / "values-prod.yaml")
     code, output = run(["git", "commit", "-q", "-m", "full context in prod"])
-    assert (code, output, _commits(repo, hook_repo.env)) == (1, [
-        "servelint................................................................Failed",
-        "- hook id: servelint",
-        "- exit code: 1",
-        "",
-        "charts/vllm/values-prod.yaml:4:3: error context-kv/long-context max_model_len 131072 "
-        "for meta-llama/Llama-3.1-8B-Instruct on NVIDIA-L4",
-        "1 error, 0 warnings, 0 info in 1 file",
-        "",
-        "servelint policies...................................(no files to check)Skipped",
-        "servelint policy tests...............................(no files to check)Skipped",
-    ], 1)
+    assert (code, output, _commits(repo, hook_repo.env)) == (
+        1,
+        [
+            "servelint................................................................Failed",
+            "- hook id: servelint",
+            "- exit code: 1",
+            "",
+            "charts/vllm/values-prod.yaml:4:3: error context-kv/long-context max_model_len 131072 "
+            "for meta-llama/Llama-3.1-8B-Instruct on NVIDIA-L4",
+            "1 error, 0 warnings, 0 info in 1 file",
+            "",
+            "servelint policies...................................(no files to check)Skipped",
+            "servelint policy tests...............................(no files to check)Skipped",
+        ],
+        1,
+    )
 
     # Six staged files: pre-commit would split them over parallel runs; the hook is serial,
     # so the chart's three values files are its environments in one report.
@@ -219,54 +281,75 @@ def test_staged_values_file_is_linted_with_its_charts_values(
     for name in ("a", "b", "c"):
         (repo / "manifests").mkdir(exist_ok=True)
         (repo / "manifests" / f"{name}.yaml").write_text(
-            f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n", encoding="utf-8")
+            f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n", encoding="utf-8"
+        )
         _git(["add", f"manifests/{name}.yaml"], repo, hook_repo.env)
     code, output = run(["git", "commit", "-q", "-m", "staging too"])
-    assert (code, output[4:10]) == (1, [
-        "note: environment default (charts/vllm/values.yaml): 0 errors, 1 warning, 0 info",
-        "note: environment prod (charts/vllm/values.yaml + charts/vllm/values-prod.yaml): "
-        "1 error, 0 warnings, 0 info",
-        "note: environment staging (charts/vllm/values.yaml + charts/vllm/values-staging.yaml): "
-        "0 errors, 1 warning, 0 info",
-        "charts/vllm/values-prod.yaml:4:3: error context-kv/long-context max_model_len 131072 "
-        "for meta-llama/Llama-3.1-8B-Instruct on NVIDIA-L4 [prod]",
-        "charts/vllm/values.yaml:10:3: warning context-kv/many-sequences max_num_seqs 512 is "
-        "above 256 [default, staging]",
-        "1 error, 1 warning, 0 info in 6 files",
-    ])
+    assert (code, output[4:10]) == (
+        1,
+        [
+            "note: environment default (charts/vllm/values.yaml): 0 errors, 1 warning, 0 info",
+            "note: environment prod (charts/vllm/values.yaml + charts/vllm/values-prod.yaml): "
+            "1 error, 0 warnings, 0 info",
+            "note: environment staging (charts/vllm/values.yaml + charts/vllm/values-staging.yaml): "
+            "0 errors, 1 warning, 0 info",
+            "charts/vllm/values-prod.yaml:4:3: error context-kv/long-context max_model_len 131072 "
+            "for meta-llama/Llama-3.1-8B-Instruct on NVIDIA-L4 [prod]",
+            "charts/vllm/values.yaml:10:3: warning context-kv/many-sequences max_num_seqs 512 is "
+            "above 256 [default, staging]",
+            "1 error, 1 warning, 0 info in 6 files",
+        ],
+    )
 
 
 def test_scenario_1_the_built_in_kv_rule_stops_the_prod_commit(
-        hook_repo: HookRepo, consumer: tuple[Path, Run]) -> None:
+    hook_repo: HookRepo, consumer: tuple[Path, Run]
+) -> None:
     """The bundled example chart as charts/vllm, with the built-in policies, as Priya has it."""
     repo, run = consumer
     example = ROOT / "examples" / "charts" / "vllm"
-    for name in ("Chart.yaml", "values.yaml", "templates/_helpers.tpl",
-                 "templates/deployment.yaml", "templates/service.yaml"):
+    for name in (
+        "Chart.yaml",
+        "values.yaml",
+        "templates/_helpers.tpl",
+        "templates/deployment.yaml",
+        "templates/service.yaml",
+    ):
         _stage(repo, hook_repo.env, f"charts/vllm/{name}", example / name)
     prod = repo / "charts" / "vllm" / "values-prod.yaml"
-    prod.write_text((example / "values-prod.yaml").read_text(encoding="utf-8").replace(
-        "131072", "16384"), encoding="utf-8")
+    prod.write_text(
+        (example / "values-prod.yaml").read_text(encoding="utf-8").replace("131072", "16384"),
+        encoding="utf-8",
+    )
     _git(["add", "charts/vllm/values-prod.yaml"], repo, hook_repo.env)
     code, output = run(["git", "commit", "-q", "-m", "vllm chart"])
     assert (code, output[0], _commits(repo, hook_repo.env)) == (
-        0, "servelint................................................................Passed", 1)
+        0,
+        "servelint................................................................Passed",
+        1,
+    )
 
     _stage(repo, hook_repo.env, "charts/vllm/values-prod.yaml", example / "values-prod.yaml")
     code, output = run(["git", "commit", "-q", "-m", "use the model's full context in prod"])
-    assert (code, output[:4], output[5:], _commits(repo, hook_repo.env)) == (1, [
-        "servelint................................................................Failed",
-        "- hook id: servelint",
-        "- exit code: 1",
-        "",
-    ], [
-        "1 error, 0 warnings, 0 info in 1 file",
-        "",
-        "servelint policies...................................(no files to check)Skipped",
-        "servelint policy tests...............................(no files to check)Skipped",
-    ], 1)
+    assert (code, output[:4], output[5:], _commits(repo, hook_repo.env)) == (
+        1,
+        [
+            "servelint................................................................Failed",
+            "- hook id: servelint",
+            "- exit code: 1",
+            "",
+        ],
+        [
+            "1 error, 0 warnings, 0 info in 1 file",
+            "",
+            "servelint policies...................................(no files to check)Skipped",
+            "servelint policy tests...............................(no files to check)Skipped",
+        ],
+        1,
+    )
     assert output[4].startswith(
         "charts/vllm/values-prod.yaml:42:7: error vllm-kv/one-sequence-does-not-fit "
         "max_model_len 131072 needs 16.0 GiB of KV cache (128 KiB per token); about 5 GiB are "
         "left after the weights (Llama-3.1-8B-Instruct, TP=1, NVIDIA L4, "
-        "gpu_memory_utilization 0.90)")
+        "gpu_memory_utilization 0.90)"
+    )

@@ -22,19 +22,23 @@ from linter.policy.model import Policy
 from linter.runner import lint
 from linter.sources.files import Input
 
-SETTINGS = settings(max_examples=60, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 _text = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=12)
 # Floats that every JSON and YAML writer spells with a decimal point.
 _float = st.floats(min_value=-1e6, max_value=1e6).filter(lambda f: "e" not in repr(f))
-_scalar = st.one_of(st.none(), st.booleans(), st.integers(-10**9, 10**9), _float, _text)
-trees = st.recursive(_scalar, lambda children: st.one_of(
-    st.lists(children, max_size=4), st.dictionaries(_text, children, max_size=4)),
-    max_leaves=25)
+_scalar = st.one_of(st.none(), st.booleans(), st.integers(-(10**9), 10**9), _float, _text)
+trees = st.recursive(
+    _scalar,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(_text, children, max_size=4)
+    ),
+    max_leaves=25,
+)
 # YAML-ish text: indentation, punctuation of both block and flow style, anchors, tags.
-yamlish = st.text(alphabet=st.sampled_from(list("ab01 :-\n\t[]{},&*!|>'\"#%@`<=~.?")),
-                  max_size=80)
+yamlish = st.text(alphabet=st.sampled_from(list("ab01 :-\n\t[]{},&*!|>'\"#%@`<=~.?")), max_size=80)
 
 
 @functools.cache
@@ -77,7 +81,8 @@ def test_dumped_json_parses_back_to_the_same_data(tree: Any) -> None:
 @SETTINGS
 @given(tree=trees, fmt=st.sampled_from(["yaml", "json"]))
 def test_lint_of_any_tree_exits_0_or_1_with_findings_inside_the_file(
-        tmp_path: Path, tree: Any, fmt: str) -> None:
+    tmp_path: Path, tree: Any, fmt: str
+) -> None:
     text = yaml.safe_dump(tree) if fmt == "yaml" else json.dumps(tree, indent=2)
     code, findings = _lint_text(tmp_path, f"t.{fmt}", text)
     assert code in (0, 1)
@@ -86,8 +91,9 @@ def test_lint_of_any_tree_exits_0_or_1_with_findings_inside_the_file(
 
 @SETTINGS
 @given(text=yamlish)
-def test_lint_of_any_text_never_raises_and_points_inside_the_file(tmp_path: Path,
-                                                                  text: str) -> None:
+def test_lint_of_any_text_never_raises_and_points_inside_the_file(
+    tmp_path: Path, text: str
+) -> None:
     code, findings = _lint_text(tmp_path, "t.yaml", text)
     assert code in (0, 1)
     _assert_inside(findings, text)

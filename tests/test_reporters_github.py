@@ -44,36 +44,56 @@ def test_cli_github_annotations(run_line: RunLine, monkeypatch: pytest.MonkeyPat
     ]
 
 
-@pytest.mark.parametrize(("text", "data", "prop"), [
-    ("plain", "plain", "plain"),
-    ("50% of 2,048: done", "50%25 of 2,048: done", "50%25 of 2%2C048%3A done"),
-    ("line\r\nnext\n", "line%0D%0Anext%0A", "line%0D%0Anext%0A"),
-    ("%0A literal", "%250A literal", "%250A literal"),
-], ids=["plain", "percent-comma-colon", "newlines", "already-escaped"])
+@pytest.mark.parametrize(
+    ("text", "data", "prop"),
+    [
+        ("plain", "plain", "plain"),
+        ("50% of 2,048: done", "50%25 of 2,048: done", "50%25 of 2%2C048%3A done"),
+        ("line\r\nnext\n", "line%0D%0Anext%0A", "line%0D%0Anext%0A"),
+        ("%0A literal", "%250A literal", "%250A literal"),
+    ],
+    ids=["plain", "percent-comma-colon", "newlines", "already-escaped"],
+)
 def test_escaping_matches_actions_toolkit(text: str, data: str, prop: str) -> None:
     assert (escape_data(text), escape_property(text)) == (data, prop)
 
 
 def test_annotation_escapes_properties_and_message(tmp_path: Path) -> None:
-    finding = Finding("team/x", Severity.ERROR, "100% wrong:\nsee docs, please",
-                      str(tmp_path / "charts" / "a,b:c.yaml"), 3, 4)
+    finding = Finding(
+        "team/x",
+        Severity.ERROR,
+        "100% wrong:\nsee docs, please",
+        str(tmp_path / "charts" / "a,b:c.yaml"),
+        3,
+        4,
+    )
     assert format_annotation(finding, tmp_path) == (
         "::error file=charts/a%2Cb%3Ac.yaml,line=3,col=4,title=team/x::"
-        "100%25 wrong:%0Asee docs, please")
+        "100%25 wrong:%0Asee docs, please"
+    )
 
 
 def test_file_outside_the_checkout_keeps_its_name(tmp_path: Path) -> None:
     finding = Finding("syntax", Severity.WARNING, "m", "/elsewhere/v.yaml", 1, 1)
     assert format_annotation(finding, tmp_path / "repo") == (
-        "::warning file=/elsewhere/v.yaml,line=1,col=1,title=syntax::m")
+        "::warning file=/elsewhere/v.yaml,line=1,col=1,title=syntax::m"
+    )
 
 
-def test_suppressed_findings_are_not_annotated(monkeypatch: pytest.MonkeyPatch,
-                                               tmp_path: Path) -> None:
+def test_suppressed_findings_are_not_annotated(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.chdir(tmp_path)
     findings = [
-        Finding("vllm/enforce-eager", Severity.WARNING, "eager", "values.yaml", 4, 3,
-                suppression=Suppression("profiling", None, "inline")),
+        Finding(
+            "vllm/enforce-eager",
+            Severity.WARNING,
+            "eager",
+            "values.yaml",
+            4,
+            3,
+            suppression=Suppression("profiling", None, "inline"),
+        ),
         Finding("team/x", Severity.INFO, "fyi", "values.yaml", 6, 1),
     ]
     stream = io.StringIO()

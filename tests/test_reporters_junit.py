@@ -33,60 +33,116 @@ def _render(result: RunResult) -> str:
     return stream.getvalue()
 
 
-def test_cli_junit_one_case_per_file_and_rule(run_line: RunLine,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_junit_one_case_per_file_and_rule(
+    run_line: RunLine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(REPORTERS)
     result = run_line(["lint", *POLICIES, "--format", "junit", "inputs"])
     assert result.exit_code == 1
     assert result.output.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites ')
     counts = {"tests": "5", "failures": "5", "errors": "0", "skipped": "0"}
-    syntax = ("inputs/broken.yaml:2:1: invalid YAML: did not find expected ',' or ']' while "
-              "parsing a flow sequence started at line 1, column 9")
+    syntax = (
+        "inputs/broken.yaml:2:1: invalid YAML: did not find expected ',' or ']' while "
+        "parsing a flow sequence started at line 1, column 9"
+    )
     latest = [
         "inputs/deploy.yaml:12:11: warning team/no-latest-tag container server uses "
         "vllm/vllm-openai:latest",
         "inputs/deploy.yaml:14:11: warning team/no-latest-tag container sidecar uses "
         "busybox:latest",
     ]
-    duplicate = ("inputs/values.yaml:3:3: duplicate key 'maxModelLen' (first at line 2); "
-                 "Helm and Kubernetes silently keep the last value")
+    duplicate = (
+        "inputs/values.yaml:3:3: duplicate key 'maxModelLen' (first at line 2); "
+        "Helm and Kubernetes silently keep the last value"
+    )
 
     def case(file: str, rule: str, message: str, kind: str, body: str) -> Any:
-        return ("testcase", {"name": rule, "classname": file, "file": file}, None,
-                [("failure", {"message": message, "type": kind}, body, [])])
+        return (
+            "testcase",
+            {"name": rule, "classname": file, "file": file},
+            None,
+            [("failure", {"message": message, "type": kind}, body, [])],
+        )
 
     assert _shape(ET.fromstring(result.output)) == (
-        "testsuites", {"name": "servelint", **counts}, None, [
-            ("testsuite", {"name": "servelint", **counts}, None, [
-                case("inputs/broken.yaml", "syntax", syntax, "error",
-                     syntax.replace(": invalid", ": error syntax invalid")),
-                case("inputs/deploy.yaml", "team/has-labels",
-                     "inputs/deploy.yaml:5:3: add labels", "info",
-                     "inputs/deploy.yaml:5:3: info team/has-labels add labels"),
-                case("inputs/deploy.yaml", "team/min-replicas",
-                     "inputs/deploy.yaml:7:3: needs at least two replicas, has 1", "error",
-                     "inputs/deploy.yaml:7:3: error team/min-replicas needs at least two "
-                     "replicas, has 1"),
-                case("inputs/deploy.yaml", "team/no-latest-tag",
-                     "inputs/deploy.yaml:12:11: container server uses vllm/vllm-openai:latest"
-                     " (and 1 more)", "warning", "\n".join(latest)),
-                case("inputs/values.yaml", "duplicate-key", duplicate, "error",
-                     duplicate.replace(": duplicate", ": error duplicate-key duplicate")),
-                ("system-out", {}, "3 errors, 2 warnings, 1 info in 3 files", []),
-            ]),
-        ])
+        "testsuites",
+        {"name": "servelint", **counts},
+        None,
+        [
+            (
+                "testsuite",
+                {"name": "servelint", **counts},
+                None,
+                [
+                    case(
+                        "inputs/broken.yaml",
+                        "syntax",
+                        syntax,
+                        "error",
+                        syntax.replace(": invalid", ": error syntax invalid"),
+                    ),
+                    case(
+                        "inputs/deploy.yaml",
+                        "team/has-labels",
+                        "inputs/deploy.yaml:5:3: add labels",
+                        "info",
+                        "inputs/deploy.yaml:5:3: info team/has-labels add labels",
+                    ),
+                    case(
+                        "inputs/deploy.yaml",
+                        "team/min-replicas",
+                        "inputs/deploy.yaml:7:3: needs at least two replicas, has 1",
+                        "error",
+                        "inputs/deploy.yaml:7:3: error team/min-replicas needs at least two "
+                        "replicas, has 1",
+                    ),
+                    case(
+                        "inputs/deploy.yaml",
+                        "team/no-latest-tag",
+                        "inputs/deploy.yaml:12:11: container server uses vllm/vllm-openai:latest"
+                        " (and 1 more)",
+                        "warning",
+                        "\n".join(latest),
+                    ),
+                    case(
+                        "inputs/values.yaml",
+                        "duplicate-key",
+                        duplicate,
+                        "error",
+                        duplicate.replace(": duplicate", ": error duplicate-key duplicate"),
+                    ),
+                    ("system-out", {}, "3 errors, 2 warnings, 1 info in 3 files", []),
+                ],
+            ),
+        ],
+    )
 
 
 def test_suppressed_findings_are_skipped_not_failed() -> None:
     accepted = Suppression("profiling INC-2231", "2026-12-31", "inline")
     findings = [
-        Finding("vllm/enforce-eager", Severity.WARNING, "eager mode", "values-staging.yaml", 4,
-                3, suppression=accepted),
-        Finding("vllm/enforce-eager", Severity.WARNING, "eager mode", "values-staging.yaml", 9,
-                3, suppression=Suppression("debugging", None, "config")),
+        Finding(
+            "vllm/enforce-eager",
+            Severity.WARNING,
+            "eager mode",
+            "values-staging.yaml",
+            4,
+            3,
+            suppression=accepted,
+        ),
+        Finding(
+            "vllm/enforce-eager",
+            Severity.WARNING,
+            "eager mode",
+            "values-staging.yaml",
+            9,
+            3,
+            suppression=Suppression("debugging", None, "config"),
+        ),
         Finding("team/x", Severity.ERROR, "bad", "values-staging.yaml", 2, 1),
-        Finding("team/x", Severity.ERROR, "bad too", "values-staging.yaml", 5, 1,
-                suppression=accepted),
+        Finding(
+            "team/x", Severity.ERROR, "bad too", "values-staging.yaml", 5, 1, suppression=accepted
+        ),
     ]
     tree = ET.fromstring(_render(RunResult(findings, 1)))
     suite = tree.find("testsuite")
@@ -94,15 +150,35 @@ def test_suppressed_findings_are_skipped_not_failed() -> None:
     assert (tree.attrib, [_shape(case) for case in suite.iter("testcase")]) == (
         {"name": "servelint", "tests": "2", "failures": "1", "errors": "0", "skipped": "1"},
         [
-            ("testcase", {"name": "team/x", "classname": "values-staging.yaml",
-                          "file": "values-staging.yaml"}, None,
-             [("failure", {"message": "values-staging.yaml:2:1: bad", "type": "error"},
-               "values-staging.yaml:2:1: error team/x bad\n"
-               "values-staging.yaml:5:1: error team/x bad too "
-               "[suppressed (inline): profiling INC-2231]", [])]),
-            ("testcase", {"name": "vllm/enforce-eager", "classname": "values-staging.yaml",
-                          "file": "values-staging.yaml"}, None,
-             [("skipped", {"message": "suppressed: profiling INC-2231; debugging"}, None, [])]),
+            (
+                "testcase",
+                {
+                    "name": "team/x",
+                    "classname": "values-staging.yaml",
+                    "file": "values-staging.yaml",
+                },
+                None,
+                [
+                    (
+                        "failure",
+                        {"message": "values-staging.yaml:2:1: bad", "type": "error"},
+                        "values-staging.yaml:2:1: error team/x bad\n"
+                        "values-staging.yaml:5:1: error team/x bad too "
+                        "[suppressed (inline): profiling INC-2231]",
+                        [],
+                    )
+                ],
+            ),
+            (
+                "testcase",
+                {
+                    "name": "vllm/enforce-eager",
+                    "classname": "values-staging.yaml",
+                    "file": "values-staging.yaml",
+                },
+                None,
+                [("skipped", {"message": "suppressed: profiling INC-2231; debugging"}, None, [])],
+            ),
         ],
     )
 

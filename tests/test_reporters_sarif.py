@@ -23,8 +23,9 @@ from linter.runner import RunResult
 FIXTURES = Path(__file__).parent / "fixtures"
 REPORTERS = FIXTURES / "reporters"
 POLICIES = ["--no-config", "--no-builtin", "--policy-dir", "policies"]
-SCHEMA_URI = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"
-              "sarif-schema-2.1.0.json")
+SCHEMA_URI = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
 CORE_HELP = "https://github.com/servelint/servelint#findings-the-pipeline-itself-reports"
 
 RunLine = Callable[..., Result]
@@ -46,18 +47,21 @@ def _key(*parts: str) -> str:
 
 
 def _location(uri: str, line: int, column: int, path: str = "") -> dict[str, Any]:
-    location: dict[str, Any] = {"physicalLocation": {
-        "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
-        "region": {"startLine": line, "startColumn": column},
-    }}
+    location: dict[str, Any] = {
+        "physicalLocation": {
+            "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
+            "region": {"startLine": line, "startColumn": column},
+        }
+    }
     if path:
         location["logicalLocations"] = [{"fullyQualifiedName": path, "kind": "member"}]
     return location
 
 
 @pytest.fixture
-def fixture_log(run_line: RunLine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-                ) -> dict[str, Any]:
+def fixture_log(
+    run_line: RunLine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> dict[str, Any]:
     """``servelint lint`` of the reporter fixtures, run from their folder, as SARIF."""
     monkeypatch.chdir(REPORTERS)
     out = tmp_path / "out.sarif"
@@ -70,7 +74,10 @@ def fixture_log(run_line: RunLine, monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
 def test_cli_sarif_is_valid_against_the_official_schema(fixture_log: dict[str, Any]) -> None:
     assert schema_errors(fixture_log) == []
     assert (fixture_log["$schema"], fixture_log["version"], len(fixture_log["runs"])) == (
-        SCHEMA_URI, "2.1.0", 1)
+        SCHEMA_URI,
+        "2.1.0",
+        1,
+    )
 
 
 def test_the_schema_check_can_fail(fixture_log: dict[str, Any]) -> None:
@@ -95,9 +102,11 @@ def test_driver_and_rule_metadata(fixture_log: dict[str, Any]) -> None:
             {
                 "id": "duplicate-key",
                 "shortDescription": {"text": "A mapping repeats a key"},
-                "fullDescription": {"text": "Helm and Kubernetes keep the last value of a "
-                                            "repeated key without a warning, so the first "
-                                            "value is silently ignored."},
+                "fullDescription": {
+                    "text": "Helm and Kubernetes keep the last value of a "
+                    "repeated key without a warning, so the first "
+                    "value is silently ignored."
+                },
                 "helpUri": CORE_HELP,
                 "help": {"text": "Keep one of the two keys."},
                 "defaultConfiguration": {"level": "error"},
@@ -105,9 +114,11 @@ def test_driver_and_rule_metadata(fixture_log: dict[str, Any]) -> None:
             {
                 "id": "syntax",
                 "shortDescription": {"text": "Input is not valid YAML or JSON"},
-                "fullDescription": {"text": "The file could not be parsed, so no other rule "
-                                            "could check it. The finding points at the line "
-                                            "and column where the parser stopped."},
+                "fullDescription": {
+                    "text": "The file could not be parsed, so no other rule "
+                    "could check it. The finding points at the line "
+                    "and column where the parser stopped."
+                },
                 "helpUri": CORE_HELP,
                 "help": {"text": "Fix the syntax at the reported position."},
                 "defaultConfiguration": {"level": "error"},
@@ -120,10 +131,10 @@ def test_driver_and_rule_metadata(fixture_log: dict[str, Any]) -> None:
             {
                 "id": "team/min-replicas",
                 "shortDescription": {"text": "Serving Deployments run at least two replicas"},
-                "fullDescription": {"text": "One replica means every rollout or node drain "
-                                            "is an outage."},
-                "helpUri": "https://kubernetes.io/docs/concepts/workloads/controllers/"
-                           "deployment/",
+                "fullDescription": {
+                    "text": "One replica means every rollout or node drain is an outage."
+                },
+                "helpUri": "https://kubernetes.io/docs/concepts/workloads/controllers/deployment/",
                 "help": {"text": "spec:\n  replicas: 2"},
                 "defaultConfiguration": {"level": "error"},
             },
@@ -136,35 +147,82 @@ def test_driver_and_rule_metadata(fixture_log: dict[str, Any]) -> None:
     }
     assert run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": REPORTERS.as_uri() + "/"}}
     assert (run["columnKind"], run["invocations"]) == (
-        "unicodeCodePoints", [{"executionSuccessful": True}])
+        "unicodeCodePoints",
+        [{"executionSuccessful": True}],
+    )
 
 
 def test_results_have_rule_level_message_and_region(fixture_log: dict[str, Any]) -> None:
     results = fixture_log["runs"][0]["results"]
-    assert [(r["ruleId"], r["ruleIndex"], r["level"], r["message"]["text"], r["locations"])
-            for r in results] == [
-        ("syntax", 1, "error", "invalid YAML: did not find expected ',' or ']' while parsing "
-         "a flow sequence started at line 1, column 9", [_location("inputs/broken.yaml", 2, 1)]),
-        ("team/has-labels", 2, "note", "add labels",
-         [_location("inputs/deploy.yaml", 5, 3, "metadata.labels")]),
-        ("team/min-replicas", 3, "error", "needs at least two replicas, has 1",
-         [_location("inputs/deploy.yaml", 7, 3, "spec.replicas")]),
-        ("team/no-latest-tag", 4, "warning", "container server uses vllm/vllm-openai:latest",
-         [_location("inputs/deploy.yaml", 12, 11, "spec.template.spec.containers[0].image")]),
-        ("team/no-latest-tag", 4, "warning", "container sidecar uses busybox:latest",
-         [_location("inputs/deploy.yaml", 14, 11, "spec.template.spec.containers[1].image")]),
-        ("duplicate-key", 0, "error", "duplicate key 'maxModelLen' (first at line 2); Helm and "
-         "Kubernetes silently keep the last value",
-         [_location("inputs/values.yaml", 3, 3, "server.maxModelLen")]),
+    assert [
+        (r["ruleId"], r["ruleIndex"], r["level"], r["message"]["text"], r["locations"])
+        for r in results
+    ] == [
+        (
+            "syntax",
+            1,
+            "error",
+            "invalid YAML: did not find expected ',' or ']' while parsing "
+            "a flow sequence started at line 1, column 9",
+            [_location("inputs/broken.yaml", 2, 1)],
+        ),
+        (
+            "team/has-labels",
+            2,
+            "note",
+            "add labels",
+            [_location("inputs/deploy.yaml", 5, 3, "metadata.labels")],
+        ),
+        (
+            "team/min-replicas",
+            3,
+            "error",
+            "needs at least two replicas, has 1",
+            [_location("inputs/deploy.yaml", 7, 3, "spec.replicas")],
+        ),
+        (
+            "team/no-latest-tag",
+            4,
+            "warning",
+            "container server uses vllm/vllm-openai:latest",
+            [_location("inputs/deploy.yaml", 12, 11, "spec.template.spec.containers[0].image")],
+        ),
+        (
+            "team/no-latest-tag",
+            4,
+            "warning",
+            "container sidecar uses busybox:latest",
+            [_location("inputs/deploy.yaml", 14, 11, "spec.template.spec.containers[1].image")],
+        ),
+        (
+            "duplicate-key",
+            0,
+            "error",
+            "duplicate key 'maxModelLen' (first at line 2); Helm and "
+            "Kubernetes silently keep the last value",
+            [_location("inputs/values.yaml", 3, 3, "server.maxModelLen")],
+        ),
     ]
     assert [r["partialFingerprints"] for r in results] == [
         {"servelint/v1": _key("syntax", "inputs/broken.yaml", "0", "line 2")},
         {"servelint/v1": _key("team/has-labels", "inputs/deploy.yaml", "0", "metadata.labels")},
         {"servelint/v1": _key("team/min-replicas", "inputs/deploy.yaml", "0", "spec.replicas")},
-        {"servelint/v1": _key("team/no-latest-tag", "inputs/deploy.yaml", "0",
-                              "spec.template.spec.containers[0].image")},
-        {"servelint/v1": _key("team/no-latest-tag", "inputs/deploy.yaml", "0",
-                              "spec.template.spec.containers[1].image")},
+        {
+            "servelint/v1": _key(
+                "team/no-latest-tag",
+                "inputs/deploy.yaml",
+                "0",
+                "spec.template.spec.containers[0].image",
+            )
+        },
+        {
+            "servelint/v1": _key(
+                "team/no-latest-tag",
+                "inputs/deploy.yaml",
+                "0",
+                "spec.template.spec.containers[1].image",
+            )
+        },
         {"servelint/v1": _key("duplicate-key", "inputs/values.yaml", "0", "server.maxModelLen")},
     ]
     assert not any("suppressions" in r for r in results)
@@ -187,20 +245,47 @@ def test_suppressed_findings_are_results_with_suppressions(tmp_path: Path) -> No
     inline = Suppression("profiling INC-2231", "2026-12-31", "inline")
     config = Suppression("accepted for staging", None, "config")
     findings = [
-        Finding("team/min-replicas", Severity.ERROR, "needs two", "values.yaml", 3, 5,
-                "spec.replicas", suppression=inline),
-        Finding("team/no-latest-tag", Severity.WARNING, "latest", "values.yaml", 9, 7,
-                suppression=config),
+        Finding(
+            "team/min-replicas",
+            Severity.ERROR,
+            "needs two",
+            "values.yaml",
+            3,
+            5,
+            "spec.replicas",
+            suppression=inline,
+        ),
+        Finding(
+            "team/no-latest-tag",
+            Severity.WARNING,
+            "latest",
+            "values.yaml",
+            9,
+            7,
+            suppression=config,
+        ),
         Finding("team/has-labels", Severity.INFO, "add labels", "values.yaml", 12, 1),
     ]
     log = as_sarif(_result(findings), tmp_path)
     assert schema_errors(log) == []
     results = log["runs"][0]["results"]
     assert [r.get("suppressions") for r in results] == [
-        [{"kind": "inSource", "status": "accepted", "justification": "profiling INC-2231",
-          "properties": {"source": "inline", "until": "2026-12-31"}}],
-        [{"kind": "external", "status": "accepted", "justification": "accepted for staging",
-          "properties": {"source": "config"}}],
+        [
+            {
+                "kind": "inSource",
+                "status": "accepted",
+                "justification": "profiling INC-2231",
+                "properties": {"source": "inline", "until": "2026-12-31"},
+            }
+        ],
+        [
+            {
+                "kind": "external",
+                "status": "accepted",
+                "justification": "accepted for staging",
+                "properties": {"source": "config"},
+            }
+        ],
         None,
     ]
     assert [r["level"] for r in results] == ["error", "warning", "note"]
@@ -216,8 +301,9 @@ def test_paths_outside_the_working_directory_and_stdin(tmp_path: Path) -> None:
     ]
     log = as_sarif(_result(findings), root)
     assert schema_errors(log) == []
-    assert [r["locations"][0]["physicalLocation"]["artifactLocation"]
-            for r in log["runs"][0]["results"]] == [
+    assert [
+        r["locations"][0]["physicalLocation"]["artifactLocation"] for r in log["runs"][0]["results"]
+    ] == [
         {"uri": (tmp_path / "elsewhere" / "a b.yaml").as_uri()},
         {"uri": "charts/v.yaml", "uriBaseId": "%SRCROOT%"},
         {"uri": "%3Cstdin%3E", "uriBaseId": "%SRCROOT%"},
@@ -226,21 +312,40 @@ def test_paths_outside_the_working_directory_and_stdin(tmp_path: Path) -> None:
 
 
 def test_unknown_rule_ids_notes_and_read_failures(tmp_path: Path) -> None:
-    findings = [Finding("drift/changed", Severity.WARNING, "differs", "v.yaml", 1, 1,
-                        extra={"desired": 256, "live": 128, "environments": ["prod"]}),
-                Finding("read-error", Severity.ERROR, "not UTF-8", "bin.yaml", 1, 1)]
+    findings = [
+        Finding(
+            "drift/changed",
+            Severity.WARNING,
+            "differs",
+            "v.yaml",
+            1,
+            1,
+            extra={"desired": 256, "live": 128, "environments": ["prod"]},
+        ),
+        Finding("read-error", Severity.ERROR, "not UTF-8", "bin.yaml", 1, 1),
+    ]
     log = as_sarif(_result(findings, read_failures=1, notes=["helm not found"]), tmp_path)
     assert schema_errors(log) == []
     run = log["runs"][0]
-    assert [(r["id"], r["shortDescription"], r["defaultConfiguration"])
-            for r in run["tool"]["driver"]["rules"]] == [
+    assert [
+        (r["id"], r["shortDescription"], r["defaultConfiguration"])
+        for r in run["tool"]["driver"]["rules"]
+    ] == [
         ("drift/changed", {"text": "drift/changed"}, {"level": "warning"}),
         ("read-error", {"text": "Input could not be read"}, {"level": "error"}),
     ]
-    assert run["invocations"] == [{"executionSuccessful": False, "toolExecutionNotifications": [
-        {"level": "note", "message": {"text": "helm not found"}}]}]
+    assert run["invocations"] == [
+        {
+            "executionSuccessful": False,
+            "toolExecutionNotifications": [
+                {"level": "note", "message": {"text": "helm not found"}}
+            ],
+        }
+    ]
     assert [r.get("properties") for r in run["results"]] == [
-        {"desired": 256, "live": 128, "environments": ["prod"]}, None]
+        {"desired": 256, "live": 128, "environments": ["prod"]},
+        None,
+    ]
 
 
 def test_clean_run_is_an_empty_valid_log(tmp_path: Path) -> None:
@@ -249,8 +354,9 @@ def test_clean_run_is_an_empty_valid_log(tmp_path: Path) -> None:
     assert (log["runs"][0]["tool"]["driver"]["rules"], log["runs"][0]["results"]) == ([], [])
 
 
-def test_reporter_writes_json_with_a_final_newline(monkeypatch: pytest.MonkeyPatch,
-                                                    tmp_path: Path) -> None:
+def test_reporter_writes_json_with_a_final_newline(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.chdir(tmp_path)
     stream = tmp_path / "out.sarif"
     with stream.open("w", encoding="utf-8") as handle:
@@ -260,31 +366,50 @@ def test_reporter_writes_json_with_a_final_newline(monkeypatch: pytest.MonkeyPat
 
 
 def test_findings_without_a_policy_have_built_in_metadata(
-        run_line: RunLine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    run_line: RunLine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.chdir(REPORTERS)
     out = tmp_path / "out.sarif"
     result = run_line(["lint", *POLICIES, "--format", f"sarif:{out}", "suppressed/unused.yaml"])
     log = json.loads(out.read_text("utf-8"))
     assert (result.exit_code, schema_errors(log)) == (0, [])
-    assert log["runs"][0]["tool"]["driver"]["rules"] == [{
-        "id": "suppression/unused",
-        "shortDescription": {"text": "A suppression matches no finding"},
-        "fullDescription": {"text": "A stale suppression would silently hide a future finding "
-                                    "of the same rule."},
-        "helpUri": "https://github.com/servelint/servelint#suppressions",
-        "help": {"text": "Remove the suppression."},
-        "defaultConfiguration": {"level": "warning"},
-    }]
+    assert log["runs"][0]["tool"]["driver"]["rules"] == [
+        {
+            "id": "suppression/unused",
+            "shortDescription": {"text": "A suppression matches no finding"},
+            "fullDescription": {
+                "text": "A stale suppression would silently hide a future finding of the same rule."
+            },
+            "helpUri": "https://github.com/servelint/servelint#suppressions",
+            "help": {"text": "Remove the suppression."},
+            "defaultConfiguration": {"level": "warning"},
+        }
+    ]
 
 
 def test_every_built_in_rule_is_fully_described() -> None:
     from linter.reporters.meta import CORE_RULES
 
-    incomplete = [rule_id for rule_id, meta in CORE_RULES.items()
-                  if meta.id != rule_id or not (meta.title and meta.description and meta.fix)
-                  or not (meta.help_uri or "").startswith("https://")]
-    assert (incomplete, sorted(CORE_RULES)) == ([], [
-        "duplicate-key", "helm-template", "helm-values", "input-limit", "read-error",
-        "secrets/literal-secret", "suppression/expired", "suppression/invalid",
-        "suppression/missing-reason",
-        "suppression/unused", "syntax"])
+    incomplete = [
+        rule_id
+        for rule_id, meta in CORE_RULES.items()
+        if meta.id != rule_id
+        or not (meta.title and meta.description and meta.fix)
+        or not (meta.help_uri or "").startswith("https://")
+    ]
+    assert (incomplete, sorted(CORE_RULES)) == (
+        [],
+        [
+            "duplicate-key",
+            "helm-template",
+            "helm-values",
+            "input-limit",
+            "read-error",
+            "secrets/literal-secret",
+            "suppression/expired",
+            "suppression/invalid",
+            "suppression/missing-reason",
+            "suppression/unused",
+            "syntax",
+        ],
+    )

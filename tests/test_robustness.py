@@ -45,11 +45,24 @@ class Run(NamedTuple):
 
 
 def _lint(folder: Path, *args: str) -> Run:
-    command = [sys.executable, "-c", _WRAPPER, sys.executable, "-m", "linter", "lint",
-               "--no-config", "--no-builtin", "--policy-dir", "policies", *args]
+    command = [
+        sys.executable,
+        "-c",
+        _WRAPPER,
+        sys.executable,
+        "-m",
+        "linter",
+        "lint",
+        "--no-config",
+        "--no-builtin",
+        "--policy-dir",
+        "policies",
+        *args,
+    ]
     env = {**os.environ, "NO_COLOR": "1"}
-    done = subprocess.run(command, cwd=folder, capture_output=True, text=True, env=env,
-                          timeout=60, check=True)
+    done = subprocess.run(
+        command, cwd=folder, capture_output=True, text=True, env=env, timeout=60, check=True
+    )
     return Run(**json.loads(done.stdout))
 
 
@@ -65,47 +78,73 @@ GOOD = "good.yaml:2:1: warning probe/seen linted"
 @pytest.mark.parametrize(
     ("case", "findings", "summary"),
     [
-        ("alias-bomb",
-         ["bomb.yaml:6:20: error input-limit more than 500000 nodes (alias expansion or a "
-          "very large document); raise --max-nodes (limits.maxNodes) if this input is "
-          "genuine"],
-         "1 error, 1 warning, 0 info in 2 files"),
-        ("deep-block",
-         ["deep-block.yaml:1:403: error input-limit nesting deeper than 200 levels"],
-         "1 error, 1 warning, 0 info in 2 files"),
-        ("deep-flow-sequence",
-         ["deep-flow-seq.yaml:1:1003: error input-limit nesting deeper than 200 levels"],
-         "1 error, 1 warning, 0 info in 2 files"),
-        ("deep-flow-mapping",
-         ["deep-flow-map.yaml:1:805: error input-limit nesting deeper than 200 levels"],
-         "1 error, 1 warning, 0 info in 2 files"),
-        ("deep-json",
-         ["deep.json:1:1001: error input-limit nesting deeper than 200 levels"],
-         "1 error, 1 warning, 0 info in 2 files"),
-        ("hundred-megabytes",
-         ["huge.yaml:1:1: error input-limit larger than the input size limit of 52428800 "
-          "bytes; raise --max-bytes (limits.maxBytes) if this input is genuine"],
-         "1 error, 1 warning, 0 info in 2 files"),
-        ("long-line", ["long.yaml:2:1: warning probe/seen linted"],
-         "0 errors, 2 warnings, 0 info in 2 files"),
+        (
+            "alias-bomb",
+            [
+                "bomb.yaml:6:20: error input-limit more than 500000 nodes (alias expansion or a "
+                "very large document); raise --max-nodes (limits.maxNodes) if this input is "
+                "genuine"
+            ],
+            "1 error, 1 warning, 0 info in 2 files",
+        ),
+        (
+            "deep-block",
+            ["deep-block.yaml:1:403: error input-limit nesting deeper than 200 levels"],
+            "1 error, 1 warning, 0 info in 2 files",
+        ),
+        (
+            "deep-flow-sequence",
+            ["deep-flow-seq.yaml:1:1003: error input-limit nesting deeper than 200 levels"],
+            "1 error, 1 warning, 0 info in 2 files",
+        ),
+        (
+            "deep-flow-mapping",
+            ["deep-flow-map.yaml:1:805: error input-limit nesting deeper than 200 levels"],
+            "1 error, 1 warning, 0 info in 2 files",
+        ),
+        (
+            "deep-json",
+            ["deep.json:1:1001: error input-limit nesting deeper than 200 levels"],
+            "1 error, 1 warning, 0 info in 2 files",
+        ),
+        (
+            "hundred-megabytes",
+            [
+                "huge.yaml:1:1: error input-limit larger than the input size limit of 52428800 "
+                "bytes; raise --max-bytes (limits.maxBytes) if this input is genuine"
+            ],
+            "1 error, 1 warning, 0 info in 2 files",
+        ),
+        (
+            "long-line",
+            ["long.yaml:2:1: warning probe/seen linted"],
+            "0 errors, 2 warnings, 0 info in 2 files",
+        ),
         ("many-documents", [], "0 errors, 1 warning, 0 info in 2 files"),
-        ("many-nodes",
-         ["nodes.yaml:500000:3: error input-limit more than 500000 nodes (alias expansion "
-          "or a very large document); raise --max-nodes (limits.maxNodes) if this input is "
-          "genuine"],
-         "1 error, 1 warning, 0 info in 2 files"),
+        (
+            "many-nodes",
+            [
+                "nodes.yaml:500000:3: error input-limit more than 500000 nodes (alias expansion "
+                "or a very large document); raise --max-nodes (limits.maxNodes) if this input is "
+                "genuine"
+            ],
+            "1 error, 1 warning, 0 info in 2 files",
+        ),
     ],
 )
 def test_hostile_input_is_a_finding_in_bounded_time_and_memory(
-        tmp_path: Path, case: str, findings: list[str], summary: str) -> None:
+    tmp_path: Path, case: str, findings: list[str], summary: str
+) -> None:
     name, write = generate.HEAVY[case]
     generate.write_policy(tmp_path)
     generate.write_good(tmp_path)
     write(tmp_path / name)
     run = _lint(tmp_path, name, "good.yaml")
     expected = sorted([*findings, GOOD])
-    assert (run.code, run.stdout) == (1 if any(" error " in f for f in findings) else 0,
-                                      "\n".join([*expected, summary]) + "\n")
+    assert (run.code, run.stdout) == (
+        1 if any(" error " in f for f in findings) else 0,
+        "\n".join([*expected, summary]) + "\n",
+    )
     _assert_bounded(run)
 
 
@@ -140,8 +179,7 @@ in/utf16.yaml:2:1: warning probe/seen linted
 """
 
 
-def test_broken_inputs_each_get_a_specific_finding_and_the_rest_is_linted(
-        tmp_path: Path) -> None:
+def test_broken_inputs_each_get_a_specific_finding_and_the_rest_is_linted(tmp_path: Path) -> None:
     generate.broken_tree(tmp_path / "in")
     generate.write_good(tmp_path / "in")
     generate.write_policy(tmp_path)
@@ -156,15 +194,17 @@ def _in_process(folder: Path, *paths: str) -> tuple[int, str]:
     os.chdir(folder)
     try:
         result = CliRunner().invoke(
-            cli, ["lint", "--no-config", "--no-builtin", "--policy-dir", "policies", *paths],
-            catch_exceptions=False, env={"NO_COLOR": "1"})
+            cli,
+            ["lint", "--no-config", "--no-builtin", "--policy-dir", "policies", *paths],
+            catch_exceptions=False,
+            env={"NO_COLOR": "1"},
+        )
     finally:
         os.chdir(previous)
     return result.exit_code, result.output
 
 
-def test_unreadable_file_is_a_read_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-                                         ) -> None:
+def test_unreadable_file_is_a_read_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     generate.write_policy(tmp_path)
     generate.write_good(tmp_path)
     locked = tmp_path / "locked.yaml"
@@ -180,14 +220,19 @@ def test_unreadable_file_is_a_read_error(tmp_path: Path, monkeypatch: pytest.Mon
             return real_open(path, flags, *args)
 
         monkeypatch.setattr(os, "open", refuse)
-    assert _in_process(tmp_path, "locked.yaml", "good.yaml") == (3, (
-        "good.yaml:2:1: warning probe/seen linted\n"
-        "locked.yaml:1:1: error read-error cannot read: Permission denied\n"
-        "1 error, 1 warning, 0 info in 2 files\n"))
+    assert _in_process(tmp_path, "locked.yaml", "good.yaml") == (
+        3,
+        (
+            "good.yaml:2:1: warning probe/seen linted\n"
+            "locked.yaml:1:1: error read-error cannot read: Permission denied\n"
+            "1 error, 1 warning, 0 info in 2 files\n"
+        ),
+    )
 
 
-def test_file_removed_between_listing_and_reading(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_file_removed_between_listing_and_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import linter.lintplan
 
     generate.write_policy(tmp_path)
@@ -201,14 +246,19 @@ def test_file_removed_between_listing_and_reading(tmp_path: Path,
         return inputs
 
     monkeypatch.setattr(linter.lintplan, "expand", expand_then_remove)
-    assert _in_process(tmp_path, "in") == (3, (
-        "in/gone.yaml:1:1: error read-error cannot read: No such file or directory\n"
-        "in/good.yaml:2:1: warning probe/seen linted\n"
-        "1 error, 1 warning, 0 info in 2 files\n"))
+    assert _in_process(tmp_path, "in") == (
+        3,
+        (
+            "in/gone.yaml:1:1: error read-error cannot read: No such file or directory\n"
+            "in/good.yaml:2:1: warning probe/seen linted\n"
+            "1 error, 1 warning, 0 info in 2 files\n"
+        ),
+    )
 
 
-def test_folder_that_cannot_be_listed_is_reported(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_folder_that_cannot_be_listed_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     generate.write_policy(tmp_path)
     generate.write_good(tmp_path / "in")
     (tmp_path / "in" / "sub").mkdir()
@@ -221,28 +271,50 @@ def test_folder_that_cannot_be_listed_is_reported(tmp_path: Path,
         return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
-    assert _in_process(tmp_path, "in") == (3, (
-        "in/good.yaml:2:1: warning probe/seen linted\n"
-        "in/sub:1:1: error read-error cannot read directory: No such file or directory\n"
-        "1 error, 1 warning, 0 info in 2 files\n"))
+    assert _in_process(tmp_path, "in") == (
+        3,
+        (
+            "in/good.yaml:2:1: warning probe/seen linted\n"
+            "in/sub:1:1: error read-error cannot read directory: No such file or directory\n"
+            "1 error, 1 warning, 0 info in 2 files\n"
+        ),
+    )
 
 
 def test_limits_are_configurable_on_the_command_line(tmp_path: Path) -> None:
     generate.write_policy(tmp_path)
     generate.write_good(tmp_path)
     (tmp_path / "v.yaml").write_text("a:\n  b:\n    c: [1, 2, 3]\n")
-    code, output = _in_process(tmp_path, "--max-depth", "2", "--max-nodes", "100",
-                               "--max-bytes", "1000", "v.yaml", "good.yaml")
-    assert (code, output) == (1, "good.yaml:2:1: warning probe/seen linted\n"
-                                 "v.yaml:3:8: error input-limit nesting deeper than 2 levels\n"
-                                 "1 error, 1 warning, 0 info in 2 files\n")
+    code, output = _in_process(
+        tmp_path,
+        "--max-depth",
+        "2",
+        "--max-nodes",
+        "100",
+        "--max-bytes",
+        "1000",
+        "v.yaml",
+        "good.yaml",
+    )
+    assert (code, output) == (
+        1,
+        "good.yaml:2:1: warning probe/seen linted\n"
+        "v.yaml:3:8: error input-limit nesting deeper than 2 levels\n"
+        "1 error, 1 warning, 0 info in 2 files\n",
+    )
     code, output = _in_process(tmp_path, "--max-nodes", "5", "v.yaml")
-    assert (code, output) == (1, "v.yaml:3:5: error input-limit more than 5 nodes (alias "
-                                 "expansion or a very large document); raise --max-nodes "
-                                 "(limits.maxNodes) if this input is genuine\n"
-                                 "1 error, 0 warnings, 0 info in 1 file\n")
+    assert (code, output) == (
+        1,
+        "v.yaml:3:5: error input-limit more than 5 nodes (alias "
+        "expansion or a very large document); raise --max-nodes "
+        "(limits.maxNodes) if this input is genuine\n"
+        "1 error, 0 warnings, 0 info in 1 file\n",
+    )
     code, output = _in_process(tmp_path, "--max-bytes", "10", "v.yaml")
-    assert (code, output) == (1, "v.yaml:1:1: error input-limit larger than the input size "
-                                 "limit of 10 bytes; raise --max-bytes (limits.maxBytes) if "
-                                 "this input is genuine\n"
-                                 "1 error, 0 warnings, 0 info in 1 file\n")
+    assert (code, output) == (
+        1,
+        "v.yaml:1:1: error input-limit larger than the input size "
+        "limit of 10 bytes; raise --max-bytes (limits.maxBytes) if "
+        "this input is genuine\n"
+        "1 error, 0 warnings, 0 info in 1 file\n",
+    )

@@ -11,63 +11,92 @@ from click.testing import CliRunner
 from linter.cli import cli
 
 SECRETS = Path(__file__).parent / "fixtures" / "secrets"
-TOKENS = ["sk-Zq81kLmN0pQrStUvWxYz2345abcd", "hf_AbCdEfGhIjKlMnOpQrStUvWx12",
-          "local-dev-key-8842", "hf_ZyXwVuTsRqPoNmLkJiHgFeDc98", "hf_QwErTyUiOpAsDfGhJkLzXcVb55",
-          "hf_MnBvCxZlKjHgFdSaPoIuYtRe77", "Tr0ub4dor-and-3"]
-ADVICE = ("is committed: anyone who can read the repository can use it; keep it in a "
-          "Kubernetes Secret and reference it (env valueFrom.secretKeyRef, or the chart's "
-          "existing-Secret setting); rotate the exposed value")
+TOKENS = [
+    "sk-Zq81kLmN0pQrStUvWxYz2345abcd",
+    "hf_AbCdEfGhIjKlMnOpQrStUvWx12",
+    "local-dev-key-8842",
+    "hf_ZyXwVuTsRqPoNmLkJiHgFeDc98",
+    "hf_QwErTyUiOpAsDfGhJkLzXcVb55",
+    "hf_MnBvCxZlKjHgFdSaPoIuYtRe77",
+    "Tr0ub4dor-and-3",
+]
+ADVICE = (
+    "is committed: anyone who can read the repository can use it; keep it in a "
+    "Kubernetes Secret and reference it (env valueFrom.secretKeyRef, or the chart's "
+    "existing-Secret setting); rotate the exposed value"
+)
 
 
 def _lint(cwd: Path, *args: str) -> tuple[int, str]:
     previous = Path.cwd()
     os.chdir(cwd)
     try:
-        result = CliRunner().invoke(cli, ["lint", "--no-config", *args],
-                                    catch_exceptions=False, env={"NO_COLOR": "1"})
+        result = CliRunner().invoke(
+            cli, ["lint", "--no-config", *args], catch_exceptions=False, env={"NO_COLOR": "1"}
+        )
     finally:
         os.chdir(previous)
     return result.exit_code, result.output
 
 
 def test_literal_secrets_are_flagged_and_references_and_placeholders_are_not() -> None:
-    code, output = _lint(SECRETS, "fires.yaml", "values-fires.yaml", "quiet.yaml",
-                         "values-quiet.yaml")
+    code, output = _lint(
+        SECRETS, "fires.yaml", "values-fires.yaml", "quiet.yaml", "values-quiet.yaml"
+    )
     rule = "error secrets/literal-secret literal secret in"
-    assert (code, output) == (1, (
-        f"fires.yaml:11:78: {rule} '--api-key' {ADVICE}\n"
-        f"fires.yaml:14:15: {rule} 'HF_TOKEN' {ADVICE}\n"
-        f"fires.yaml:16:15: {rule} 'OPENAI_API_KEY' {ADVICE}\n"
-        f"fires.yaml:19:33: {rule} '--hf-token' {ADVICE}\n"
-        f"fires.yaml:26:3: {rule} 'token' {ADVICE}\n"
-        f"values-fires.yaml:2:3: {rule} 'hfToken' {ADVICE}\n"
-        f"values-fires.yaml:4:3: {rule} 'password' {ADVICE}\n"
-        "7 errors, 0 warnings, 0 info in 4 files\n"))
+    assert (code, output) == (
+        1,
+        (
+            f"fires.yaml:11:78: {rule} '--api-key' {ADVICE}\n"
+            f"fires.yaml:14:15: {rule} 'HF_TOKEN' {ADVICE}\n"
+            f"fires.yaml:16:15: {rule} 'OPENAI_API_KEY' {ADVICE}\n"
+            f"fires.yaml:19:33: {rule} '--hf-token' {ADVICE}\n"
+            f"fires.yaml:26:3: {rule} 'token' {ADVICE}\n"
+            f"values-fires.yaml:2:3: {rule} 'hfToken' {ADVICE}\n"
+            f"values-fires.yaml:4:3: {rule} 'password' {ADVICE}\n"
+            "7 errors, 0 warnings, 0 info in 4 files\n"
+        ),
+    )
     assert not any(token in output for token in TOKENS)
 
 
 def test_secret_manifest_with_literal_data_is_flagged(tmp_path: Path) -> None:
     (tmp_path / "s.yaml").write_text(
         "apiVersion: v1\nkind: Secret\nmetadata: {name: db}\n"
-        "data:\n  config.json: eyJwYXNzd29yZCI6Imh1bnRlcjIifQ==\n")
-    assert _lint(tmp_path, "s.yaml") == (1, (
-        "s.yaml:5:3: error secrets/literal-secret Secret manifest with literal data "
-        "'config.json' is committed (base64 is not encryption); create the Secret outside "
-        "the repository or commit it encrypted (Sealed Secrets, SOPS, External Secrets)\n"
-        "1 error, 0 warnings, 0 info in 1 file\n"))
+        "data:\n  config.json: eyJwYXNzd29yZCI6Imh1bnRlcjIifQ==\n"
+    )
+    assert _lint(tmp_path, "s.yaml") == (
+        1,
+        (
+            "s.yaml:5:3: error secrets/literal-secret Secret manifest with literal data "
+            "'config.json' is committed (base64 is not encryption); create the Secret outside "
+            "the repository or commit it encrypted (Sealed Secrets, SOPS, External Secrets)\n"
+            "1 error, 0 warnings, 0 info in 1 file\n"
+        ),
+    )
 
 
 def test_the_check_runs_with_the_builtin_policies_only() -> None:
     assert _lint(SECRETS, "--no-builtin", "fires.yaml") == (
-        0, "0 errors, 0 warnings, 0 info in 1 file\n")
+        0,
+        "0 errors, 0 warnings, 0 info in 1 file\n",
+    )
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif", "junit", "github"])
-def test_no_format_shows_a_secret_value_even_when_a_rule_quotes_it(tmp_path: Path,
-                                                                   fmt: str) -> None:
+def test_no_format_shows_a_secret_value_even_when_a_rule_quotes_it(
+    tmp_path: Path, fmt: str
+) -> None:
     report = tmp_path / f"report.{fmt}"
-    code, output = _lint(SECRETS, "--policy-dir", "policies", "--format", f"{fmt}:{report}",
-                         "fires.yaml", "values-fires.yaml")
+    code, output = _lint(
+        SECRETS,
+        "--policy-dir",
+        "policies",
+        "--format",
+        f"{fmt}:{report}",
+        "fires.yaml",
+        "values-fires.yaml",
+    )
     text = report.read_text()
     assert code == 1
     assert "quote/env" in text or "quote" in text

@@ -24,8 +24,9 @@ print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))
 
 
 def _loaded(*paths: Path) -> list[str]:
-    done = subprocess.run([sys.executable, "-c", _PROBE, *map(str, paths)],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *map(str, paths)], capture_output=True, text=True, check=True
+    )
     loaded: list[str] = json.loads(done.stdout)
     return loaded
 

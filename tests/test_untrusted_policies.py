@@ -17,16 +17,20 @@ from linter.documents import parse_yaml
 from linter.engine import document_subject, evaluate
 from linter.policy import load_policies
 
-HEADER = ("apiVersion: servelint/v1\nkind: Policy\nmetadata:\n  name: {name}\n"
-          "  description: {description}\nspec:\n  target: document\n  rules:\n")
+HEADER = (
+    "apiVersion: servelint/v1\nkind: Policy\nmetadata:\n  name: {name}\n"
+    "  description: {description}\nspec:\n  target: document\n  rules:\n"
+)
 
 
 def _policy(folder: Path, name: str, expression: str, description: str = "d") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.yaml"
-    path.write_text(HEADER.format(name=name, description=description)
-                    + f"    - id: r\n      severity: error\n      message: {name} fired\n"
-                    f"      expression: {json.dumps(expression)}\n")
+    path.write_text(
+        HEADER.format(name=name, description=description)
+        + f"    - id: r\n      severity: error\n      message: {name} fired\n"
+        f"      expression: {json.dumps(expression)}\n"
+    )
     return path
 
 
@@ -34,22 +38,25 @@ def _lint(cwd: Path, *args: str) -> tuple[int, str]:
     previous = Path.cwd()
     os.chdir(cwd)
     try:
-        result = CliRunner().invoke(cli, ["lint", *args], catch_exceptions=False,
-                                    env={"NO_COLOR": "1"})
+        result = CliRunner().invoke(
+            cli, ["lint", *args], catch_exceptions=False, env={"NO_COLOR": "1"}
+        )
     finally:
         os.chdir(previous)
     return result.exit_code, result.output
 
 
-@pytest.mark.parametrize("tag", [
-    '!!python/object/apply:os.system ["touch {marker}"]',
-    "!!python/object/apply:subprocess.check_call [[touch, {marker}]]",
-    "!!python/name:os.system",
-    "!!python/module:os",
-    '!!python/object/new:os.system ["touch {marker}"]',
-])
-def test_yaml_tags_are_plain_data_in_policies_configs_and_inputs(tmp_path: Path,
-                                                                  tag: str) -> None:
+@pytest.mark.parametrize(
+    "tag",
+    [
+        '!!python/object/apply:os.system ["touch {marker}"]',
+        "!!python/object/apply:subprocess.check_call [[touch, {marker}]]",
+        "!!python/name:os.system",
+        "!!python/module:os",
+        '!!python/object/new:os.system ["touch {marker}"]',
+    ],
+)
+def test_yaml_tags_are_plain_data_in_policies_configs_and_inputs(tmp_path: Path, tag: str) -> None:
     marker = tmp_path / "ran"
     text = tag.format(marker=marker)
     policies = tmp_path / "policies"
@@ -58,10 +65,13 @@ def test_yaml_tags_are_plain_data_in_policies_configs_and_inputs(tmp_path: Path,
     with (policies / "p.yaml").open("a") as handle:
         handle.write(f"---\n{text}\n")
     (tmp_path / "in.yaml").write_text(f"kind: Bad\nspec: {text}\n")
-    code, output = _lint(tmp_path, "--no-config", "--no-builtin", "--policy-dir", "policies",
-                         "in.yaml")
-    assert (code, output) == (1, "in.yaml:1:1: error p/r p fired\n"
-                                 "1 error, 0 warnings, 0 info in 1 file\n")
+    code, output = _lint(
+        tmp_path, "--no-config", "--no-builtin", "--policy-dir", "policies", "in.yaml"
+    )
+    assert (code, output) == (
+        1,
+        "in.yaml:1:1: error p/r p fired\n1 error, 0 warnings, 0 info in 1 file\n",
+    )
     (tmp_path / ".servelint.yaml").write_text(f"failLevel: {text}\n")
     code, output = _lint(tmp_path, "--no-builtin", "--policy-dir", "policies", "in.yaml")
     assert code == 3
@@ -71,33 +81,46 @@ def test_yaml_tags_are_plain_data_in_policies_configs_and_inputs(tmp_path: Path,
 
 
 def test_cel_has_no_functions_that_reach_outside(tmp_path: Path) -> None:
-    for name, expression in [("files", "open('/etc/passwd') == ''"),
-                             ("env", "env('HOME') == ''"),
-                             ("exec", "system('id') == 0")]:
+    for name, expression in [
+        ("files", "open('/etc/passwd') == ''"),
+        ("env", "env('HOME') == ''"),
+        ("exec", "system('id') == 0"),
+    ]:
         folder = tmp_path / name
         _policy(folder, "p", expression)
         (tmp_path / "a.yaml").write_text("a: 1\n")
-        code, output = _lint(tmp_path, "--no-config", "--no-builtin", "--policy-dir", name,
-                             "a.yaml")
+        code, output = _lint(
+            tmp_path, "--no-config", "--no-builtin", "--policy-dir", name, "a.yaml"
+        )
         assert code == 3
         assert "undeclared reference to" in output
 
 
-@pytest.mark.parametrize(("expression", "message"), [
-    ("(" * 40 + "true" + ")" * 40, "Expression recursion limit exceeded. limit: 32"),
-    (" + ".join(["1"] * 100) + " > 0", "Exceeded max recursion depth of 32 when parsing."),
-    ("[" + ",".join(["1"] * 60_000) + "].size() > 0",
-     "expression size exceeds codepoint limit. input size: 120012, limit: 100000"),
-])
-def test_oversized_expressions_are_rejected_at_load(tmp_path: Path, expression: str,
-                                                    message: str) -> None:
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        ("(" * 40 + "true" + ")" * 40, "Expression recursion limit exceeded. limit: 32"),
+        (" + ".join(["1"] * 100) + " > 0", "Exceeded max recursion depth of 32 when parsing."),
+        (
+            "[" + ",".join(["1"] * 60_000) + "].size() > 0",
+            "expression size exceeds codepoint limit. input size: 120012, limit: 100000",
+        ),
+    ],
+)
+def test_oversized_expressions_are_rejected_at_load(
+    tmp_path: Path, expression: str, message: str
+) -> None:
     _policy(tmp_path / "policies", "p", expression)
     (tmp_path / "a.yaml").write_text("a: 1\n")
-    code, output = _lint(tmp_path, "--no-config", "--no-builtin", "--policy-dir", "policies",
-                         "a.yaml")
-    assert (code, output) == (3, "servelint: policies/p.yaml:12:7: spec.rules[0].expression: "
-                                 "invalid CEL (expression line 1, column 1): "
-                                 f"{message}\n")
+    code, output = _lint(
+        tmp_path, "--no-config", "--no-builtin", "--policy-dir", "policies", "a.yaml"
+    )
+    assert (code, output) == (
+        3,
+        "servelint: policies/p.yaml:12:7: spec.rules[0].expression: "
+        "invalid CEL (expression line 1, column 1): "
+        f"{message}\n",
+    )
 
 
 def _doubling(levels: int) -> str:
@@ -119,27 +142,53 @@ print(json.dumps({"code": done.returncode, "stdout": done.stdout, "stderr": done
 """
 
 
-def test_policy_that_builds_huge_values_is_stopped_and_the_run_completes(tmp_path: Path
-                                                                         ) -> None:
+def test_policy_that_builds_huge_values_is_stopped_and_the_run_completes(tmp_path: Path) -> None:
     policies = tmp_path / "policies"
     _policy(policies, "grow", _doubling(9))  # ten gigabytes if it were allowed
     _policy(policies, "replace", "'x'" + ".replace('x', 'xxxxxxxxxx')" * 10 + ".size() > 0")
     _policy(policies, "sane", "doc.kind != 'B'")
     (tmp_path / "a.yaml").write_text("kind: A\n")
     (tmp_path / "b.yaml").write_text("kind: B\n")
-    command = [sys.executable, "-c", _WRAPPER, sys.executable, "-m", "linter", "lint",
-               "--no-config", "--no-builtin", "--policy-dir", "policies", "a.yaml", "b.yaml"]
-    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=True,
-                          env={**os.environ, "NO_COLOR": "1"}, timeout=60)
+    command = [
+        sys.executable,
+        "-c",
+        _WRAPPER,
+        sys.executable,
+        "-m",
+        "linter",
+        "lint",
+        "--no-config",
+        "--no-builtin",
+        "--policy-dir",
+        "policies",
+        "a.yaml",
+        "b.yaml",
+    ]
+    done = subprocess.run(
+        command,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "NO_COLOR": "1"},
+        timeout=60,
+    )
     run = json.loads(done.stdout)
-    stop = ("policy '{0}' stopped: evaluation ran out of the memory allowed to policies (an "
-            "expression that builds ever larger strings or lists?); it is not evaluated on "
-            "this or any later input of the run (defined in policies/{0}.yaml:9)")
-    assert (run["code"], run["stdout"], run["stderr"]) == (1, (
-        f"a.yaml:1:1: error grow/r {stop.format('grow')}\n"
-        f"a.yaml:1:1: error replace/r {stop.format('replace')}\n"
-        "b.yaml:1:1: error sane/r sane fired\n"
-        "3 errors, 0 warnings, 0 info in 2 files\n"), "")
+    stop = (
+        "policy '{0}' stopped: evaluation ran out of the memory allowed to policies (an "
+        "expression that builds ever larger strings or lists?); it is not evaluated on "
+        "this or any later input of the run (defined in policies/{0}.yaml:9)"
+    )
+    assert (run["code"], run["stdout"], run["stderr"]) == (
+        1,
+        (
+            f"a.yaml:1:1: error grow/r {stop.format('grow')}\n"
+            f"a.yaml:1:1: error replace/r {stop.format('replace')}\n"
+            "b.yaml:1:1: error sane/r sane fired\n"
+            "3 errors, 0 warnings, 0 info in 2 files\n"
+        ),
+        "",
+    )
     assert run["seconds"] < 5.0
     assert run["peak"] < 500 * 2**20
 
@@ -150,19 +199,25 @@ def test_policy_over_its_time_budget_is_stopped_and_reported(tmp_path: Path) -> 
     policies = load_policies([str(tmp_path / "policies")], builtin=False)
     slow = [p for p in policies if p.name == "slow"]
     fast = [p for p in policies if p.name == "fast"]
-    documents = [d for i in range(3)
-                 for d in parse_yaml(f"d{i}.yaml", "kind: X\n").documents]
+    documents = [d for i in range(3) for d in parse_yaml(f"d{i}.yaml", "kind: X\n").documents]
     subjects = [document_subject(d) for d in documents]
     # No time at all for 'slow': it is stopped after its first subject; 'fast' runs on.
     stopped = evaluate(slow, subjects, policy_seconds=0.0)
     assert [(f.file, f.rule_id, f.message) for f in stopped] == [
         ("d0.yaml", "slow/r", "slow fired"),
-        ("d0.yaml", "slow/r", "policy 'slow' stopped: evaluation took more than 0 s in this "
-                              "run (the per-policy time budget); it is not evaluated on this "
-                              f"or any later input of the run (defined in {slow[0].source}:9)"),
+        (
+            "d0.yaml",
+            "slow/r",
+            "policy 'slow' stopped: evaluation took more than 0 s in this "
+            "run (the per-policy time budget); it is not evaluated on this "
+            f"or any later input of the run (defined in {slow[0].source}:9)",
+        ),
     ]
     assert [(f.file, f.rule_id) for f in evaluate(fast, subjects)] == [
-        ("d0.yaml", "fast/r"), ("d1.yaml", "fast/r"), ("d2.yaml", "fast/r")]
+        ("d0.yaml", "fast/r"),
+        ("d1.yaml", "fast/r"),
+        ("d2.yaml", "fast/r"),
+    ]
 
 
 def test_memory_limit_applies_only_during_evaluation(tmp_path: Path) -> None:

@@ -23,5 +23,9 @@ CHECKS: dict[str, Check] = {
 
 
 def run(found: SecretsFound) -> list[Finding]:
-    return [finding for document, secrets in found
-            for check in CHECKS.values() for finding in check(document, secrets)]
+    return [
+        finding
+        for document, secrets in found
+        for check in CHECKS.values()
+        for finding in check(document, secrets)
+    ]

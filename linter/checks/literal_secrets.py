@@ -25,26 +25,79 @@ REFERENCES = (
     "https://huggingface.co/docs/hub/security-tokens",
 )
 TITLE = "A secret value is committed in a values file or manifest"
-DESCRIPTION = ("A token, API key or password written into container args, env or a values "
-               "file can be used by anyone who can read the repository or its history. A "
-               "reference to a Kubernetes Secret is the fix and is never flagged; neither are "
-               "placeholders and empty values. The value itself is never shown.")
-FIX = ("keep it in a Kubernetes Secret and reference it (env valueFrom.secretKeyRef, or the "
-       "chart's existing-Secret setting); rotate the exposed value")
+DESCRIPTION = (
+    "A token, API key or password written into container args, env or a values "
+    "file can be used by anyone who can read the repository or its history. A "
+    "reference to a Kubernetes Secret is the fix and is never flagged; neither are "
+    "placeholders and empty values. The value itself is never shown."
+)
+FIX = (
+    "keep it in a Kubernetes Secret and reference it (env valueFrom.secretKeyRef, or the "
+    "chart's existing-Secret setting); rotate the exposed value"
+)
 
 # Words that make a name a count or a pointer, not a secret: max_num_batched_token,
 # pad_token, existingSecret, token_ttl.
-_NOT_SECRET = frozenset({
-    "max", "min", "num", "number", "batched", "batch", "count", "threshold", "length", "len",
-    "limit", "size", "budget", "ttl", "timeout", "id", "ids", "type", "range", "pad", "bos",
-    "eos", "unk", "sep", "cls", "mask", "special", "sink", "per", "total", "rate", "existing",
-    "expiry", "expiration", "name", "ref", "path", "file",
-})
+_NOT_SECRET = frozenset(
+    {
+        "max",
+        "min",
+        "num",
+        "number",
+        "batched",
+        "batch",
+        "count",
+        "threshold",
+        "length",
+        "len",
+        "limit",
+        "size",
+        "budget",
+        "ttl",
+        "timeout",
+        "id",
+        "ids",
+        "type",
+        "range",
+        "pad",
+        "bos",
+        "eos",
+        "unk",
+        "sep",
+        "cls",
+        "mask",
+        "special",
+        "sink",
+        "per",
+        "total",
+        "rate",
+        "existing",
+        "expiry",
+        "expiration",
+        "name",
+        "ref",
+        "path",
+        "file",
+    }
+)
 _SECRET_LAST = frozenset({"token", "password", "passwd", "pwd", "passphrase", "apikey"})
-_KEY_KINDS = frozenset({"api", "access", "secret", "private", "auth", "signing", "encryption",
-                        "master", "license", "account"})
-_SECRET_KINDS = frozenset({"client", "shared", "webhook", "jwt", "hmac", "app", "api",
-                           "signing", "session"})
+_KEY_KINDS = frozenset(
+    {
+        "api",
+        "access",
+        "secret",
+        "private",
+        "auth",
+        "signing",
+        "encryption",
+        "master",
+        "license",
+        "account",
+    }
+)
+_SECRET_KINDS = frozenset(
+    {"client", "shared", "webhook", "jwt", "hmac", "app", "api", "signing", "session"}
+)
 
 
 def names_a_secret(name: str) -> bool:
@@ -64,9 +117,14 @@ def names_a_reference(value: str) -> bool:
     """``VLLM_API_KEY``, ``hf-token``, ``my-secret``: the name of a Secret or of a key in
     one, which is what a reference holds, not the secret itself."""
     words = secrets.words(value)
-    return bool(_IDENTIFIER.match(value)) and bool(words) and (
-        words[-1] in ("token", "secret", "key", "password", "apikey", "credentials")
-        or (value.isupper() and secrets.is_secret_name(value)))
+    return (
+        bool(_IDENTIFIER.match(value))
+        and bool(words)
+        and (
+            words[-1] in ("token", "secret", "key", "password", "apikey", "credentials")
+            or (value.isupper() and secrets.is_secret_name(value))
+        )
+    )
 
 
 def is_literal(value: str) -> bool:
@@ -75,8 +133,12 @@ def is_literal(value: str) -> bool:
         return True
     if names_a_reference(value):
         return False
-    return len(value) >= 8 and not any(c.isspace() for c in value) and \
-        not redact.is_placeholder(value) and not value.replace(".", "", 1).isdigit()
+    return (
+        len(value) >= 8
+        and not any(c.isspace() for c in value)
+        and not redact.is_placeholder(value)
+        and not value.replace(".", "", 1).isdigit()
+    )
 
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
@@ -86,8 +148,11 @@ def _in_reference(data: Any, path: PathT) -> bool:
     """True when the value sits beside a ``secretName`` (``{secretName, secretKey}``)."""
     parent = _at(data, path[:-1]) if path else None
     return isinstance(parent, dict) and any(
-        isinstance(key, str) and secrets.words(key)[-1:] == ["name"]
-        and "secret" in secrets.words(key) for key in parent)
+        isinstance(key, str)
+        and secrets.words(key)[-1:] == ["name"]
+        and "secret" in secrets.words(key)
+        for key in parent
+    )
 
 
 def check(document: Document, secret_values: Sequence[tuple[PathT, str]]) -> list[Finding]:
@@ -103,10 +168,15 @@ def check(document: Document, secret_values: Sequence[tuple[PathT, str]]) -> lis
         if not (secrets.is_secret_value(value) or (name and names_a_secret(name))):
             continue
         seen.add(where)
-        findings.append(_finding(document, where,
-                                 f"literal secret in '{name or format_path(where)}' is "
-                                 f"committed: anyone who can read the repository can use "
-                                 f"it; {FIX}"))
+        findings.append(
+            _finding(
+                document,
+                where,
+                f"literal secret in '{name or format_path(where)}' is "
+                f"committed: anyone who can read the repository can use "
+                f"it; {FIX}",
+            )
+        )
     if isinstance(data, dict) and data.get("kind") == "Secret":
         for field in ("stringData", "data"):
             entries = data.get(field)
@@ -114,22 +184,39 @@ def check(document: Document, secret_values: Sequence[tuple[PathT, str]]) -> lis
                 continue
             for key, value in entries.items():
                 where = (field, key)
-                if isinstance(value, str) and value.strip() and \
-                        not redact.is_placeholder(value) and where not in seen:
+                if (
+                    isinstance(value, str)
+                    and value.strip()
+                    and not redact.is_placeholder(value)
+                    and where not in seen
+                ):
                     seen.add(where)
-                    findings.append(_finding(document, where,
-                                             f"Secret manifest with literal {field} '{key}' "
-                                             "is committed (base64 is not encryption); "
-                                             "create the Secret outside the repository or "
-                                             "commit it encrypted (Sealed Secrets, SOPS, "
-                                             "External Secrets)"))
+                    findings.append(
+                        _finding(
+                            document,
+                            where,
+                            f"Secret manifest with literal {field} '{key}' "
+                            "is committed (base64 is not encryption); "
+                            "create the Secret outside the repository or "
+                            "commit it encrypted (Sealed Secrets, SOPS, "
+                            "External Secrets)",
+                        )
+                    )
     return findings
 
 
 def _finding(document: Document, path: PathT, message: str) -> Finding:
     span = document.span(path)
-    return Finding(RULE_ID, Severity.ERROR, message, document.source, span.line, span.column,
-                   format_path(path), document.index)
+    return Finding(
+        RULE_ID,
+        Severity.ERROR,
+        message,
+        document.source,
+        span.line,
+        span.column,
+        format_path(path),
+        document.index,
+    )
 
 
 def _name_and_location(data: Any, path: PathT) -> tuple[str | None, PathT]:

@@ -15,11 +15,19 @@ from linter.drift.normalize import Normalized
 from linter.positions import PathT, format_path
 
 CHANGED, MISSING_LIVE, UNEXPECTED_LIVE, TYPE_CHANGED = (
-    "changed", "missing-live", "unexpected-live", "type-changed")
+    "changed",
+    "missing-live",
+    "unexpected-live",
+    "type-changed",
+)
 STATUSES = (CHANGED, MISSING_LIVE, UNEXPECTED_LIVE, TYPE_CHANGED)
 # The same difference seen from the other side.
-SWAPPED = {CHANGED: CHANGED, TYPE_CHANGED: TYPE_CHANGED, MISSING_LIVE: UNEXPECTED_LIVE,
-           UNEXPECTED_LIVE: MISSING_LIVE}
+SWAPPED = {
+    CHANGED: CHANGED,
+    TYPE_CHANGED: TYPE_CHANGED,
+    MISSING_LIVE: UNEXPECTED_LIVE,
+    UNEXPECTED_LIVE: MISSING_LIVE,
+}
 _REPORTS = {
     "values_changed": CHANGED,
     "type_changes": TYPE_CHANGED,
@@ -42,9 +50,13 @@ class Difference:
     live_path: PathT | None
 
 
-def compare(desired: Normalized, live: Normalized,
-            server: server_defaults.ServerDefaults | None = None,
-            ignore: Sequence[str] = (), prefix: PathT = ()) -> list[Difference]:
+def compare(
+    desired: Normalized,
+    live: Normalized,
+    server: server_defaults.ServerDefaults | None = None,
+    ignore: Sequence[str] = (),
+    prefix: PathT = (),
+) -> list[Difference]:
     """Every difference between the two sides, sorted by path.
 
     ``ignore`` globs are matched against each path with and without ``prefix`` (where the
@@ -69,7 +81,8 @@ def _difference(path: PathT, status: str, desired: Normalized, live: Normalized)
     has_desired = status != UNEXPECTED_LIVE
     has_live = status != MISSING_LIVE
     return Difference(
-        path, status,
+        path,
+        status,
         desired.raw.get(path) if has_desired else None,
         live.raw.get(path) if has_live else None,
         desired.original_path(path) if has_desired else None,
@@ -87,17 +100,19 @@ def _ignored(difference: Difference, patterns: Sequence[str], prefix: PathT) -> 
         for end in range(1, len(path) + 1):
             candidates.update((format_path(path[:end]), format_path((*prefix, *path[:end]))))
     canonical = [_canonical_pattern(p) for p in patterns]
-    return any(fnmatch.fnmatchcase(text, pattern)
-               for text in candidates for pattern in (*patterns, *canonical))
+    return any(
+        fnmatch.fnmatchcase(text, pattern)
+        for text in candidates
+        for pattern in (*patterns, *canonical)
+    )
 
 
 def _canonical_pattern(pattern: str) -> str:
-    return ".".join(canonical_key(part) if part not in ("*", "**") else part
-                    for part in pattern.split("."))
+    return ".".join(
+        canonical_key(part) if part not in ("*", "**") else part for part in pattern.split(".")
+    )
 
 
 def swap(differences: Sequence[Difference]) -> list[tuple[PathT, str]]:
     """The (path, status) pairs that comparing the other way round must give."""
     return sorted((d.path, SWAPPED[d.status]) for d in differences)
-
-

@@ -38,18 +38,37 @@ VLLM = ServerDefaults(
     "vllm",
     # vllm/config/*.py and vllm/engine/arg_utils.py at v0.11.0 (research notes §1.1).
     defaults={
-        "gpu_memory_utilization": (0.9, 0.92), "tensor_parallel_size": (1,),
-        "pipeline_parallel_size": (1,), "data_parallel_size": (1,), "block_size": (16,),
-        "swap_space": (4,), "cpu_offload_gb": (0,), "kv_cache_dtype": ("auto",),
-        "dtype": ("auto",), "enforce_eager": (False,), "trust_remote_code": (False,),
-        "load_format": ("auto",), "tokenizer_mode": ("auto",), "port": (8000,),
-        "uvicorn_log_level": ("info",), "disable_log_stats": (False,),
+        "gpu_memory_utilization": (0.9, 0.92),
+        "tensor_parallel_size": (1,),
+        "pipeline_parallel_size": (1,),
+        "data_parallel_size": (1,),
+        "block_size": (16,),
+        "swap_space": (4,),
+        "cpu_offload_gb": (0,),
+        "kv_cache_dtype": ("auto",),
+        "dtype": ("auto",),
+        "enforce_eager": (False,),
+        "trust_remote_code": (False,),
+        "load_format": ("auto",),
+        "tokenizer_mode": ("auto",),
+        "port": (8000,),
+        "uvicorn_log_level": ("info",),
+        "disable_log_stats": (False,),
     },
-    derived=frozenset({
-        "max_model_len", "max_num_seqs", "max_num_batched_tokens", "enable_prefix_caching",
-        "enable_chunked_prefill", "served_model_name", "quantization", "seed",
-        "max_cudagraph_capture_size", "cudagraph_capture_sizes",
-    }),
+    derived=frozenset(
+        {
+            "max_model_len",
+            "max_num_seqs",
+            "max_num_batched_tokens",
+            "enable_prefix_caching",
+            "enable_chunked_prefill",
+            "served_model_name",
+            "quantization",
+            "seed",
+            "max_cudagraph_capture_size",
+            "cudagraph_capture_sizes",
+        }
+    ),
 )
 
 TGI = ServerDefaults(
@@ -57,40 +76,87 @@ TGI = ServerDefaults(
     # text-generation-inference launcher/src/main.rs `struct Args`; docs/source/reference/
     # launcher.md (research notes §2.1). The router binary's waiting_served_ratio is 1.2.
     defaults={
-        "max_concurrent_requests": (128,), "max_best_of": (2,), "max_stop_sequences": (4,),
-        "max_top_n_tokens": (5,), "max_waiting_tokens": (20,),
-        "waiting_served_ratio": (0.3, 1.2), "validation_workers": (2,),
-        "max_client_batch_size": (4,), "cuda_memory_fraction": (1.0,),
-        "hostname": ("0.0.0.0",), "port": (3000, 80),
+        "max_concurrent_requests": (128,),
+        "max_best_of": (2,),
+        "max_stop_sequences": (4,),
+        "max_top_n_tokens": (5,),
+        "max_waiting_tokens": (20,),
+        "waiting_served_ratio": (0.3, 1.2),
+        "validation_workers": (2,),
+        "max_client_batch_size": (4,),
+        "cuda_memory_fraction": (1.0,),
+        "hostname": ("0.0.0.0",),
+        "port": (3000, 80),
     },
-    derived=frozenset({
-        "max_input_tokens", "max_input_length", "max_total_tokens", "max_batch_prefill_tokens",
-        "max_batch_total_tokens", "max_batch_size", "num_shard", "cuda_graphs",
-        "model_dtype", "model_device_type", "kv_cache_dtype",
-    }),
-    informational=frozenset({
-        "model_sha", "model_pipeline_tag", "version", "sha", "docker_label", "router",
-    }),
+    derived=frozenset(
+        {
+            "max_input_tokens",
+            "max_input_length",
+            "max_total_tokens",
+            "max_batch_prefill_tokens",
+            "max_batch_total_tokens",
+            "max_batch_size",
+            "num_shard",
+            "cuda_graphs",
+            "model_dtype",
+            "model_device_type",
+            "kv_cache_dtype",
+        }
+    ),
+    informational=frozenset(
+        {
+            "model_sha",
+            "model_pipeline_tag",
+            "version",
+            "sha",
+            "docker_label",
+            "router",
+        }
+    ),
 )
 
 SGLANG = ServerDefaults(
     "sglang",
     # sglang/srt/server_args.py at v0.5.x (research notes §4.1).
     defaults={
-        "max_prefill_tokens": (16384,), "kv_cache_dtype": ("auto",), "tp_size": (1,),
-        "pp_size": (1,), "dp_size": (1,), "ep_size": (1,), "schedule_policy": ("fcfs",),
-        "schedule_conservativeness": (1.0,), "stream_interval": (1,),
-        "disable_cuda_graph": (False,), "trust_remote_code": (False,), "dtype": ("auto",),
-        "load_format": ("auto",), "tokenizer_mode": ("auto",), "host": ("127.0.0.1",),
-        "port": (30000,), "log_level": ("info",), "max_loras_per_batch": (8,),
+        "max_prefill_tokens": (16384,),
+        "kv_cache_dtype": ("auto",),
+        "tp_size": (1,),
+        "pp_size": (1,),
+        "dp_size": (1,),
+        "ep_size": (1,),
+        "schedule_policy": ("fcfs",),
+        "schedule_conservativeness": (1.0,),
+        "stream_interval": (1,),
+        "disable_cuda_graph": (False,),
+        "trust_remote_code": (False,),
+        "dtype": ("auto",),
+        "load_format": ("auto",),
+        "tokenizer_mode": ("auto",),
+        "host": ("127.0.0.1",),
+        "port": (30000,),
+        "log_level": ("info",),
+        "max_loras_per_batch": (8,),
         "watchdog_timeout": (300,),
     },
-    derived=frozenset({
-        "context_length", "mem_fraction_static", "chunked_prefill_size", "cuda_graph_max_bs",
-        "cuda_graph_bs", "max_running_requests", "max_total_tokens", "page_size",
-        "random_seed", "served_model_name", "tokenizer_path", "max_total_num_tokens",
-        "max_req_input_len", "max_queued_requests",
-    }),
+    derived=frozenset(
+        {
+            "context_length",
+            "mem_fraction_static",
+            "chunked_prefill_size",
+            "cuda_graph_max_bs",
+            "cuda_graph_bs",
+            "max_running_requests",
+            "max_total_tokens",
+            "page_size",
+            "random_seed",
+            "served_model_name",
+            "tokenizer_path",
+            "max_total_num_tokens",
+            "max_req_input_len",
+            "max_queued_requests",
+        }
+    ),
     informational=frozenset({"status", "version", "internal_states", "memory_usage"}),
     exhaustive=True,
 )
@@ -100,16 +166,34 @@ TRITON = ServerDefaults(
     # `GET v2/models/<m>/config` prints every scalar field, defaults included, and the
     # normalised sub-messages (research notes §3.3); proto3 defaults are zero values.
     defaults={
-        "max_batch_size": (0,), "dynamic_batching.max_queue_delay_microseconds": (0,),
-        "dynamic_batching.preserve_ordering": (False,), "dynamic_batching.priority_levels": (0,),
+        "max_batch_size": (0,),
+        "dynamic_batching.max_queue_delay_microseconds": (0,),
+        "dynamic_batching.preserve_ordering": (False,),
+        "dynamic_batching.priority_levels": (0,),
         "dynamic_batching.default_priority_level": (0,),
     },
-    derived=frozenset({
-        "platform", "backend", "runtime", "default_model_filename", "instance_group", "input",
-        "output", "optimization", "version_policy", "model_warmup", "cc_model_filenames",
-        "metric_tags", "parameters", "model_transaction_policy", "batch_input", "batch_output",
-        "response_cache", "dynamic_batching.preferred_batch_size",
-    }),
+    derived=frozenset(
+        {
+            "platform",
+            "backend",
+            "runtime",
+            "default_model_filename",
+            "instance_group",
+            "input",
+            "output",
+            "optimization",
+            "version_policy",
+            "model_warmup",
+            "cc_model_filenames",
+            "metric_tags",
+            "parameters",
+            "model_transaction_policy",
+            "batch_input",
+            "batch_output",
+            "response_cache",
+            "dynamic_batching.preferred_batch_size",
+        }
+    ),
     exhaustive=True,
 )
 
@@ -127,8 +211,14 @@ def detect(live: Any) -> ServerDefaults | None:
         return TGI
     if "name" in keys and keys & {"platform", "backend"} and keys & {"input", "max_batch_size"}:
         return TRITON
-    if keys & {"max_num_seqs", "gpu_memory_utilization", "max_num_batched_tokens",
-               "tensor_parallel_size", "enable_prefix_caching", "swap_space"}:
+    if keys & {
+        "max_num_seqs",
+        "gpu_memory_utilization",
+        "max_num_batched_tokens",
+        "tensor_parallel_size",
+        "enable_prefix_caching",
+        "swap_space",
+    }:
         return VLLM
     return None
 
@@ -152,8 +242,9 @@ def _canonical(names: frozenset[str]) -> set[PathT]:
     return {tuple(split_unit(canonical_key(p))[0] for p in n.split(".")) for n in names}
 
 
-def _elide(a: Any, b: Any, path: PathT, server: ServerDefaults, table: dict[PathT, list[Any]]
-           ) -> tuple[Any, Any]:
+def _elide(
+    a: Any, b: Any, path: PathT, server: ServerDefaults, table: dict[PathT, list[Any]]
+) -> tuple[Any, Any]:
     if not (_plain_dict(a) and _plain_dict(b)):
         return a, b
     derived, informational = _canonical(server.derived), _canonical(server.informational)
@@ -176,15 +267,22 @@ def _elide(a: Any, b: Any, path: PathT, server: ServerDefaults, table: dict[Path
     return out_a, out_b
 
 
-def _strip_defaults(value: Any, path: PathT, table: dict[PathT, list[Any]],
-                    derived: set[PathT], exhaustive: bool) -> Any:
+def _strip_defaults(
+    value: Any, path: PathT, table: dict[PathT, list[Any]], derived: set[PathT], exhaustive: bool
+) -> Any:
     if path in derived:
         return EMPTY
     if path in table:
         return EMPTY if any(_same(value, default) for default in table[path]) else value
     if _plain_dict(value):
-        kept = {k: v for k, v in ((k, _strip_defaults(v, (*path, k), table, derived, exhaustive))
-                                  for k, v in value.items()) if v is not EMPTY}
+        kept = {
+            k: v
+            for k, v in (
+                (k, _strip_defaults(v, (*path, k), table, derived, exhaustive))
+                for k, v in value.items()
+            )
+            if v is not EMPTY
+        }
         return kept or EMPTY
     return EMPTY if exhaustive else value
 

@@ -22,14 +22,41 @@ from linter.model.workload import Origin, Workload
 from linter.positions import PathT, format_path
 
 # Engine fields that describe the invocation rather than a setting.
-_META = frozenset({"name", "image", "version", "version_parts", "version_pinned", "entrypoint",
-                   "args", "positionals", "flags", "inline_bool_flags", "env", "unparsed",
-                   "config_file", "model"})
+_META = frozenset(
+    {
+        "name",
+        "image",
+        "version",
+        "version_parts",
+        "version_pinned",
+        "entrypoint",
+        "args",
+        "positionals",
+        "flags",
+        "inline_bool_flags",
+        "env",
+        "unparsed",
+        "config_file",
+        "model",
+    }
+)
 # Settings the serving model never reads from an arbitrary values key (too generic there:
 # linter/model/values.py), so the values side cannot show them: not compared.
-_NOT_FROM_VALUES = frozenset({"host", "hostname", "port", "config", "seed", "api_key",
-                              "revision", "tokenizer", "usage_stats", "payload_limit",
-                              "json_output"})
+_NOT_FROM_VALUES = frozenset(
+    {
+        "host",
+        "hostname",
+        "port",
+        "config",
+        "seed",
+        "api_key",
+        "revision",
+        "tokenizer",
+        "usage_stats",
+        "payload_limit",
+        "json_output",
+    }
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,8 +86,7 @@ class EngineSide:
     def field(self, relative: PathT) -> str:
         origin = self.workload.origins.get(("engine", relative[0])) if relative else None
         if origin is not None and origin.key:
-            return origin.key + format_path(("", *relative[1:]))[1:] if relative[1:] else \
-                origin.key
+            return origin.key + format_path(("", *relative[1:]))[1:] if relative[1:] else origin.key
         return format_path(("engine", *relative))
 
 
@@ -73,8 +99,11 @@ def desired_engines(values: MergedValues) -> list[EngineSide]:
     from linter.model.values import workloads_from_values
 
     workloads = workloads_from_values(values.data, values.locate, values.label)
-    return [EngineSide(w, normalize(engine_settings(w)))
-            for w in workloads if (w.data.get("engine") or {}).get("name")]
+    return [
+        EngineSide(w, normalize(engine_settings(w)))
+        for w in workloads
+        if (w.data.get("engine") or {}).get("name")
+    ]
 
 
 def live_from_document(data: Any) -> LiveEngine:
@@ -82,11 +111,15 @@ def live_from_document(data: Any) -> LiveEngine:
 
     found = engine_settings_from_live(data)
     if found is None:
-        raise LiveError("unrecognised", "the live config is not one the serving model reads "
-                        "(a vLLM config or /v1/models, TGI /info, SGLang /get_server_info); "
-                        "pair the sides with --values-path")
-    settings = {k: v for k, v in found.settings.items()
-                if k not in _META and k not in _NOT_FROM_VALUES}
+        raise LiveError(
+            "unrecognised",
+            "the live config is not one the serving model reads "
+            "(a vLLM config or /v1/models, TGI /info, SGLang /get_server_info); "
+            "pair the sides with --values-path",
+        )
+    settings = {
+        k: v for k, v in found.settings.items() if k not in _META and k not in _NOT_FROM_VALUES
+    }
     if found.model_id:
         settings["model_id"] = found.model_id
     partial = isinstance(data, dict) and data.get("object") == "list"
@@ -101,8 +134,11 @@ def live_from_pod(pod: dict[str, Any], container: str, source: str) -> LiveEngin
             engine = workload.data.get("engine") or {}
             if engine.get("name"):
                 return LiveEngine(str(engine["name"]), engine_settings(workload))
-    raise LiveError("unrecognised", f"container '{container}' does not run an inference "
-                    "server the serving model recognises; pair the sides with --values-path")
+    raise LiveError(
+        "unrecognised",
+        f"container '{container}' does not run an inference "
+        "server the serving model recognises; pair the sides with --values-path",
+    )
 
 
 def restricted(side: EngineSide, live: LiveEngine) -> EngineSide:
@@ -124,8 +160,14 @@ def pick(sides: list[EngineSide], live: LiveEngine) -> EngineSide:
         return same_model[0]
     if not same_server:
         servers = ", ".join(sorted({s.server for s in sides})) or "none"
-        raise LiveError("no-pairing", f"the live server is {live.server} but the values "
-                        f"describe: {servers}; pair the sides with --values-path")
+        raise LiveError(
+            "no-pairing",
+            f"the live server is {live.server} but the values "
+            f"describe: {servers}; pair the sides with --values-path",
+        )
     names = ", ".join(s.workload.name for s in same_model or same_server)
-    raise LiveError("no-pairing", f"several {live.server} workloads in the values match "
-                    f"({names}); pair the sides with --values-path")
+    raise LiveError(
+        "no-pairing",
+        f"several {live.server} workloads in the values match "
+        f"({names}); pair the sides with --values-path",
+    )

@@ -41,17 +41,18 @@ class DesiredView(Protocol):
         """The name of a path to show: ``server.config.maxNumSeqs``."""
 
 
-def drift_findings(differences: Sequence[Difference], desired: DesiredView, live: Normalized,
-                   target: Target) -> list[Finding]:
+def drift_findings(
+    differences: Sequence[Difference], desired: DesiredView, live: Normalized, target: Target
+) -> list[Finding]:
     return [_finding(d, desired, live, target) for d in differences]
 
 
-def _finding(difference: Difference, desired: DesiredView, live: Normalized, target: Target
-             ) -> Finding:
+def _finding(
+    difference: Difference, desired: DesiredView, live: Normalized, target: Target
+) -> Finding:
     relative = _desired_spelling(difference, desired, live)
     origin = desired.locate(_nearest_desired(difference, desired))
-    secret = any(is_secret_path(p) for p in (relative, difference.path,
-                                             difference.live_path or ()))
+    secret = any(is_secret_path(p) for p in (relative, difference.path, difference.live_path or ()))
     shown_desired = _shown(difference.desired, relative, secret)
     shown_live = _shown(difference.live, relative, secret)
     field = desired.field(relative)
@@ -59,7 +60,10 @@ def _finding(difference: Difference, desired: DesiredView, live: Normalized, tar
         rule_id=f"drift/{difference.status}",
         severity=Severity.ERROR,
         message=_message(difference.status, field, shown_desired, shown_live, target),
-        file=origin.source, line=origin.line, column=origin.column, path=field,
+        file=origin.source,
+        line=origin.line,
+        column=origin.column,
+        path=field,
         doc_index=origin.doc_index,
         extra={"desired": shown_desired, "live": shown_live, "source": target.source},
     )
@@ -75,7 +79,7 @@ def _desired_spelling(difference: Difference, desired: DesiredView, live: Normal
         ancestor = desired.normalized.original_path(canonical[:end])
         live_ancestor = live.original_path(canonical[:end])
         if ancestor is not None and live_ancestor is not None:
-            rest = (difference.live_path or canonical)[len(live_ancestor):]
+            rest = (difference.live_path or canonical)[len(live_ancestor) :]
             return (*ancestor, *rest)
     return difference.live_path or canonical
 
@@ -108,8 +112,7 @@ def render(value: Any, limit: int = _MAX_TEXT) -> str:
     """A value as a short, JSON-like text for messages and tables."""
     if value is None:
         return "-"
-    text = value if isinstance(value, str) else json.dumps(value, default=str,
-                                                           ensure_ascii=False)
+    text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -118,8 +121,10 @@ def _message(status: str, field: str, desired: Any, live: Any, target: Target) -
     if status == CHANGED:
         return f"{field} is {render(live)} in {where}; the values say {render(desired)}"
     if status == TYPE_CHANGED:
-        return (f"{field} is {render(live)} ({_kind(live)}) in {where}; the values say "
-                f"{render(desired)} ({_kind(desired)})")
+        return (
+            f"{field} is {render(live)} ({_kind(live)}) in {where}; the values say "
+            f"{render(desired)} ({_kind(desired)})"
+        )
     if status == MISSING_LIVE:
         return f"{field} is set in the values ({render(desired)}) but absent from {where}"
     assert status == UNEXPECTED_LIVE
@@ -138,11 +143,17 @@ def _kind(value: Any) -> str:
     return "map" if isinstance(value, dict) else type(value).__name__
 
 
-def failure_finding(target: Target, reason: str, message: str, not_ready: bool = False
-                    ) -> Finding:
+def failure_finding(target: Target, reason: str, message: str, not_ready: bool = False) -> Finding:
     """A target that could not be compared, as a finding on the target itself (line 0:
     a live source has no lines)."""
     rule = NOT_READY_RULE if not_ready else FETCH_ERROR_RULE
     severity = Severity.INFO if not_ready else Severity.WARNING
-    return Finding(rule, severity, message, target.source, 0, 0,
-                   extra={"source": target.source, "reason": reason})
+    return Finding(
+        rule,
+        severity,
+        message,
+        target.source,
+        0,
+        0,
+        extra={"source": target.source, "reason": reason},
+    )

@@ -87,16 +87,45 @@ KNOWN_UNITS: dict[str, Unit] = {
 }
 
 # Names that mark an unknown key as a duration (so "5m" is five minutes, not 0.005).
-_TIME_WORDS = frozenset({"timeout", "interval", "period", "delay", "duration", "time", "age",
-                         "ttl", "wait", "grace", "backoff", "deadline", "expiry", "idle"})
+_TIME_WORDS = frozenset(
+    {
+        "timeout",
+        "interval",
+        "period",
+        "delay",
+        "duration",
+        "time",
+        "age",
+        "ttl",
+        "wait",
+        "grace",
+        "backoff",
+        "deadline",
+        "expiry",
+        "idle",
+    }
+)
 
 # Lists whose order the servers ignore: compared as sets.
-SET_KEYS = frozenset({
-    "served_model_name", "preferred_batch_size", "cudagraph_capture_sizes", "cuda_graph_sizes",
-    "cuda_graph_bs", "gpus", "allowed_origins", "allowed_methods", "allowed_headers",
-    "lora_modules", "lora_paths", "disable_cuda_graph_padding_bs", "tolerations",
-    "image_pull_secrets", "finalizers",
-})
+SET_KEYS = frozenset(
+    {
+        "served_model_name",
+        "preferred_batch_size",
+        "cudagraph_capture_sizes",
+        "cuda_graph_sizes",
+        "cuda_graph_bs",
+        "gpus",
+        "allowed_origins",
+        "allowed_methods",
+        "allowed_headers",
+        "lora_modules",
+        "lora_paths",
+        "disable_cuda_graph_padding_bs",
+        "tolerations",
+        "image_pull_secrets",
+        "finalizers",
+    }
+)
 
 
 def canonical_key(key: str) -> str:

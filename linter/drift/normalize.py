@@ -98,8 +98,9 @@ class _Walker:
                 out[name] = child
         return out or EMPTY
 
-    def _list(self, value: list[Any], orig: PathT, canon: PathT, unit: Unit | None, key: str
-              ) -> Any:
+    def _list(
+        self, value: list[Any], orig: PathT, canon: PathT, unit: Unit | None, key: str
+    ) -> Any:
         if not value:
             return EMPTY
         if _is_named_list(value):
@@ -118,8 +119,12 @@ class _Walker:
                 text = _member_text(probe)
                 members[text] = self.walk(item, (*orig, index), (*canon, text), unit, key)
             return members
-        return Indexed({i: self._item(item, (*orig, i), (*canon, i), unit, key)
-                        for i, item in enumerate(value)})
+        return Indexed(
+            {
+                i: self._item(item, (*orig, i), (*canon, i), unit, key)
+                for i, item in enumerate(value)
+            }
+        )
 
     def _item(self, value: Any, orig: PathT, canon: PathT, unit: Unit | None, key: str) -> Any:
         child = self.walk(value, orig, canon, unit, key)
@@ -151,9 +156,12 @@ class _Walker:
             out[name] = True if child is EMPTY else child
             index += 1
         if positional:
-            out[POSITIONAL] = Indexed({
-                i: self._item(arg, (*orig, at), (*canon, POSITIONAL, i), None, "")
-                for i, (at, arg) in enumerate(positional)})
+            out[POSITIONAL] = Indexed(
+                {
+                    i: self._item(arg, (*orig, at), (*canon, POSITIONAL, i), None, "")
+                    for i, (at, arg) in enumerate(positional)
+                }
+            )
         return out
 
     def _unordered(self, canon: PathT) -> bool:
@@ -206,13 +214,15 @@ def _is_named_list(value: list[Any]) -> bool:
 
 
 def _is_flag(arg: object) -> bool:
-    return isinstance(arg, str) and arg.startswith("-") and len(arg) > 1 and \
-        units.number(arg) is None
+    return (
+        isinstance(arg, str) and arg.startswith("-") and len(arg) > 1 and units.number(arg) is None
+    )
 
 
 def _is_args(value: list[Any]) -> bool:
-    return all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in value) and \
-        any(_is_flag(v) for v in value)
+    return all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in value) and any(
+        _is_flag(v) for v in value
+    )
 
 
 def _member_text(value: Any) -> str:

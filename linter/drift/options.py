@@ -31,49 +31,124 @@ def _check_source(ctx: click.Context, param: click.Parameter, value: str | None)
 
 
 _OPTIONS = [
-    click.option("-f", "--values", "values", multiple=True, required=True, metavar="FILE",
-                 type=click.Path(exists=True, dir_okay=False),
-                 help="Values file (repeatable; merged as Helm merges them, later files win)."),
-    click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", callback=check_sets,
-                 help="A value with Helm's --set syntax (repeatable; applied last)."),
-    click.option("--live", "live", multiple=True, metavar="FILE",
-                 help="A live config file to compare with (repeatable)."),
-    click.option("--values-path", metavar="PATH",
-                 help="The subtree of the values that the chart writes into the live file, "
-                      "e.g. server.config."),
-    click.option("--live-path", metavar="PATH", help="Compare with this subtree of the live "
-                                                     "document only."),
-    click.option("--ignore", multiple=True, metavar="PATH",
-                 help="Ignore a path (dotted, globs allowed; repeatable)."),
-    click.option("--unordered", multiple=True, metavar="PATH",
-                 help="Compare the list at this path as a set (globs allowed; repeatable)."),
-    click.option("--server", type=click.Choice(SERVERS), default="auto", show_default=True,
-                 help="Whose defaults fill keys present on one side only."),
+    click.option(
+        "-f",
+        "--values",
+        "values",
+        multiple=True,
+        required=True,
+        metavar="FILE",
+        type=click.Path(exists=True, dir_okay=False),
+        help="Values file (repeatable; merged as Helm merges them, later files win).",
+    ),
+    click.option(
+        "--set",
+        "sets",
+        multiple=True,
+        metavar="PATH=VALUE",
+        callback=check_sets,
+        help="A value with Helm's --set syntax (repeatable; applied last).",
+    ),
+    click.option(
+        "--live",
+        "live",
+        multiple=True,
+        metavar="FILE",
+        help="A live config file to compare with (repeatable).",
+    ),
+    click.option(
+        "--values-path",
+        metavar="PATH",
+        help="The subtree of the values that the chart writes into the live file, "
+        "e.g. server.config.",
+    ),
+    click.option(
+        "--live-path", metavar="PATH", help="Compare with this subtree of the live document only."
+    ),
+    click.option(
+        "--ignore",
+        multiple=True,
+        metavar="PATH",
+        help="Ignore a path (dotted, globs allowed; repeatable).",
+    ),
+    click.option(
+        "--unordered",
+        multiple=True,
+        metavar="PATH",
+        help="Compare the list at this path as a set (globs allowed; repeatable).",
+    ),
+    click.option(
+        "--server",
+        type=click.Choice(SERVERS),
+        default="auto",
+        show_default=True,
+        help="Whose defaults fill keys present on one side only.",
+    ),
     click.option("--kube", is_flag=True, help="Read the live side from pods in a cluster."),
-    click.option("--kubeconfig", metavar="FILE", help="Kubeconfig file (default: $KUBECONFIG, "
-                                                      "~/.kube/config, or in-cluster)."),
+    click.option(
+        "--kubeconfig",
+        metavar="FILE",
+        help="Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or in-cluster).",
+    ),
     click.option("--context", metavar="NAME", help="Kubeconfig context."),
-    click.option("-n", "--namespace", metavar="NAME",
-                 help="Namespace (default: the context's namespace)."),
+    click.option(
+        "-n", "--namespace", metavar="NAME", help="Namespace (default: the context's namespace)."
+    ),
     click.option("-l", "--selector", metavar="LABELS", help="Label selector of the pods."),
     click.option("--pod", metavar="NAME", help="One pod by name."),
-    click.option("-c", "--container", metavar="NAME",
-                 help="Container (default: the pod's default container)."),
-    click.option("--source", metavar="SOURCE", callback=_check_source,
-                 help="exec:/path/in/container, http:PORT/PATH, configmap:NAME/KEY or podspec."),
-    click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,
-                 help="Pods read at the same time."),
-    click.option("--timeout", type=click.FloatRange(0.01, 3600), default=10.0,
-                 show_default=True, help="Seconds to wait for each request."),
-    click.option("--retries", type=click.IntRange(0, 10), default=2, show_default=True,
-                 help="Retries of a transient failure (connection error, 429, 5xx)."),
-    click.option("--format", "fmt", type=click.Choice(FORMATS), default="text",
-                 show_default=True, help="Output format."),
-    click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
-                 help="Write the report to this file instead of standard output."),
-    click.option("--exit-zero", is_flag=True,
-                 help="Exit 0 even when drift is found (scheduled scans that report through "
-                      "metrics); 3 still means nothing could be compared."),
+    click.option(
+        "-c",
+        "--container",
+        metavar="NAME",
+        help="Container (default: the pod's default container).",
+    ),
+    click.option(
+        "--source",
+        metavar="SOURCE",
+        callback=_check_source,
+        help="exec:/path/in/container, http:PORT/PATH, configmap:NAME/KEY or podspec.",
+    ),
+    click.option(
+        "--concurrency",
+        type=click.IntRange(1, 256),
+        default=8,
+        show_default=True,
+        help="Pods read at the same time.",
+    ),
+    click.option(
+        "--timeout",
+        type=click.FloatRange(0.01, 3600),
+        default=10.0,
+        show_default=True,
+        help="Seconds to wait for each request.",
+    ),
+    click.option(
+        "--retries",
+        type=click.IntRange(0, 10),
+        default=2,
+        show_default=True,
+        help="Retries of a transient failure (connection error, 429, 5xx).",
+    ),
+    click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(FORMATS),
+        default="text",
+        show_default=True,
+        help="Output format.",
+    ),
+    click.option(
+        "-o",
+        "--output",
+        type=click.Path(dir_okay=False, writable=True),
+        help="Write the report to this file instead of standard output.",
+    ),
+    click.option(
+        "--exit-zero",
+        is_flag=True,
+        help="Exit 0 even when drift is found (scheduled scans that report through "
+        "metrics); 3 still means nothing could be compared.",
+    ),
 ]
 
 
@@ -94,8 +169,9 @@ def check_usage(options: dict[str, Any]) -> None:
             raise click.UsageError(f"{', '.join(used)} only {verb} with --kube")
         return
     if not options["source"]:
-        raise click.UsageError("--kube needs --source (exec:/path, http:PORT/PATH, "
-                               "configmap:NAME/KEY or podspec)")
+        raise click.UsageError(
+            "--kube needs --source (exec:/path, http:PORT/PATH, configmap:NAME/KEY or podspec)"
+        )
     if options["selector"] and options["pod"]:
         raise click.UsageError("give --selector or --pod, not both")
     if not (options["selector"] or options["pod"] or options["source"].startswith("configmap:")):
@@ -110,8 +186,10 @@ def build_plan(options: dict[str, Any]) -> DriftPlan:
     pairing = Pairing(
         values_path=parse_path(options["values_path"]) if options["values_path"] else None,
         live_path=parse_path(options["live_path"]) if options["live_path"] else None,
-        ignore=tuple(options["ignore"]), unordered=tuple(options["unordered"]),
-        server=options["server"])
+        ignore=tuple(options["ignore"]),
+        unordered=tuple(options["unordered"]),
+        server=options["server"],
+    )
     return DriftPlan(tuple(options["values"]), tuple(options["sets"]), pairing)
 
 
@@ -121,8 +199,14 @@ def build_request(options: dict[str, Any]) -> KubeRequest:
     from linter.sources.kube_pods import parse_source
 
     return KubeRequest(
-        source=parse_source(options["source"]), kubeconfig=options["kubeconfig"],
-        context=options["context"], namespace=options["namespace"],
-        selector=options["selector"], pod=options["pod"], container=options["container"],
-        concurrency=options["concurrency"], timeout=options["timeout"],
-        retry=RetryPolicy(attempts=options["retries"] + 1))
+        source=parse_source(options["source"]),
+        kubeconfig=options["kubeconfig"],
+        context=options["context"],
+        namespace=options["namespace"],
+        selector=options["selector"],
+        pod=options["pod"],
+        container=options["container"],
+        concurrency=options["concurrency"],
+        timeout=options["timeout"],
+        retry=RetryPolicy(attempts=options["retries"] + 1),
+    )

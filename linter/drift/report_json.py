@@ -16,14 +16,16 @@ def as_dict(result: DriftResult) -> dict[str, Any]:
     findings = result.findings
     counts = count_by_outcome(result.targets)
     summary: dict[str, Any] = dict(summarize(findings))
-    summary.update({
-        "targets": len(result.targets),
-        "compared": counts[COMPARED],
-        "in_sync": sum(1 for t in result.targets if t.outcome == COMPARED and not t.drift),
-        "differences": sum(len(t.drift) for t in result.targets),
-        "errors": counts["error"],
-        "not_ready": counts[NOT_READY],
-    })
+    summary.update(
+        {
+            "targets": len(result.targets),
+            "compared": counts[COMPARED],
+            "in_sync": sum(1 for t in result.targets if t.outcome == COMPARED and not t.drift),
+            "differences": sum(len(t.drift) for t in result.targets),
+            "errors": counts["error"],
+            "not_ready": counts[NOT_READY],
+        }
+    )
     out: dict[str, Any] = {
         "version": JSON_VERSION,
         "findings": [finding.to_json() for finding in findings],

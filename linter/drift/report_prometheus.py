@@ -31,8 +31,9 @@ def _target_labels(target: TargetResult) -> list[tuple[str, str]]:
     return list(zip(_TARGET_LABELS, values, strict=True))
 
 
-def _metric(name: str, kind: str, help_text: str,
-            samples: Iterable[tuple[list[tuple[str, str]], float]]) -> list[str]:
+def _metric(
+    name: str, kind: str, help_text: str, samples: Iterable[tuple[list[tuple[str, str]], float]]
+) -> list[str]:
     lines = [f"# HELP {name} {help_text}", f"# TYPE {name} {kind}"]
     lines += [f"{name}{_labels(labels)} {_number(value)}" for labels, value in samples]
     return lines
@@ -47,38 +48,72 @@ def exposition(result: DriftResult) -> str:
     compared = [t for t in targets if t.outcome == COMPARED]
     lines: list[str] = []
     lines += _metric(
-        "servelint_drift_items", "gauge",
+        "servelint_drift_items",
+        "gauge",
         "Differences between the committed values and the live configuration.",
-        [(_target_labels(t), len(t.drift)) for t in compared])
-    by_status = [([*_target_labels(t), ("status", status)], count)
-                 for t in compared
-                 for status, count in sorted(Counter(
-                     f.rule_id.removeprefix("drift/") for f in t.drift).items())]
-    lines += _metric("servelint_drift_items_by_status", "gauge",
-                     "Differences by status (changed, missing-live, unexpected-live, "
-                     "type-changed).", by_status)
+        [(_target_labels(t), len(t.drift)) for t in compared],
+    )
+    by_status = [
+        ([*_target_labels(t), ("status", status)], count)
+        for t in compared
+        for status, count in sorted(
+            Counter(f.rule_id.removeprefix("drift/") for f in t.drift).items()
+        )
+    ]
     lines += _metric(
-        "servelint_drift_fetch_errors", "gauge",
+        "servelint_drift_items_by_status",
+        "gauge",
+        "Differences by status (changed, missing-live, unexpected-live, type-changed).",
+        by_status,
+    )
+    lines += _metric(
+        "servelint_drift_fetch_errors",
+        "gauge",
         "Targets whose live configuration could not be read or parsed (1 per target).",
-        [([*_target_labels(t), ("reason", t.reason)], 1)
-         for t in targets if t.outcome not in (COMPARED, NOT_READY)])
+        [
+            ([*_target_labels(t), ("reason", t.reason)], 1)
+            for t in targets
+            if t.outcome not in (COMPARED, NOT_READY)
+        ],
+    )
     lines += _metric(
-        "servelint_drift_pods_not_ready", "gauge",
+        "servelint_drift_pods_not_ready",
+        "gauge",
         "Pods not compared because they are not Running and Ready (1 per pod).",
-        [(_target_labels(t), 1) for t in targets if t.outcome == NOT_READY])
+        [(_target_labels(t), 1) for t in targets if t.outcome == NOT_READY],
+    )
     counts = count_by_outcome(targets)
-    lines += _metric("servelint_drift_targets", "gauge", "Targets seen by the scan, by outcome.",
-                     [([("outcome", outcome)], count) for outcome, count in counts.items()])
+    lines += _metric(
+        "servelint_drift_targets",
+        "gauge",
+        "Targets seen by the scan, by outcome.",
+        [([("outcome", outcome)], count) for outcome, count in counts.items()],
+    )
     scan_error = [([("reason", result.error_reason or "unknown")], 1)] if result.error else []
-    lines += _metric("servelint_drift_scan_error", "gauge",
-                     "1 when the scan could not start (API unreachable, no pods, ...).",
-                     scan_error)
-    lines += _metric("servelint_drift_scan_success", "gauge",
-                     "1 when at least one target was compared.", [([], 1 if compared else 0)])
-    lines += _metric("servelint_drift_last_scan_timestamp_seconds", "gauge",
-                     "Unix time at which the scan started.", [([], result.scanned_at)])
-    lines += _metric("servelint_drift_scan_duration_seconds", "gauge",
-                     "How long the scan took.", [([], round(result.duration, 3))])
+    lines += _metric(
+        "servelint_drift_scan_error",
+        "gauge",
+        "1 when the scan could not start (API unreachable, no pods, ...).",
+        scan_error,
+    )
+    lines += _metric(
+        "servelint_drift_scan_success",
+        "gauge",
+        "1 when at least one target was compared.",
+        [([], 1 if compared else 0)],
+    )
+    lines += _metric(
+        "servelint_drift_last_scan_timestamp_seconds",
+        "gauge",
+        "Unix time at which the scan started.",
+        [([], result.scanned_at)],
+    )
+    lines += _metric(
+        "servelint_drift_scan_duration_seconds",
+        "gauge",
+        "How long the scan took.",
+        [([], round(result.duration, 3))],
+    )
     return "\n".join(lines) + "\n"
 
 

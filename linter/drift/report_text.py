@@ -10,8 +10,12 @@ from linter.drift.result import COMPARED, NOT_READY, DriftResult, TargetResult, 
 from linter.findings import Finding
 
 _HEADER = ("field", "values.yaml", "live", "status", "edit at")
-_STATUS_COLORS = {"changed": "\033[33m", "type-changed": "\033[35m", "missing-live": "\033[31m",
-                  "unexpected-live": "\033[36m"}
+_STATUS_COLORS = {
+    "changed": "\033[33m",
+    "type-changed": "\033[35m",
+    "missing-live": "\033[31m",
+    "unexpected-live": "\033[36m",
+}
 _RESET = "\033[0m"
 _CELL = 48
 
@@ -19,9 +23,15 @@ _CELL = 48
 def table(findings: Sequence[Finding], *, color: bool = False) -> list[str]:
     """The rows of one target's table, aligned; every cell is already masked."""
     rows = [_HEADER] + [
-        (f.path, render(f.extra.get("desired"), _CELL), render(f.extra.get("live"), _CELL),
-         f.rule_id.removeprefix("drift/"), f"{f.file}:{f.line}")
-        for f in findings]
+        (
+            f.path,
+            render(f.extra.get("desired"), _CELL),
+            render(f.extra.get("live"), _CELL),
+            f.rule_id.removeprefix("drift/"),
+            f"{f.file}:{f.line}",
+        )
+        for f in findings
+    ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADER))]
     lines = []
     for number, row in enumerate(rows):
@@ -51,8 +61,11 @@ def summary(result: DriftResult) -> str:
     drifted = sum(1 for t in result.targets if t.outcome == COMPARED and t.drift)
     differences = sum(len(t.drift) for t in result.targets)
     total = len(result.targets)
-    parts = [f"{differences} difference{'s' * (differences != 1)} in {drifted} of {total} "
-             f"target{'s' * (total != 1)}", f"{counts[COMPARED] - drifted} in sync"]
+    parts = [
+        f"{differences} difference{'s' * (differences != 1)} in {drifted} of {total} "
+        f"target{'s' * (total != 1)}",
+        f"{counts[COMPARED] - drifted} in sync",
+    ]
     if counts["error"]:
         parts.append(f"{counts['error']} error{'s' * (counts['error'] != 1)}")
     if counts[NOT_READY]:

@@ -71,8 +71,10 @@ class DriftResult:
 
 
 def _is_drift(finding: Finding) -> bool:
-    return finding.rule_id.startswith(DRIFT_RULE_PREFIX) and \
-        finding.rule_id not in (FETCH_ERROR_RULE, NOT_READY_RULE)
+    return finding.rule_id.startswith(DRIFT_RULE_PREFIX) and finding.rule_id not in (
+        FETCH_ERROR_RULE,
+        NOT_READY_RULE,
+    )
 
 
 def count_by_outcome(targets: Sequence[TargetResult]) -> dict[str, int]:

@@ -65,8 +65,10 @@ def _compare(pairing: _Pairing, data: Any, target: Target, pod: bool) -> TargetR
     return pairing.result(pairing.analyse(data, target, pod), target)
 
 
-_WHOLE = ("the values describe no inference server that the serving model recognises: they "
-          "are compared as a whole with the live document (--values-path compares a subtree)")
+_WHOLE = (
+    "the values describe no inference server that the serving model recognises: they "
+    "are compared as a whole with the live document (--values-path compares a subtree)"
+)
 
 
 def run_files(plan: DriftPlan, live_files: Sequence[str]) -> DriftResult:
@@ -96,8 +98,14 @@ def run_kube(plan: DriftPlan, request: Any, progress: Any = None) -> DriftResult
     pairing = _pairing(plan, podspec=request.source.kind == "podspec")
     report = kube.fetch(request, progress)
     if report.error is not None:
-        return DriftResult([], started, time.time() - started, report.error.message,
-                           report.error.reason, _notes(pairing))
+        return DriftResult(
+            [],
+            started,
+            time.time() - started,
+            report.error.message,
+            report.error.reason,
+            _notes(pairing),
+        )
     results = [_fetched(pairing, item) for item in report.items]
     return DriftResult(results, started, time.time() - started, notes=_notes(pairing))
 
@@ -118,12 +126,22 @@ def _pairing(plan: DriftPlan, podspec: bool) -> _Pairing:
 
 
 def _fetched(pairing: _Pairing, item: Any) -> TargetResult:
-    target = Target(item.source, item.namespace, item.workload, item.pod, item.container,
-                    item.source.rpartition(" ")[2])
+    target = Target(
+        item.source,
+        item.namespace,
+        item.workload,
+        item.pod,
+        item.container,
+        item.source.rpartition(" ")[2],
+    )
     if item.state == "not-ready":
-        return TargetResult(target, NOT_READY, (failure_finding(target, item.reason,
-                                                                item.message, True),),
-                            item.reason, item.message)
+        return TargetResult(
+            target,
+            NOT_READY,
+            (failure_finding(target, item.reason, item.message, True),),
+            item.reason,
+            item.message,
+        )
     if item.state != "ok":
         return _failed(target, item.reason, item.message)
     if item.data is not None:
@@ -175,17 +193,21 @@ class _ByPath:
         except LiveError as error:
             return _Failure(error.reason, error.message)
         server = _server(self.pairing.server, live.raw.get(()))
-        differences = compare(self.desired.normalized, live, server, self.pairing.ignore,
-                              self.desired.root)
+        differences = compare(
+            self.desired.normalized, live, server, self.pairing.ignore, self.desired.root
+        )
         return live, server, differences
 
     def result(self, analysis: Any, target: Target) -> TargetResult:
         if isinstance(analysis, _Failure):
             return _failed(target, analysis.reason, analysis.message)
         live, server, differences = analysis
-        return TargetResult(target, COMPARED,
-                            tuple(drift_findings(differences, self.desired, live, target)),
-                            server=server.name if server is not None else "")
+        return TargetResult(
+            target,
+            COMPARED,
+            tuple(drift_findings(differences, self.desired, live, target)),
+            server=server.name if server is not None else "",
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -199,26 +221,35 @@ class _ByEngine:
         """What ``result`` needs; for a live document (``pod`` false) it does not depend
         on the target."""
         try:
-            live = engines.live_from_pod(data, target.container, target.source) if pod else \
-                engines.live_from_document(live_subtree(data, self.pairing))
+            live = (
+                engines.live_from_pod(data, target.container, target.source)
+                if pod
+                else engines.live_from_document(live_subtree(data, self.pairing))
+            )
             side = engines.restricted(engines.pick(self.sides, live), live)
         except LiveError as error:
             return _Failure(error.reason, error.message)
         normalized = normalize(live.settings, self.pairing.options)
-        server = None if self.pairing.server == "none" else \
-            server_defaults.SERVERS.get(live.server if self.pairing.server == "auto"
-                                        else self.pairing.server)
-        differences = compare(side.normalized, normalized, server, self.pairing.ignore,
-                              ("engine",))
+        server = (
+            None
+            if self.pairing.server == "none"
+            else server_defaults.SERVERS.get(
+                live.server if self.pairing.server == "auto" else self.pairing.server
+            )
+        )
+        differences = compare(side.normalized, normalized, server, self.pairing.ignore, ("engine",))
         return side, normalized, server, differences
 
     def result(self, analysis: Any, target: Target) -> TargetResult:
         if isinstance(analysis, _Failure):
             return _failed(target, analysis.reason, analysis.message)
         side, normalized, server, differences = analysis
-        return TargetResult(target, COMPARED,
-                            tuple(drift_findings(differences, side, normalized, target)),
-                            server=server.name if server is not None else "")
+        return TargetResult(
+            target,
+            COMPARED,
+            tuple(drift_findings(differences, side, normalized, target)),
+            server=server.name if server is not None else "",
+        )
 
 
 def _server(choice: str, live: Any) -> server_defaults.ServerDefaults | None:
@@ -230,5 +261,4 @@ def _server(choice: str, live: Any) -> server_defaults.ServerDefaults | None:
 
 
 def _failed(target: Target, reason: str, message: str) -> TargetResult:
-    return TargetResult(target, ERROR, (failure_finding(target, reason, message),), reason,
-                        message)
+    return TargetResult(target, ERROR, (failure_finding(target, reason, message),), reason, message)

@@ -71,13 +71,16 @@ def load_desired(values_files: Sequence[str], sets: Sequence[str] = ()) -> Merge
     return merge_values(None, documents, sets)
 
 
-def desired_side(values: MergedValues, pairing: Pairing,
-                 only_keys: Collection[str] | None = None) -> DesiredSide:
+def desired_side(
+    values: MergedValues, pairing: Pairing, only_keys: Collection[str] | None = None
+) -> DesiredSide:
     root = pairing.values_path or ()
     data = get(values.data, root)
     if data is EMPTY:
-        raise SourceError(f"--values-path {format_path(root)}: no such key in the merged values "
-                          f"(top-level keys: {', '.join(sorted(values.data)) or 'none'})")
+        raise SourceError(
+            f"--values-path {format_path(root)}: no such key in the merged values "
+            f"(top-level keys: {', '.join(sorted(values.data)) or 'none'})"
+        )
     embedded = False
     if isinstance(data, str):
         data, embedded = _embedded(data, values.locate(root)), True
@@ -91,8 +94,10 @@ def _embedded(text: str, origin: Origin) -> Any:
     parsed = parse("embedded.json" if text.lstrip().startswith("{") else "embedded.yaml", text)
     if parsed.problems or not parsed.documents:
         detail = parsed.problems[0].message if parsed.problems else "empty"
-        raise SourceError(f"{origin.source}:{origin.line}: the value at --values-path is a "
-                          f"string that is not JSON or YAML ({detail})")
+        raise SourceError(
+            f"{origin.source}:{origin.line}: the value at --values-path is a "
+            f"string that is not JSON or YAML ({detail})"
+        )
     return parsed.documents[0].data
 
 
@@ -102,8 +107,11 @@ def live_document(name: str, text: str) -> Any:
     errors = [p for p in parsed.problems if p.rule_id != "duplicate-key"]
     if errors:
         first = errors[0]
-        raise LiveError("invalid", f"the live config is not valid JSON or YAML: line "
-                        f"{first.line}, column {first.column}: {first.message}")
+        raise LiveError(
+            "invalid",
+            f"the live config is not valid JSON or YAML: line "
+            f"{first.line}, column {first.column}: {first.message}",
+        )
     if not parsed.documents:
         raise LiveError("invalid", "the live config is empty")
     return parsed.documents[0].data
@@ -115,8 +123,11 @@ def live_subtree(data: Any, pairing: Pairing) -> Any:
     subtree = get(data, root)
     if subtree is EMPTY:
         keys = ", ".join(sorted(map(str, data))) if isinstance(data, dict) else "none"
-        raise LiveError("no-live-path", f"--live-path {format_path(root)}: no such key in the "
-                        f"live config (top-level keys: {keys})")
+        raise LiveError(
+            "no-live-path",
+            f"--live-path {format_path(root)}: no such key in the "
+            f"live config (top-level keys: {keys})",
+        )
     if isinstance(subtree, str):
         subtree = live_document("embedded", subtree)
     return subtree

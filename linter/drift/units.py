@@ -35,12 +35,27 @@ class Unit(enum.Enum):
 _NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
 _DURATION = re.compile(r"^(?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|ms|s|m|h|d))+$")
 _DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|ms|s|m|h|d)")
-_DURATION_SECONDS = {"ns": Decimal("1e-9"), "us": Decimal("1e-6"), "µs": Decimal("1e-6"),
-                     "ms": Decimal("1e-3"), "s": Decimal(1), "m": Decimal(60),
-                     "h": Decimal(3600), "d": Decimal(86400)}
+_DURATION_SECONDS = {
+    "ns": Decimal("1e-9"),
+    "us": Decimal("1e-6"),
+    "µs": Decimal("1e-6"),
+    "ms": Decimal("1e-3"),
+    "s": Decimal(1),
+    "m": Decimal(60),
+    "h": Decimal(3600),
+    "d": Decimal(86400),
+}
 _HUMAN_INT = re.compile(r"^(\d+(?:\.\d+)?)([kKmMgGtT])$")
-_HUMAN = {"k": Decimal(10**3), "m": Decimal(10**6), "g": Decimal(10**9), "t": Decimal(10**12),
-          "K": Decimal(2**10), "M": Decimal(2**20), "G": Decimal(2**30), "T": Decimal(2**40)}
+_HUMAN = {
+    "k": Decimal(10**3),
+    "m": Decimal(10**6),
+    "g": Decimal(10**9),
+    "t": Decimal(10**12),
+    "K": Decimal(2**10),
+    "M": Decimal(2**20),
+    "G": Decimal(2**30),
+    "T": Decimal(2**40),
+}
 _TRUE = frozenset({"true", "yes", "on", "1"})
 _FALSE = frozenset({"false", "no", "off", "0"})
 _GIB = Decimal(2**30)
@@ -68,8 +83,9 @@ def duration_seconds(value: object) -> Decimal | None:
     """A Go-style duration string (``30s``, ``5m``, ``1h30m``, ``250ms``) in seconds."""
     if not isinstance(value, str) or not _DURATION.match(value.strip()):
         return None
-    return sum((Decimal(n) * _DURATION_SECONDS[u] for n, u in _DURATION_PART.findall(value)),
-               Decimal(0))
+    return sum(
+        (Decimal(n) * _DURATION_SECONDS[u] for n, u in _DURATION_PART.findall(value)), Decimal(0)
+    )
 
 
 def boolean(value: object) -> bool | None:
@@ -106,7 +122,10 @@ def parse(value: object, unit: Unit) -> Decimal | bool | None:
             return plain
         match = _HUMAN_INT.match(value.strip())
         return None if match is None else Decimal(match[1]) * _HUMAN[match[2]]
-    scale = {Unit.MILLISECONDS: Decimal("1e-3"), Unit.SECONDS: Decimal(1),
-             Unit.MICROSECONDS: Decimal("1e-6")}[unit]
+    scale = {
+        Unit.MILLISECONDS: Decimal("1e-3"),
+        Unit.SECONDS: Decimal(1),
+        Unit.MICROSECONDS: Decimal("1e-6"),
+    }[unit]
     plain = number(value)
     return plain * scale if plain is not None else duration_seconds(value)

@@ -91,9 +91,14 @@ def parse_environment(spec: str, chart: Chart) -> Environment:
     return Environment(name, paths)
 
 
-def build_request(chart_dir: str, values: Sequence[str] = (), sets: Sequence[str] = (),
-                  environments: Sequence[str] = (), helm: str | None = None,
-                  no_render: bool = False) -> ChartRequest:
+def build_request(
+    chart_dir: str,
+    values: Sequence[str] = (),
+    sets: Sequence[str] = (),
+    environments: Sequence[str] = (),
+    helm: str | None = None,
+    no_render: bool = False,
+) -> ChartRequest:
     """The request for ``lint --chart``; ValueError for an ``--env`` it cannot read."""
     chart = load_chart(chart_dir)
     envs = tuple(parse_environment(spec, chart) for spec in environments)
@@ -102,8 +107,9 @@ def build_request(chart_dir: str, values: Sequence[str] = (), sets: Sequence[str
     if duplicates:
         raise ValueError(f"environment {duplicates[0]!r} is given more than once")
     binary, note = helm_for(helm, no_render)
-    return ChartRequest(chart, tuple(values), tuple(sets), envs or (Environment(None, ()),),
-                        binary, note)
+    return ChartRequest(
+        chart, tuple(values), tuple(sets), envs or (Environment(None, ()),), binary, note
+    )
 
 
 def helm_for(explicit: str | None, no_render: bool) -> tuple[str | None, str]:
@@ -112,8 +118,10 @@ def helm_for(explicit: str | None, no_render: bool) -> tuple[str | None, str]:
         return None, "rendering skipped (--no-render): templates were not checked"
     helm = find_helm(explicit)
     if helm is None:
-        return None, ("rendering skipped: helm is not on PATH (install it or pass --helm); "
-                      "templates were not checked")
+        return None, (
+            "rendering skipped: helm is not on PATH (install it or pass --helm); "
+            "templates were not checked"
+        )
     return helm, ""
 
 
@@ -125,23 +133,26 @@ class ChartRun:
     parsed: list[ParsedFile]  # values files as written, then rendered templates
 
 
-def lint_chart(policies: Sequence[Policy], request: ChartRequest,
-               settings: ModelSettings = DEFAULT_SETTINGS,
-               limits: Limits = DEFAULT_LIMITS) -> ChartRun:
+def lint_chart(
+    policies: Sequence[Policy],
+    request: ChartRequest,
+    settings: ModelSettings = DEFAULT_SETTINGS,
+    limits: Limits = DEFAULT_LIMITS,
+) -> ChartRun:
     """Lint the values files as written, then every environment's release."""
     as_written, documents, findings, failures = _lint_values_files(policies, request, limits)
     notes: list[str] = [request.render_note] if request.render_note else []
     parsed = list(as_written)
     per_environment: list[tuple[Environment, list[Finding]]] = []
     for env in request.environments:
-        env_findings, env_notes, rendered = lint_environment(policies, request, env,
-                                                             documents, settings)
+        env_findings, env_notes, rendered = lint_environment(
+            policies, request, env, documents, settings
+        )
         per_environment.append((env, env_findings))
         parsed.extend(rendered)
         notes.extend(env_notes)
     findings.extend(by_environment(per_environment))
-    result = RunResult(ordered(findings), len(parsed) + failures, failures, notes,
-                       tuple(policies))
+    result = RunResult(ordered(findings), len(parsed) + failures, failures, notes, tuple(policies))
     return ChartRun(result, parsed)
 
 
@@ -157,9 +168,11 @@ def environment_notes(request: ChartRequest, findings: Sequence[Finding]) -> lis
         sets = f" + {len(request.sets)} --set" if request.sets else ""
         counts = summarize(mine)
         suppressed = f", {counts['suppressed']} suppressed" if counts["suppressed"] else ""
-        notes.append(f"environment {env.name} ({' + '.join(layers)}{sets}): "
-                     f"{_count(counts['error'], 'error')}, "
-                     f"{_count(counts['warning'], 'warning')}, {counts['info']} info{suppressed}")
+        notes.append(
+            f"environment {env.name} ({' + '.join(layers)}{sets}): "
+            f"{_count(counts['error'], 'error')}, "
+            f"{_count(counts['warning'], 'warning')}, {counts['info']} info{suppressed}"
+        )
     return notes
 
 
@@ -167,8 +180,7 @@ def _count(number: int, word: str) -> str:
     return f"{number} {word}{'s' * (number != 1)}"
 
 
-def by_environment(per_environment: Sequence[tuple[Environment, list[Finding]]]
-                   ) -> list[Finding]:
+def by_environment(per_environment: Sequence[tuple[Environment, list[Finding]]]) -> list[Finding]:
     """Each finding once, naming every environment it occurs in (JSON ``environments``)."""
     merged: dict[tuple[str, int, int, int, str, str, str], tuple[Finding, list[str]]] = {}
     for env, findings in per_environment:
@@ -176,9 +188,12 @@ def by_environment(per_environment: Sequence[tuple[Environment, list[Finding]]]
             _, names = merged.setdefault(finding.sort_key(), (finding, []))
             if env.name is not None and env.name not in names:
                 names.append(env.name)
-    return [finding if not names else
-            dataclasses.replace(finding, extra={**finding.extra, ENVIRONMENTS_KEY: names})
-            for finding, names in merged.values()]
+    return [
+        finding
+        if not names
+        else dataclasses.replace(finding, extra={**finding.extra, ENVIRONMENTS_KEY: names})
+        for finding, names in merged.values()
+    ]
 
 
 def _values_paths(request: ChartRequest) -> list[str]:
@@ -189,8 +204,9 @@ def _values_paths(request: ChartRequest) -> list[str]:
     return list(dict.fromkeys(paths))
 
 
-def _lint_values_files(policies: Sequence[Policy], request: ChartRequest, limits: Limits
-                       ) -> tuple[list[ParsedFile], dict[str, Document | None], list[Finding], int]:
+def _lint_values_files(
+    policies: Sequence[Policy], request: ChartRequest, limits: Limits
+) -> tuple[list[ParsedFile], dict[str, Document | None], list[Finding], int]:
     """Document policies on each values file as written; its Helm reading for merging."""
     inputs = [Input(path, Path(path)) for path in _values_paths(request)]
     parsed, failures = read_inputs(inputs, limits)
@@ -216,23 +232,37 @@ def helm_document(parsed: ParsedFile, findings: list[Finding]) -> Document | Non
         return None
 
 
-def lint_environment(policies: Sequence[Policy], request: ChartRequest, env: Environment,
-                     documents: dict[str, Document | None], settings: ModelSettings
-                     ) -> tuple[list[Finding], list[str], list[ParsedFile]]:
+def lint_environment(
+    policies: Sequence[Policy],
+    request: ChartRequest,
+    env: Environment,
+    documents: dict[str, Document | None],
+    settings: ModelSettings,
+) -> tuple[list[Finding], list[str], list[ParsedFile]]:
     """One release: workload policies on its merged values, and its rendered chart (when
     ``request.helm`` is set). Returns findings, notes and the rendered files."""
     files = [*request.common_files, *env.files]
-    broken = [f for f in ([request.chart.values] if request.chart.values else []) + files
-              if documents.get(f) is None]
+    broken = [
+        f
+        for f in ([request.chart.values] if request.chart.values else []) + files
+        if documents.get(f) is None
+    ]
     label = f"helm:{request.chart.directory}" + (f"@{env.name}" if env.name else "")
     if broken:
-        return [], [f"{_env_words(env)}values not merged: {', '.join(broken)} could not be "
-                    "read as a values file (see its finding)"], []
+        return (
+            [],
+            [
+                f"{_env_words(env)}values not merged: {', '.join(broken)} could not be "
+                "read as a values file (see its finding)"
+            ],
+            [],
+        )
     findings: list[Finding] = []
     chart_doc = documents[request.chart.values] if request.chart.values else None
     try:
-        merged = merge_values(chart_doc, [d for f in files if (d := documents[f])],
-                              request.sets, label=label)
+        merged = merge_values(
+            chart_doc, [d for f in files if (d := documents[f])], request.sets, label=label
+        )
     except ValuesError as exc:
         return [_values_finding(exc)], [], []
     findings.extend(_clash_findings(merged))
@@ -242,15 +272,24 @@ def lint_environment(policies: Sequence[Policy], request: ChartRequest, env: Env
         findings.extend(engine.evaluate(workload_policies, subjects))
     if request.helm is None:
         return findings, [], []
-    rendered = render(request.helm, request.chart.directory, request.chart.name, files,
-                      request.sets, _release_name(request.chart))
+    rendered = render(
+        request.helm,
+        request.chart.directory,
+        request.chart.name,
+        files,
+        request.sets,
+        _release_name(request.chart),
+    )
     findings.extend(rendered.problems)
     # A workload rule that already fired on the values is reported there, where the fix
     # goes; on the rendered objects it only adds what the values did not show.
     from_values = {f.rule_id for f in findings}
     workload_rules = {r.id for p in workload_policies for r in p.rules}
-    findings.extend(f for f in lint_parsed(policies, rendered.files, settings=settings).findings
-                    if not (f.rule_id in workload_rules and f.rule_id in from_values))
+    findings.extend(
+        f
+        for f in lint_parsed(policies, rendered.files, settings=settings).findings
+        if not (f.rule_id in workload_rules and f.rule_id in from_values)
+    )
     notes = [f"{_env_words(env)}helm: {line}" for line in rendered.warnings]
     return findings, notes, rendered.files
 
@@ -263,9 +302,19 @@ def values_workloads(merged: MergedValues, settings: ModelSettings) -> list[Work
 
 
 def _clash_findings(merged: MergedValues) -> list[Finding]:
-    return [Finding(VALUES_RULE, Severity.WARNING, clash.message, clash.user.source,
-                    clash.user.line, clash.user.column, clash.user.key or "",
-                    clash.user.doc_index) for clash in merged.clashes]
+    return [
+        Finding(
+            VALUES_RULE,
+            Severity.WARNING,
+            clash.message,
+            clash.user.source,
+            clash.user.line,
+            clash.user.column,
+            clash.user.key or "",
+            clash.user.doc_index,
+        )
+        for clash in merged.clashes
+    ]
 
 
 def _values_finding(exc: ValuesError) -> Finding:
@@ -273,8 +322,16 @@ def _values_finding(exc: ValuesError) -> Finding:
     message = str(exc)
     prefix = f"{origin.source}:{origin.line}:{origin.column}: "
     message = message.removeprefix(prefix)
-    return Finding(VALUES_RULE, Severity.ERROR, message, origin.source, origin.line,
-                   origin.column, origin.key, origin.doc_index)
+    return Finding(
+        VALUES_RULE,
+        Severity.ERROR,
+        message,
+        origin.source,
+        origin.line,
+        origin.column,
+        origin.key,
+        origin.doc_index,
+    )
 
 
 def _release_name(chart: Chart) -> str:

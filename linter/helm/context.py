@@ -45,20 +45,27 @@ class ChartContext:
 
     requests: tuple[ChartRequest, ...]
 
-    def lint(self, policies: Sequence[Policy], parsed: Sequence[ParsedFile],
-             settings: ModelSettings, limits: Limits) -> ContextRun:
+    def lint(
+        self,
+        policies: Sequence[Policy],
+        parsed: Sequence[ParsedFile],
+        settings: ModelSettings,
+        limits: Limits,
+    ) -> ContextRun:
         given = {p.source: p for p in parsed}
-        runs = [_lint_chart(policies, request, given, settings, limits)
-                for request in self.requests]
-        return ContextRun(frozenset(name for run in runs for name in run.claimed),
-                          tuple(f for run in runs for f in run.findings),
-                          tuple(n for run in runs for n in run.notes),
-                          tuple(p for run in runs for p in run.files))
+        runs = [
+            _lint_chart(policies, request, given, settings, limits) for request in self.requests
+        ]
+        return ContextRun(
+            frozenset(name for run in runs for name in run.claimed),
+            tuple(f for run in runs for f in run.findings),
+            tuple(n for run in runs for n in run.notes),
+            tuple(p for run in runs for p in run.files),
+        )
 
     def notes(self, findings: Sequence[Finding]) -> list[str]:
         """One summary per named environment, after suppressions (as ``lint --chart``)."""
-        return [note for request in self.requests
-                for note in environment_notes(request, findings)]
+        return [note for request in self.requests for note in environment_notes(request, findings)]
 
 
 def plan_context(inputs: Sequence[Input]) -> ChartContext | None:
@@ -77,8 +84,11 @@ def plan_context(inputs: Sequence[Input]) -> ChartContext | None:
 def _request(directory: str, names: list[str]) -> ChartRequest:
     own = next((n for n in names if os.path.basename(n) == CHART_VALUES), None)
     values = own or chart_values_name(directory)
-    chart = Chart(directory or ".", os.path.basename(os.path.realpath(directory or ".")),
-                  values if os.path.isfile(values) else None)
+    chart = Chart(
+        directory or ".",
+        os.path.basename(os.path.realpath(directory or ".")),
+        values if os.path.isfile(values) else None,
+    )
     return ChartRequest(chart, environments=_environments(names, own))
 
 
@@ -97,9 +107,13 @@ def _environments(names: list[str], own: str | None) -> tuple[Environment, ...]:
     return tuple(envs)
 
 
-def _lint_chart(policies: Sequence[Policy], request: ChartRequest,
-                given: dict[str, ParsedFile], settings: ModelSettings, limits: Limits
-                ) -> ContextRun:
+def _lint_chart(
+    policies: Sequence[Policy],
+    request: ChartRequest,
+    given: dict[str, ParsedFile],
+    settings: ModelSettings,
+    limits: Limits,
+) -> ContextRun:
     chart_values = request.chart.values
     own_file = given.get(chart_values) if chart_values else None
     context_files: list[ParsedFile] = []
@@ -116,15 +130,19 @@ def _lint_chart(policies: Sequence[Policy], request: ChartRequest,
         if documents[chart_values] is None:
             return ContextRun(findings=tuple(findings), notes=_unmerged(request))
     claimed, envs = _claim(request, given, documents, findings)
-    per_environment = [(env, lint_environment(policies, request, env, documents, settings)[0])
-                       for env in envs]
+    per_environment = [
+        (env, lint_environment(policies, request, env, documents, settings)[0]) for env in envs
+    ]
     findings.extend(by_environment(per_environment))
     return ContextRun(frozenset(claimed), tuple(findings), (), tuple(context_files))
 
 
-def _claim(request: ChartRequest, given: dict[str, ParsedFile],
-           documents: dict[str, Document | None], findings: list[Finding]
-           ) -> tuple[list[str], list[Environment]]:
+def _claim(
+    request: ChartRequest,
+    given: dict[str, ParsedFile],
+    documents: dict[str, Document | None],
+    findings: list[Finding],
+) -> tuple[list[str], list[Environment]]:
     """The environments whose file reads as values, and the files read that way."""
     claimed = [request.chart.values] if request.chart.values in given else []
     envs: list[Environment] = []
@@ -153,5 +171,7 @@ def _unmerged(request: ChartRequest) -> tuple[str, ...]:
     files = [f for env in request.environments for f in env.files]
     if not files:
         return ()  # the chart's values.yaml alone: its own finding says it all
-    return (f"{', '.join(files)}: linted without the chart's values: {request.chart.values} "
-            "could not be read as a values file",)
+    return (
+        f"{', '.join(files)}: linted without the chart's values: {request.chart.values} "
+        "could not be read as a values file",
+    )

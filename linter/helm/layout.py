@@ -21,8 +21,9 @@ TEMPLATES = "templates"
 DEFAULT_ENVIRONMENT = "default"
 _VALUES_SUFFIXES = (".yaml", ".yml")
 # values-prod.yaml, values.prod.yaml, values_prod.yml, prod-values.yaml, prod.values.yaml
-_AROUND_VALUES = re.compile(r"^(?:values[-._](?P<after>.+)|(?P<before>.+?)[-._]values)$",
-                            re.IGNORECASE)
+_AROUND_VALUES = re.compile(
+    r"^(?:values[-._](?P<after>.+)|(?P<before>.+?)[-._]values)$", re.IGNORECASE
+)
 
 
 def is_chart(directory: str) -> bool:

@@ -52,8 +52,7 @@ def wrap_document(document: Document) -> Node:
 
     def build(value: Any, path: PathT) -> Node:
         span = document.span(path)
-        origin = Origin(document.source, span.line, span.column, document.index,
-                        format_path(path))
+        origin = Origin(document.source, span.line, span.column, document.index, format_path(path))
         if isinstance(value, dict):
             return Node({k: build(v, (*path, k)) for k, v in value.items()}, origin)
         if isinstance(value, list):

@@ -53,8 +53,9 @@ def find_helm(explicit: str | None) -> str | None:
     return shutil.which("helm")
 
 
-def helm_command(helm: str, release: str, chart_dir: str, values: Sequence[str],
-                 sets: Sequence[str]) -> list[str]:
+def helm_command(
+    helm: str, release: str, chart_dir: str, values: Sequence[str], sets: Sequence[str]
+) -> list[str]:
     command = [helm, "template", release, chart_dir]
     for path in values:
         command += ["--values", path]
@@ -63,25 +64,44 @@ def helm_command(helm: str, release: str, chart_dir: str, values: Sequence[str],
     return command
 
 
-def render(helm: str, chart_dir: str, chart_name: str, values: Sequence[str],
-           sets: Sequence[str], release: str) -> Rendered:
+def render(
+    helm: str,
+    chart_dir: str,
+    chart_name: str,
+    values: Sequence[str],
+    sets: Sequence[str],
+    release: str,
+) -> Rendered:
     """Run ``helm template`` and parse its output; failures come back as findings."""
     command = helm_command(helm, release, chart_dir, values, sets)
     try:
-        done = subprocess.run(command, capture_output=True, text=True, check=False,
-                              timeout=TIMEOUT_SECONDS, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=TIMEOUT_SECONDS,
+            stdin=subprocess.DEVNULL,
+        )
     except subprocess.TimeoutExpired:
-        return Rendered([], [_failure(chart_dir, chart_name,
-                                      f"helm template did not finish in {TIMEOUT_SECONDS} s")],
-                        [])
+        return Rendered(
+            [],
+            [
+                _failure(
+                    chart_dir, chart_name, f"helm template did not finish in {TIMEOUT_SECONDS} s"
+                )
+            ],
+            [],
+        )
     except OSError as exc:
         return Rendered([], [_failure(chart_dir, chart_name, f"cannot run {helm}: {exc}")], [])
     stderr = done.stderr.strip()
     if done.returncode != 0:
         stderr = _helm_error(stderr)
         detail = stderr or f"exit code {done.returncode}"
-        return Rendered([], [_failure(chart_dir, chart_name, f"helm template failed: {detail}")],
-                        [])
+        return Rendered(
+            [], [_failure(chart_dir, chart_name, f"helm template failed: {detail}")], []
+        )
     # helm 4 prints some warnings once per coalescing pass: say each once
     warnings = list(dict.fromkeys(_warning(line) for line in stderr.splitlines() if line.strip()))
     return Rendered(split_rendered(done.stdout, chart_dir, chart_name), [], warnings)
@@ -106,7 +126,7 @@ def _template_path(chart_dir: str, chart_name: str, source: str) -> str:
     if not source:
         return base
     prefix = f"{chart_name}/"
-    rest = source[len(prefix):] if source.startswith(prefix) else source.split("/", 1)[-1]
+    rest = source[len(prefix) :] if source.startswith(prefix) else source.split("/", 1)[-1]
     return f"{base}/{rest}"
 
 

@@ -21,16 +21,22 @@ def run_chart(plan: LintPlan, plain: RunResult, request: ChartRequest) -> RunRes
     findings = ordered([*plain.findings, *chart.findings])
     notes = [*plain.notes, *chart.notes]
     if plan.write_baseline is not None:
-        findings, notes = _rewrite_baseline(plan.write_baseline, findings, notes,
-                                            [p.source for p in run.parsed])
+        findings, notes = _rewrite_baseline(
+            plan.write_baseline, findings, notes, [p.source for p in run.parsed]
+        )
     notes += environment_notes(request, findings)
-    return RunResult(findings, plain.files_checked + chart.files_checked,
-                     plain.read_failures + chart.read_failures, notes,
-                     tuple(dict.fromkeys([*plain.policies, *chart.policies])))
+    return RunResult(
+        findings,
+        plain.files_checked + chart.files_checked,
+        plain.read_failures + chart.read_failures,
+        notes,
+        tuple(dict.fromkeys([*plain.policies, *chart.policies])),
+    )
 
 
-def _rewrite_baseline(path: Path, findings: list[Finding], notes: list[str],
-                      linted: list[str]) -> tuple[list[Finding], list[str]]:
+def _rewrite_baseline(
+    path: Path, findings: list[Finding], notes: list[str], linted: list[str]
+) -> tuple[list[Finding], list[str]]:
     # The plain run already wrote the baseline from its own findings; the chart's belong
     # in it too, so it is written again from everything.
     written = baselines.write(path, findings)

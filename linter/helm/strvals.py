@@ -119,7 +119,7 @@ class _Parser:
         text, i = self.text, self.start
         while i < len(text) and text[i] not in "=,":
             i += 2 if text[i] == "\\" else 1
-        return text[self.start:min(i, len(text))]
+        return text[self.start : min(i, len(text))]
 
     # --- grammar (Helm's parser.key / listItem / valList) --------------------------
     def key(self, data: dict[str, Node], level: int) -> None:
@@ -150,8 +150,10 @@ class _Parser:
         # last == ".": a nested map
         level += 1
         if level > MAX_NESTED_NAME_LEVEL:
-            raise self.error("value name nested level is greater than maximum supported "
-                             f"nested level of {MAX_NESTED_NAME_LEVEL}")
+            raise self.error(
+                "value name nested level is greater than maximum supported "
+                f"nested level of {MAX_NESTED_NAME_LEVEL}"
+            )
         existing = data.get(key)
         if existing is not None and not existing.is_map:
             raise self.error(self.not_a(key, existing, "a map"))
@@ -238,8 +240,9 @@ class _Parser:
 
     def set_index(self, items: list[Node], index: int, node: Node) -> list[Node]:
         if index > MAX_INDEX:
-            raise self.error(f"index of {index} is greater than maximum supported index "
-                             f"of {MAX_INDEX}")
+            raise self.error(
+                f"index of {index} is greater than maximum supported index of {MAX_INDEX}"
+            )
         while len(items) <= index:
             items.append(Node(None, node.origin))
         items[index] = node
@@ -250,8 +253,7 @@ class _Parser:
             data[key] = node
 
     def not_a(self, key: str, existing: Node, wanted: str) -> str:
-        return (f"{key!r} is {existing.kind()} (set at {where(existing.origin)}), "
-                f"not {wanted}")
+        return f"{key!r} is {existing.kind()} (set at {where(existing.origin)}), not {wanted}"
 
 
 def _atoi(text: str) -> int:

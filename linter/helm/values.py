@@ -78,8 +78,10 @@ def load_values(path: str | Path, name: str | None = None) -> Document:
     syntax = [p for p in parsed.problems if p.rule_id != "duplicate-key"]
     if syntax:
         problem = syntax[0]
-        raise ValuesError(f"{source}:{problem.line}:{problem.column}: {problem.message}",
-                          Origin(source, problem.line, problem.column))
+        raise ValuesError(
+            f"{source}:{problem.line}:{problem.column}: {problem.message}",
+            Origin(source, problem.line, problem.column),
+        )
     return values_document(source, parsed.documents)
 
 
@@ -91,14 +93,21 @@ def values_document(source: str, documents: Sequence[Document]) -> Document:
     if not isinstance(first.data, dict):
         span = first.span(())
         kind = "a list" if isinstance(first.data, list) else "a single value"
-        raise ValuesError(f"{source}:{span.line}:{span.column}: a values file must be a map "
-                          f"of keys to values, not {kind}",
-                          Origin(source, span.line, span.column, first.index))
+        raise ValuesError(
+            f"{source}:{span.line}:{span.column}: a values file must be a map "
+            f"of keys to values, not {kind}",
+            Origin(source, span.line, span.column, first.index),
+        )
     return first
 
 
-def merge_values(chart_values: Document | None, files: Sequence[Document] = (),
-                 sets: Sequence[str] = (), *, label: str = "values") -> MergedValues:
+def merge_values(
+    chart_values: Document | None,
+    files: Sequence[Document] = (),
+    sets: Sequence[str] = (),
+    *,
+    label: str = "values",
+) -> MergedValues:
     """Merge chart defaults, ``-f`` files (in order) and ``--set`` arguments as Helm does.
 
     ``chart_values`` is the chart's own ``values.yaml`` (None when it has none); each
@@ -159,8 +168,9 @@ def _coalesce_top(user: dict[str, Node], chart: dict[str, Node], clashes: list[C
             _note_clash(value, default, (key,), clashes)
 
 
-def _coalesce_tables(user: dict[str, Node], chart: dict[str, Node], path: PathT,
-                     clashes: list[Clash]) -> None:
+def _coalesce_tables(
+    user: dict[str, Node], chart: dict[str, Node], path: PathT, clashes: list[Clash]
+) -> None:
     """Helm's ``coalesceTablesFullKey`` (coalescing, not merging)."""
     for key, default in chart.items():
         value = user.get(key)
@@ -186,6 +196,8 @@ def _note_clash(value: Node, default: Node, path: PathT, clashes: list[Clash]) -
     if value.is_map == default.is_map or default.value is None:
         return
     name = format_path(path)
-    message = (f"{name} is {value.kind()} here but {default.kind()} in the chart's values "
-               f"({where(default.origin)}); Helm keeps this value and warns")
+    message = (
+        f"{name} is {value.kind()} here but {default.kind()} in the chart's values "
+        f"({where(default.origin)}); Helm keeps this value and warns"
+    )
     clashes.append(Clash(path, value.origin, default.origin, message))

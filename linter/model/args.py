@@ -92,37 +92,58 @@ def _parse_flag(server: str, tokens: Sequence[Token], i: int) -> tuple[FlagValue
     if inline_value is not None:
         return _valued(long_flag, inline_value, token.origin, setting, subkey or None), i + 1
     nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-    if nxt is not None and (not nxt.text.startswith("-") or _NEGATIVE_NUMBER.match(nxt.text)
-                            or (setting is not None and nxt.text.startswith("-")
-                                and kind in ("str", "json"))):
+    if nxt is not None and (
+        not nxt.text.startswith("-")
+        or _NEGATIVE_NUMBER.match(nxt.text)
+        or (setting is not None and nxt.text.startswith("-") and kind in ("str", "json"))
+    ):
         return _valued(long_flag, nxt.text, nxt.origin, setting, subkey or None), i + 2
     # A valued flag with nothing after it, or an unknown switch.
-    return FlagValue(long_flag, "true" if setting is None else "", token.origin, setting,
-                     True if setting is None else None), i + 1
+    return FlagValue(
+        long_flag,
+        "true" if setting is None else "",
+        token.origin,
+        setting,
+        True if setting is None else None,
+    ), i + 1
 
 
-def _switch(server: str, tokens: Sequence[Token], i: int, flag: str, setting: Setting | None,
-            negated: bool, inline_value: str | None) -> tuple[FlagValue, int]:
+def _switch(
+    server: str,
+    tokens: Sequence[Token],
+    i: int,
+    flag: str,
+    setting: Setting | None,
+    negated: bool,
+    inline_value: str | None,
+) -> tuple[FlagValue, int]:
     token = tokens[i]
     if inline_value is not None:
         parsed = q.to_bool(inline_value)
         value = None if parsed is None else parsed != negated
         return FlagValue(flag, inline_value, token.origin, setting, value, token.text), i + 1
     nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-    if nxt is not None and q.to_bool(nxt.text) is not None and server != "tgi" \
-            and not nxt.text.isdigit():
+    if (
+        nxt is not None
+        and q.to_bool(nxt.text) is not None
+        and server != "tgi"
+        and not nxt.text.isdigit()
+    ):
         # argparse then fails with "unrecognized arguments: False" (VLLM-005).
         value = q.to_bool(nxt.text) != negated
-        return FlagValue(flag, nxt.text, token.origin, setting, value,
-                         f"{token.text} {nxt.text}"), i + 2
+        return FlagValue(
+            flag, nxt.text, token.origin, setting, value, f"{token.text} {nxt.text}"
+        ), i + 2
     return FlagValue(flag, "true", token.origin, setting, not negated), i + 1
 
 
-def _list_values(tokens: Sequence[Token], i: int, flag: str, setting: Setting | None
-                 ) -> tuple[FlagValue, int]:
+def _list_values(
+    tokens: Sequence[Token], i: int, flag: str, setting: Setting | None
+) -> tuple[FlagValue, int]:
     j = i + 1
-    while j < len(tokens) and (not tokens[j].text.startswith("-")
-                               or _NEGATIVE_NUMBER.match(tokens[j].text)):
+    while j < len(tokens) and (
+        not tokens[j].text.startswith("-") or _NEGATIVE_NUMBER.match(tokens[j].text)
+    ):
         j += 1
     items = tokens[i + 1 : j]
     raw = " ".join(t.text for t in items)
@@ -130,8 +151,9 @@ def _list_values(tokens: Sequence[Token], i: int, flag: str, setting: Setting | 
     return _valued(flag, raw, origin, setting, None), j
 
 
-def _valued(flag: str, raw: str, origin: Origin, setting: Setting | None, subkey: str | None
-            ) -> FlagValue:
+def _valued(
+    flag: str, raw: str, origin: Origin, setting: Setting | None, subkey: str | None
+) -> FlagValue:
     value = convert(setting.kind, raw) if setting is not None and subkey is None else raw
     if subkey is not None:
         value = _json_scalar(raw)

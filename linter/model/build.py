@@ -57,17 +57,19 @@ class Meta:
     blocks: Callable[[PathT], tuple[int, int] | None] | None = None
 
 
-def build_workloads(spec: Mapping[str, Any], locate: Locate, meta: Meta,
-                    settings: ModelSettings) -> list[Workload]:
+def build_workloads(
+    spec: Mapping[str, Any], locate: Locate, meta: Meta, settings: ModelSettings
+) -> list[Workload]:
     base = Facts()
     _meta_facts(meta, base)
     views = pod_facts(spec, locate, base)
-    candidates = [(view, _server_of(view, locate, meta.blocks)) for view in views
-                  if not view.init]
+    candidates = [(view, _server_of(view, locate, meta.blocks)) for view in views if not view.init]
     servers = [(v, s) for v, s in candidates if s[0]]
     if not servers and meta.server_hint and candidates:
-        main = next((c for c in candidates if c[0].spec.get("name") in ("main",
-                     "kserve-container")), candidates[0])
+        main = next(
+            (c for c in candidates if c[0].spec.get("name") in ("main", "kserve-container")),
+            candidates[0],
+        )
         servers = [(main[0], (meta.server_hint, *main[1][1:]))]
     if not servers:
         chosen = _fallback(candidates, base)
@@ -85,8 +87,11 @@ def build_workloads(spec: Mapping[str, Any], locate: Locate, meta: Meta,
 Found = tuple[str, ImageInfo | None, command.Invocation]
 
 
-def _server_of(view: ContainerView, locate: Locate,
-               blocks: Callable[[PathT], tuple[int, int] | None] | None = None) -> Found:
+def _server_of(
+    view: ContainerView,
+    locate: Locate,
+    blocks: Callable[[PathT], tuple[int, int] | None] | None = None,
+) -> Found:
     image_text = view.spec.get("image")
     image = parse_image(image_text) if isinstance(image_text, str) else None
     env = {k: v.value for k, v in container_env(view, locate).items()}
@@ -100,8 +105,12 @@ def _server_of(view: ContainerView, locate: Locate,
     return server, image, call
 
 
-def _tokens(view: ContainerView, key: str, locate: Locate,
-            blocks: Callable[[PathT], tuple[int, int] | None] | None = None) -> list[Token]:
+def _tokens(
+    view: ContainerView,
+    key: str,
+    locate: Locate,
+    blocks: Callable[[PathT], tuple[int, int] | None] | None = None,
+) -> list[Token]:
     values = view.spec.get(key)
     if not isinstance(values, list):
         return []
@@ -110,8 +119,10 @@ def _tokens(view: ContainerView, key: str, locate: Locate,
         return tokens
     # tokens_of skips null and nested items: pair each token with its own list index.
     indices = [i for i, v in enumerate(values) if v is not None and not isinstance(v, dict | list)]
-    return [t._replace(block=blocks((*view.path, key, i))) if "\n" in t.text else t
-            for i, t in zip(indices, tokens, strict=True)]
+    return [
+        t._replace(block=blocks((*view.path, key, i))) if "\n" in t.text else t
+        for i, t in zip(indices, tokens, strict=True)
+    ]
 
 
 def container_env(view: ContainerView, locate: Locate) -> dict[str, EnvValue]:
@@ -119,24 +130,33 @@ def container_env(view: ContainerView, locate: Locate) -> dict[str, EnvValue]:
     items = view.spec.get("env")
     if isinstance(items, list):
         for index, item in enumerate(items):
-            if isinstance(item, Mapping) and isinstance(item.get("name"), str) \
-                    and "value" in item and not isinstance(item.get("value"), dict | list):
+            if (
+                isinstance(item, Mapping)
+                and isinstance(item.get("name"), str)
+                and "value" in item
+                and not isinstance(item.get("value"), dict | list)
+            ):
                 value = item["value"]
-                text = str(value).lower() if isinstance(value, bool) else (
-                    "" if value is None else str(value))
+                text = (
+                    str(value).lower()
+                    if isinstance(value, bool)
+                    else ("" if value is None else str(value))
+                )
                 out[item["name"]] = EnvValue(text, locate((*view.path, "env", index, "value")))
     return out
 
 
-def _fallback(candidates: list[tuple[ContainerView, Found]], facts: Facts
-              ) -> tuple[ContainerView, Found] | None:
+def _fallback(
+    candidates: list[tuple[ContainerView, Found]], facts: Facts
+) -> tuple[ContainerView, Found] | None:
     pod = facts.data["pod"]
     for view, found in candidates:
         container = pod["containers"][view.model_path[2]]
         resources = container.get("resources", {})
         names = [*resources.get("limits", {}), *resources.get("requests", {})]
         if any(gpus.is_gpu_resource(n) for n in names) or any(
-                grpc.knob_for(n) for n in container.get("env", {})):
+            grpc.knob_for(n) for n in container.get("env", {})
+        ):
             return view, found
     return None
 
@@ -157,8 +177,16 @@ def _meta_facts(meta: Meta, facts: Facts) -> None:
         facts.put((key,), value, meta.anchor)
 
 
-def _workload(spec: Mapping[str, Any], view: ContainerView, found: Found, locate: Locate,
-              meta: Meta, settings: ModelSettings, facts: Facts, suffix: str) -> Workload:
+def _workload(
+    spec: Mapping[str, Any],
+    view: ContainerView,
+    found: Found,
+    locate: Locate,
+    meta: Meta,
+    settings: ModelSettings,
+    facts: Facts,
+    suffix: str,
+) -> Workload:
     server, image, call = found
     facts.put((*view.model_path, "is_server"), bool(server))
     env = container_env(view, locate)
@@ -168,13 +196,17 @@ def _workload(spec: Mapping[str, Any], view: ContainerView, found: Found, locate
         if not facts.has(("engine", hint.name)):
             facts.put(("engine", hint.name), hint.value, hint.origin)
     if facts.has(("engine", "model")) and not facts.has(("engine", "model_id")):
-        facts.put(("engine", "model_id"), facts.get(("engine", "model")),
-                  facts.origins.get(("engine", "model")))
+        facts.put(
+            ("engine", "model_id"),
+            facts.get(("engine", "model")),
+            facts.origins.get(("engine", "model")),
+        )
     facts.put(("container",), facts.get(view.model_path), facts.origins.get(view.model_path))
     facts.alias(view.model_path, ("container",))
     container = facts.get(view.model_path)
-    facts.put(("gpu",), gpus.gpu_facts(spec, container.get("resources", {}), settings),
-              locate(view.path))
+    facts.put(
+        ("gpu",), gpus.gpu_facts(spec, container.get("resources", {}), settings), locate(view.path)
+    )
     facts.alias((*view.model_path, "resources"), ("gpu", "resources"))
     _model_and_capacity(server, facts, settings)
     _grpc(server, container, facts)
@@ -214,8 +246,7 @@ def _grpc(server: str, container: Mapping[str, Any], facts: Facts) -> None:
         facts.put(("grpc", "server_kind"), "triton", facts.origins.get(("engine", "name")))
     env = container.get("env", {})
     env_origins = {name: facts.origins.get(("container", "env", name)) for name in env}
-    grpc.grpc_from_env(env, env_origins, facts, "server" if server in GRPC_SERVERS
-                       else "client")
+    grpc.grpc_from_env(env, env_origins, facts, "server" if server in GRPC_SERVERS else "client")
     facts.put(("grpc",), facts.get(("grpc",), {}))
 
 
@@ -227,7 +258,8 @@ def _effective_pod(facts: Facts) -> None:
         effective.setdefault("defaulted", []).append("termination_grace_period_seconds")
     else:
         facts.origins[("effective", "termination_grace_period_seconds")] = facts.origins[
-            ("pod", "termination_grace_period_seconds")]
+            ("pod", "termination_grace_period_seconds")
+        ]
 
 
 def grpc_tree_facts(data: Any, locate: Locate) -> Facts:
@@ -240,8 +272,7 @@ def grpc_tree_facts(data: Any, locate: Locate) -> Facts:
 
 def add_grpc_facts(workload: Workload, facts: Facts) -> None:
     for side, values in facts.data.get("grpc", {}).items():
-        workload.data.setdefault("grpc", {}).setdefault(side, {}).update(
-            copy.deepcopy(values))
+        workload.data.setdefault("grpc", {}).setdefault(side, {}).update(copy.deepcopy(values))
     workload.origins.update(facts.origins)
 
 

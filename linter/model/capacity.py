@@ -23,13 +23,26 @@ from linter.model.presets import DTYPE_BYTES
 
 GIB = 2**30
 OVERHEAD_BYTES = {"vllm": 1 * GIB, "tgi": 1 * GIB, "sglang": 0}
-_KV_DTYPE_BYTES = {"fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp8_e4m3fn": 1, "fp8_inc": 1,
-                   "fp8_ds_mla": 1, "bfloat16": 2, "bf16": 2, "float16": 2, "half": 2,
-                   "float32": 4, "fp4_e2m1": 0.5, "nvfp4": 0.5}
+_KV_DTYPE_BYTES = {
+    "fp8": 1,
+    "fp8_e4m3": 1,
+    "fp8_e5m2": 1,
+    "fp8_e4m3fn": 1,
+    "fp8_inc": 1,
+    "fp8_ds_mla": 1,
+    "bfloat16": 2,
+    "bf16": 2,
+    "float16": 2,
+    "half": 2,
+    "float32": 4,
+    "fp4_e2m1": 0.5,
+    "nvfp4": 0.5,
+}
 
 
-def capacity(server: str, effective: Mapping[str, Any], model: Mapping[str, Any],
-             gpu: Mapping[str, Any]) -> dict[str, Any] | None:
+def capacity(
+    server: str, effective: Mapping[str, Any], model: Mapping[str, Any], gpu: Mapping[str, Any]
+) -> dict[str, Any] | None:
     memory = gpu.get("memory_bytes")
     layers = _int(model.get("num_hidden_layers"))
     if server not in OVERHEAD_BYTES or not isinstance(memory, int) or not layers:
@@ -42,9 +55,12 @@ def capacity(server: str, effective: Mapping[str, Any], model: Mapping[str, Any]
     assumptions: list[str] = []
     budget, fraction = _budget(server, effective, memory, assumptions)
     out: dict[str, Any] = {
-        "tensor_parallel_size": tp, "pipeline_parallel_size": pp,
-        "gpu_memory_bytes": memory, "memory_fraction": fraction,
-        "kv_dtype_bytes": dtype_bytes, "kv_bytes_per_token_per_gpu": per_token,
+        "tensor_parallel_size": tp,
+        "pipeline_parallel_size": pp,
+        "gpu_memory_bytes": memory,
+        "memory_fraction": fraction,
+        "kv_dtype_bytes": dtype_bytes,
+        "kv_bytes_per_token_per_gpu": per_token,
         "memory_budget_bytes_per_gpu": budget,
         "overhead_bytes_per_gpu": OVERHEAD_BYTES[server],
         "kv_estimate_exact": not _sliding(model),
@@ -54,16 +70,18 @@ def capacity(server: str, effective: Mapping[str, Any], model: Mapping[str, Any]
         per_gpu = math.ceil(weights / (tp * pp))
         free = budget - per_gpu
         kv_budget = max(0, free - OVERHEAD_BYTES[server])
-        out.update({
-            "weight_bytes_per_gpu": per_gpu,
-            "weight_bytes_exact": bool(model.get("weight_bytes_exact")),
-            "weights_exceed_gpu_memory": per_gpu >= memory,
-            "weights_exceed_budget": per_gpu >= budget,
-            "free_after_weights_bytes_per_gpu": free,
-            "kv_budget_bytes_per_gpu": kv_budget,
-            "kv_tokens_per_gpu": kv_budget // per_token,
-            "kv_tokens_upper_per_gpu": max(0, free) // per_token,
-        })
+        out.update(
+            {
+                "weight_bytes_per_gpu": per_gpu,
+                "weight_bytes_exact": bool(model.get("weight_bytes_exact")),
+                "weights_exceed_gpu_memory": per_gpu >= memory,
+                "weights_exceed_budget": per_gpu >= budget,
+                "free_after_weights_bytes_per_gpu": free,
+                "kv_budget_bytes_per_gpu": kv_budget,
+                "kv_tokens_per_gpu": kv_budget // per_token,
+                "kv_tokens_upper_per_gpu": max(0, free) // per_token,
+            }
+        )
     if server == "vllm" and isinstance(effective.get("kv_cache_memory_bytes"), int):
         out["kv_budget_bytes_per_gpu"] = effective["kv_cache_memory_bytes"]
         out["kv_tokens_per_gpu"] = effective["kv_cache_memory_bytes"] // per_token
@@ -80,8 +98,9 @@ def kv_dtype_bytes(effective: Mapping[str, Any], model: Mapping[str, Any]) -> fl
     return DTYPE_BYTES.get(str(model.get("dtype", "bfloat16")), 2)
 
 
-def kv_bytes_per_token_per_gpu(model: Mapping[str, Any], tp: int, pp: int,
-                               dtype_bytes: float) -> int | None:
+def kv_bytes_per_token_per_gpu(
+    model: Mapping[str, Any], tp: int, pp: int, dtype_bytes: float
+) -> int | None:
     """2 × ⌈L / PP⌉ × max(1, Hkv // TP) × head_dim × dtype bytes (§6.1); MLA: no factor 2."""
     layers = math.ceil(_int(model.get("num_hidden_layers")) / pp)
     lora = _int(model.get("kv_lora_rank"))
@@ -93,17 +112,22 @@ def kv_bytes_per_token_per_gpu(model: Mapping[str, Any], tp: int, pp: int,
     return int(2 * layers * max(1, kv_heads // tp) * head_dim * dtype_bytes)
 
 
-def _parallelism(server: str, effective: Mapping[str, Any], gpu: Mapping[str, Any]
-                 ) -> tuple[int, int]:
-    names = {"vllm": ("tensor_parallel_size", "pipeline_parallel_size"),
-             "sglang": ("tp_size", "pp_size"), "tgi": ("num_shard", "")}[server]
+def _parallelism(
+    server: str, effective: Mapping[str, Any], gpu: Mapping[str, Any]
+) -> tuple[int, int]:
+    names = {
+        "vllm": ("tensor_parallel_size", "pipeline_parallel_size"),
+        "sglang": ("tp_size", "pp_size"),
+        "tgi": ("num_shard", ""),
+    }[server]
     tp = _int(effective.get(names[0])) or 1
     pp = _int(effective.get(names[1])) if names[1] else 1
     return tp, pp or 1
 
 
-def _budget(server: str, effective: Mapping[str, Any], memory: int, assumptions: list[str]
-            ) -> tuple[int, float]:
+def _budget(
+    server: str, effective: Mapping[str, Any], memory: int, assumptions: list[str]
+) -> tuple[int, float]:
     if server == "vllm":
         fraction = effective.get("gpu_memory_utilization")
         if not isinstance(fraction, int | float):
@@ -118,14 +142,21 @@ def _budget(server: str, effective: Mapping[str, Any], memory: int, assumptions:
         share = effective.get("cuda_memory_fraction", 1.0)
         wiggle = effective.get("tgi_wiggle_room", 0.9)
         fraction = float(share if isinstance(share, int | float) else 1.0) * float(
-            wiggle if isinstance(wiggle, int | float) else 0.9)
+            wiggle if isinstance(wiggle, int | float) else 0.9
+        )
     return int(memory * float(fraction)), float(fraction)
 
 
-def _requested(server: str, effective: Mapping[str, Any], model: Mapping[str, Any],
-               per_token: int, out: dict[str, Any]) -> None:
-    length_name = {"vllm": "max_model_len", "sglang": "context_length",
-                   "tgi": "max_total_tokens"}[server]
+def _requested(
+    server: str,
+    effective: Mapping[str, Any],
+    model: Mapping[str, Any],
+    per_token: int,
+    out: dict[str, Any],
+) -> None:
+    length_name = {"vllm": "max_model_len", "sglang": "context_length", "tgi": "max_total_tokens"}[
+        server
+    ]
     length = _int(effective.get(length_name))
     if not length and server == "sglang":
         length = _int(model.get("max_position_embeddings"))

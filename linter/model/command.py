@@ -65,12 +65,12 @@ def _expand_shell_vars(text: str, env: Mapping[str, str]) -> str:
     return _SHELL_VAR.sub(replace, text) if "$" in text else text
 
 
-def invocation(command: Sequence[Token], args: Sequence[Token], image_server: str,
-               env: Mapping[str, str]) -> Invocation:
+def invocation(
+    command: Sequence[Token], args: Sequence[Token], image_server: str, env: Mapping[str, str]
+) -> Invocation:
     """Find the server invocation in a container's command and args."""
     argv = [t._replace(text=expand_k8s_vars(t.text, env)) for t in (*command, *args)]
-    if not command and args and not _starts_server(args[0].text) \
-            and not _is_shell(args[0].text):
+    if not command and args and not _starts_server(args[0].text) and not _is_shell(args[0].text):
         # args alone feed the image's own ENTRYPOINT (the server, for server images).
         return Invocation(image_server, "image", list(argv), {}, False, list(argv))
     found = _find_server(argv, env)
@@ -89,8 +89,9 @@ def invocation(command: Sequence[Token], args: Sequence[Token], image_server: st
     return Invocation(image_server, entry, [], {}, False, argv)
 
 
-def _find_server(argv: Sequence[Token], env: Mapping[str, str], script: bool = False
-                 ) -> Invocation | None:
+def _find_server(
+    argv: Sequence[Token], env: Mapping[str, str], script: bool = False
+) -> Invocation | None:
     assigned: dict[str, Token] = {}
     leading = True
     for i, token in enumerate(argv):
@@ -104,11 +105,13 @@ def _find_server(argv: Sequence[Token], env: Mapping[str, str], script: bool = F
         base = os.path.basename(text)
         nxt = argv[i + 1].text if i + 1 < len(argv) else ""
         if base == "vllm" and nxt == "serve":
-            return Invocation("vllm", "vllm serve", list(argv[i + 2 :]), assigned, script,
-                              list(argv))
+            return Invocation(
+                "vllm", "vllm serve", list(argv[i + 2 :]), assigned, script, list(argv)
+            )
         if base == "sglang" and nxt == "serve":
-            return Invocation("sglang", "sglang serve", list(argv[i + 2 :]), assigned, script,
-                              list(argv))
+            return Invocation(
+                "sglang", "sglang serve", list(argv[i + 2 :]), assigned, script, list(argv)
+            )
         if base == "text-generation-launcher":
             return Invocation("tgi", base, list(argv[i + 1 :]), assigned, script, list(argv))
         if base == "tritonserver":
@@ -119,8 +122,7 @@ def _find_server(argv: Sequence[Token], env: Mapping[str, str], script: bool = F
             module = _python_module(argv, i)
             if module is not None:
                 server, entry, start = module
-                return Invocation(server, entry, list(argv[start:]), assigned, script,
-                                  list(argv))
+                return Invocation(server, entry, list(argv[start:]), assigned, script, list(argv))
     return None
 
 
@@ -136,8 +138,9 @@ def _python_module(argv: Sequence[Token], i: int) -> tuple[str, str, int] | None
 
 def _starts_server(text: str) -> bool:
     base = os.path.basename(text)
-    return base in ("vllm", "sglang", "text-generation-launcher", "tritonserver") \
-        or bool(_PYTHON.match(base))
+    return base in ("vllm", "sglang", "text-generation-launcher", "tritonserver") or bool(
+        _PYTHON.match(base)
+    )
 
 
 def _is_shell(text: str) -> bool:
@@ -160,8 +163,9 @@ def _shell_script(argv: Sequence[Token]) -> Token | None:
     return None
 
 
-def split_script(text: str, origin: Origin, env: Mapping[str, str],
-                 block: tuple[int, int] | None = None) -> list[list[Token]]:
+def split_script(
+    text: str, origin: Origin, env: Mapping[str, str], block: tuple[int, int] | None = None
+) -> list[list[Token]]:
     """A shell script as simple commands (lists of tokens).
 
     Tokens are at the script's origin; when the script is a YAML literal block scalar
@@ -198,8 +202,9 @@ def split_script(text: str, origin: Origin, env: Mapping[str, str],
     return [_strip_prefixes(cmd) for cmd in commands]
 
 
-def _token_origin(blank: str, word: str, cursor: int, origin: Origin,
-                  block: tuple[int, int]) -> tuple[Origin, int]:
+def _token_origin(
+    blank: str, word: str, cursor: int, origin: Origin, block: tuple[int, int]
+) -> tuple[Origin, int]:
     """The file position of ``word`` in a literal block, searching forward from ``cursor``."""
     needle = word.split("\n", 1)[0].split(" ", 1)[0]
     found = blank.find(needle, cursor) if needle else -1
@@ -208,8 +213,7 @@ def _token_origin(blank: str, word: str, cursor: int, origin: Origin,
     line = blank.count("\n", 0, found)
     column = found - (blank.rfind("\n", 0, found) + 1)
     first_line, indent = block
-    return origin._replace(line=first_line + line, column=indent + column + 1), \
-        found + len(needle)
+    return origin._replace(line=first_line + line, column=indent + column + 1), found + len(needle)
 
 
 def _strip_comments(text: str) -> str:

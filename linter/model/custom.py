@@ -30,27 +30,42 @@ except ImportError:  # pragma: no cover
 
 _HUB_PREFIXES = ("hf://", "huggingface://")
 # KubeAI resource profile prefixes → GPU product (charts/kubeai/values.yaml resourceProfiles).
-KUBEAI_PROFILES = {"nvidia-gpu-l4": "NVIDIA-L4", "nvidia-gpu-t4": "Tesla-T4",
-                   "nvidia-gpu-a10g": "NVIDIA-A10G", "nvidia-gpu-l40s": "NVIDIA-L40S",
-                   "nvidia-gpu-a100-80gb": "NVIDIA-A100-SXM4-80GB",
-                   "nvidia-gpu-a100-40gb": "NVIDIA-A100-SXM4-40GB",
-                   "nvidia-gpu-h100": "NVIDIA-H100-80GB-HBM3", "nvidia-gpu-h200": "NVIDIA-H200"}
-_ENGINES = {"vllm": "vllm", "sglang": "sglang", "tgi": "tgi", "triton": "triton",
-            "text-generation-inference": "tgi", "huggingface-tgi": "tgi"}
+KUBEAI_PROFILES = {
+    "nvidia-gpu-l4": "NVIDIA-L4",
+    "nvidia-gpu-t4": "Tesla-T4",
+    "nvidia-gpu-a10g": "NVIDIA-A10G",
+    "nvidia-gpu-l40s": "NVIDIA-L40S",
+    "nvidia-gpu-a100-80gb": "NVIDIA-A100-SXM4-80GB",
+    "nvidia-gpu-a100-40gb": "NVIDIA-A100-SXM4-40GB",
+    "nvidia-gpu-h100": "NVIDIA-H100-80GB-HBM3",
+    "nvidia-gpu-h200": "NVIDIA-H200",
+}
+_ENGINES = {
+    "vllm": "vllm",
+    "sglang": "sglang",
+    "tgi": "tgi",
+    "triton": "triton",
+    "text-generation-inference": "tgi",
+    "huggingface-tgi": "tgi",
+}
 
 
 def model_from_uri(uri: str) -> str:
     for prefix in _HUB_PREFIXES:
         if uri.startswith(prefix):
-            return uri[len(prefix):]
+            return uri[len(prefix) :]
     return uri
 
 
 def ray_templates(kind: str, data: Mapping[str, Any]) -> list[tuple[PathT, str, PathT | None]]:
-    base: PathT = {"RayService": ("spec", "rayClusterConfig"), "RayCluster": ("spec",),
-                   "RayJob": ("spec", "rayClusterSpec")}[kind]
+    base: PathT = {
+        "RayService": ("spec", "rayClusterConfig"),
+        "RayCluster": ("spec",),
+        "RayJob": ("spec", "rayClusterSpec"),
+    }[kind]
     out: list[tuple[PathT, str, PathT | None]] = [
-        ((*base, "headGroupSpec", "template", "spec"), "head", None)]
+        ((*base, "headGroupSpec", "template", "spec"), "head", None)
+    ]
     node: Any = data
     for key in base:
         node = node.get(key) if isinstance(node, Mapping) else None
@@ -58,8 +73,13 @@ def ray_templates(kind: str, data: Mapping[str, Any]) -> list[tuple[PathT, str, 
     if isinstance(groups, list):
         for index, group in enumerate(groups):
             name = group.get("groupName", index) if isinstance(group, Mapping) else index
-            out.append(((*base, "workerGroupSpecs", index, "template", "spec"),
-                        f"worker/{name}", (*base, "workerGroupSpecs", index, "replicas")))
+            out.append(
+                (
+                    (*base, "workerGroupSpecs", index, "template", "spec"),
+                    f"worker/{name}",
+                    (*base, "workerGroupSpecs", index, "replicas"),
+                )
+            )
     return out
 
 
@@ -76,11 +96,22 @@ def with_hints(kind: str, data: Mapping[str, Any], locate: Locate, meta: Meta) -
     return meta
 
 
-def _replace(meta: Meta, server: str, hints: tuple[Hint, ...], multi: bool | None = None
-             ) -> Meta:
-    return Meta(meta.id, meta.kind, meta.name, meta.anchor, meta.source, meta.namespace,
-                meta.replicas, meta.replicas_origin, meta.role, server, hints,
-                meta.multi_node if multi is None else multi, meta.extra)
+def _replace(meta: Meta, server: str, hints: tuple[Hint, ...], multi: bool | None = None) -> Meta:
+    return Meta(
+        meta.id,
+        meta.kind,
+        meta.name,
+        meta.anchor,
+        meta.source,
+        meta.namespace,
+        meta.replicas,
+        meta.replicas_origin,
+        meta.role,
+        server,
+        hints,
+        meta.multi_node if multi is None else multi,
+        meta.extra,
+    )
 
 
 def _llmisvc_hints(spec: Mapping[str, Any], locate: Locate) -> tuple[Hint, ...]:
@@ -89,13 +120,15 @@ def _llmisvc_hints(spec: Mapping[str, Any], locate: Locate) -> tuple[Hint, ...]:
     if isinstance(model, Mapping):
         key = "name" if isinstance(model.get("name"), str) else "uri"
         if isinstance(model.get(key), str):
-            hints.append(Hint("model", model_from_uri(model[key]),
-                              locate(("spec", "model", key))))
+            hints.append(Hint("model", model_from_uri(model[key]), locate(("spec", "model", key))))
     parallelism = spec.get("parallelism")
     if isinstance(parallelism, Mapping):
-        for key, name in (("tensor", "tensor_parallel_size"), ("data", "data_parallel_size"),
-                          ("dataLocal", "data_parallel_size_local"),
-                          ("pipeline", "pipeline_parallel_size")):
+        for key, name in (
+            ("tensor", "tensor_parallel_size"),
+            ("data", "data_parallel_size"),
+            ("dataLocal", "data_parallel_size_local"),
+            ("pipeline", "pipeline_parallel_size"),
+        ):
             if isinstance(parallelism.get(key), int):
                 hints.append(Hint(name, parallelism[key], locate(("spec", "parallelism", key))))
     return tuple(hints)
@@ -110,9 +143,11 @@ def _ray_hints(spec: Mapping[str, Any], locate: Locate) -> tuple[Hint, ...]:
         config = yaml.load(text, Loader=_Loader)
     except yaml.YAMLError:
         return ()
-    configs = [c for app in _list(config, "applications")
-               for c in _list(app.get("args") if isinstance(app, Mapping) else None,
-                              "llm_configs")]
+    configs = [
+        c
+        for app in _list(config, "applications")
+        for c in _list(app.get("args") if isinstance(app, Mapping) else None, "llm_configs")
+    ]
     if len(configs) != 1 or not isinstance(configs[0], Mapping):
         return ()
     llm = configs[0]
@@ -137,8 +172,9 @@ def _list(node: object, key: str) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def custom_workloads(kind: str, data: Mapping[str, Any], locate: Locate, meta: Meta,
-                     settings: ModelSettings) -> list[Workload]:
+def custom_workloads(
+    kind: str, data: Mapping[str, Any], locate: Locate, meta: Meta, settings: ModelSettings
+) -> list[Workload]:
     api = str(data.get("apiVersion", ""))
     spec = data.get("spec")
     if not isinstance(spec, Mapping):
@@ -148,23 +184,41 @@ def custom_workloads(kind: str, data: Mapping[str, Any], locate: Locate, meta: M
     if kind == "Model" and api.startswith("kubeai.org"):
         pod, server, hints = kubeai_pod(spec, ("spec",), locate)
         replicas = spec.get("minReplicas") if isinstance(spec.get("minReplicas"), int) else None
-        meta = Meta(meta.id, kind, meta.name, meta.anchor, meta.source, meta.namespace,
-                    replicas, locate(("spec", "minReplicas")) if replicas is not None else None,
-                    "", server, hints)
+        meta = Meta(
+            meta.id,
+            kind,
+            meta.name,
+            meta.anchor,
+            meta.source,
+            meta.namespace,
+            replicas,
+            locate(("spec", "minReplicas")) if replicas is not None else None,
+            "",
+            server,
+            hints,
+        )
         return build_workloads(pod.spec, pod.locate, meta, settings)
     return []
 
 
-def _inference_service(spec: Mapping[str, Any], locate: Locate, meta: Meta,
-                       settings: ModelSettings) -> list[Workload]:
+def _inference_service(
+    spec: Mapping[str, Any], locate: Locate, meta: Meta, settings: ModelSettings
+) -> list[Workload]:
     predictor = spec.get("predictor")
     if not isinstance(predictor, Mapping):
         return []
     base: PathT = ("spec", "predictor")
     replicas = predictor.get("minReplicas")
-    meta = Meta(meta.id, meta.kind, meta.name, meta.anchor, meta.source, meta.namespace,
-                replicas if isinstance(replicas, int) else None,
-                locate((*base, "minReplicas")) if isinstance(replicas, int) else None)
+    meta = Meta(
+        meta.id,
+        meta.kind,
+        meta.name,
+        meta.anchor,
+        meta.source,
+        meta.namespace,
+        replicas if isinstance(replicas, int) else None,
+        locate((*base, "minReplicas")) if isinstance(replicas, int) else None,
+    )
     if isinstance(predictor.get("containers"), list):
         return build_workloads(predictor, lambda p: locate((*base, *p)), meta, settings)
     model = predictor.get("model")
@@ -174,11 +228,12 @@ def _inference_service(spec: Mapping[str, Any], locate: Locate, meta: Meta,
     for key, value in predictor.items():
         if key != "model":
             pod.put_tree((key,), value, locate, (*base, key))
-    pod.put_tree(("containers", 0), {"name": "kserve-container", **model}, locate,
-                 (*base, "model"))
+    pod.put_tree(("containers", 0), {"name": "kserve-container", **model}, locate, (*base, "model"))
     fmt = model.get("modelFormat")
-    label = " ".join(str(x) for x in (fmt.get("name", "") if isinstance(fmt, Mapping) else "",
-                                      model.get("runtime", ""))).lower()
+    label = " ".join(
+        str(x)
+        for x in (fmt.get("name", "") if isinstance(fmt, Mapping) else "", model.get("runtime", ""))
+    ).lower()
     server = next((s for needle, s in _ENGINES.items() if needle in label), "")
     hints: tuple[Hint, ...] = ()
     uri = model.get("storageUri")
@@ -187,8 +242,9 @@ def _inference_service(spec: Mapping[str, Any], locate: Locate, meta: Meta,
     return build_workloads(pod.spec, pod.locate, _replace(meta, server, hints), settings)
 
 
-def kubeai_pod(spec: Mapping[str, Any], base: PathT, locate: Locate
-               ) -> tuple[SyntheticPod, str, tuple[Hint, ...]]:
+def kubeai_pod(
+    spec: Mapping[str, Any], base: PathT, locate: Locate
+) -> tuple[SyntheticPod, str, tuple[Hint, ...]]:
     """A KubeAI ``Model`` spec (or catalog entry) as a pod with one server container."""
     pod = SyntheticPod(locate(base))
     container: PathT = ("containers", 0)
@@ -214,8 +270,9 @@ def kubeai_pod(spec: Mapping[str, Any], base: PathT, locate: Locate
         resource = "amd.com/gpu" if name.startswith("amd") else "nvidia.com/gpu"
         if name.startswith(("nvidia", "amd")) and count.isdigit():
             pod.set((*container, "resources", "limits", resource), int(count), origin)
-            product = next((p for prefix, p in KUBEAI_PROFILES.items()
-                            if name.startswith(prefix)), None)
+            product = next(
+                (p for prefix, p in KUBEAI_PROFILES.items() if name.startswith(prefix)), None
+            )
             if product:
                 pod.set(("nodeSelector", "nvidia.com/gpu.product"), product, origin)
     engine = str(spec.get("engine", "")).lower()
@@ -224,6 +281,5 @@ def kubeai_pod(spec: Mapping[str, Any], base: PathT, locate: Locate
         # in every vLLM pod (internal/modelcontroller/engine_vllm.go, vLLMPodForModel).
         origin = locate((*base, "engine"))
         pod.append(("volumes",), {"name": "dshm", "emptyDir": {"medium": "Memory"}}, origin)
-        pod.append((*container, "volumeMounts"), {"name": "dshm", "mountPath": "/dev/shm"},
-                   origin)
+        pod.append((*container, "volumeMounts"), {"name": "dshm", "mountPath": "/dev/shm"}, origin)
     return pod, _ENGINES.get(engine, ""), tuple(hints)

@@ -16,8 +16,9 @@ GIB = 2**30
 Resolved = dict[str, Any]
 
 
-def effective(engine: Mapping[str, Any], gpu: Mapping[str, Any], model: Mapping[str, Any]
-              ) -> tuple[Resolved, list[str]]:
+def effective(
+    engine: Mapping[str, Any], gpu: Mapping[str, Any], model: Mapping[str, Any]
+) -> tuple[Resolved, list[str]]:
     name = engine.get("name", "")
     version = version_tuple(str(engine.get("version", "")))
     defaults = _DEFAULTS.get(name, _none)(engine, version, gpu, model)
@@ -32,17 +33,29 @@ def effective(engine: Mapping[str, Any], gpu: Mapping[str, Any], model: Mapping[
     return resolved, sorted(defaulted)
 
 
-def _none(engine: Mapping[str, Any], version: tuple[int, ...], gpu: Mapping[str, Any],
-          model: Mapping[str, Any]) -> Resolved:
+def _none(
+    engine: Mapping[str, Any],
+    version: tuple[int, ...],
+    gpu: Mapping[str, Any],
+    model: Mapping[str, Any],
+) -> Resolved:
     return {}
 
 
-def _vllm(engine: Mapping[str, Any], version: tuple[int, ...], gpu: Mapping[str, Any],
-          model: Mapping[str, Any]) -> Resolved:
+def _vllm(
+    engine: Mapping[str, Any],
+    version: tuple[int, ...],
+    gpu: Mapping[str, Any],
+    model: Mapping[str, Any],
+) -> Resolved:
     v1 = bool(version) and version >= (0, 8) and engine.get("env", {}).get("VLLM_USE_V1") != "0"
     out: Resolved = {
-        "tensor_parallel_size": 1, "pipeline_parallel_size": 1, "data_parallel_size": 1,
-        "enforce_eager": False, "kv_cache_dtype": "auto", "block_size": 16,
+        "tensor_parallel_size": 1,
+        "pipeline_parallel_size": 1,
+        "data_parallel_size": 1,
+        "enforce_eager": False,
+        "kv_cache_dtype": "auto",
+        "block_size": 16,
         "cpu_offload_gb": 0,
         # vllm/config/cache.py: 0.9 up to 0.19.x, 0.92 from 0.20.0.
         "gpu_memory_utilization": (0.92 if version >= (0, 20) else 0.9) if version else None,
@@ -52,7 +65,8 @@ def _vllm(engine: Mapping[str, Any], version: tuple[int, ...], gpu: Mapping[str,
         "max_model_len": _derived_max_len(model),
         "shutdown_drain_timeout": 120 if engine.get("shutdown_mode") == "drain" else None,
         # Written values are kept even when the default cannot be told (below).
-        "max_num_batched_tokens": None, "max_num_seqs": None,
+        "max_num_batched_tokens": None,
+        "max_num_seqs": None,
     }
     memory = gpu.get("memory_bytes")
     if version >= (0, 10, 1) and isinstance(memory, int):
@@ -63,7 +77,8 @@ def _vllm(engine: Mapping[str, Any], version: tuple[int, ...], gpu: Mapping[str,
         if memory >= 160 * GIB and version >= (0, 33):
             tokens, seqs = 16384, 1024
         if engine.get("enable_chunked_prefill") is False and isinstance(
-                engine.get("max_model_len"), int):
+            engine.get("max_model_len"), int
+        ):
             tokens = max(tokens, engine["max_model_len"])
         batched = engine.get("max_num_batched_tokens", tokens)
         out["max_num_batched_tokens"] = tokens
@@ -72,8 +87,9 @@ def _vllm(engine: Mapping[str, Any], version: tuple[int, ...], gpu: Mapping[str,
     return out
 
 
-def _capture_max(engine: Mapping[str, Any], version: tuple[int, ...], gpu: Mapping[str, Any],
-                 out: Resolved) -> int | None:
+def _capture_max(
+    engine: Mapping[str, Any], version: tuple[int, ...], gpu: Mapping[str, Any], out: Resolved
+) -> int | None:
     """The largest decode batch that gets a CUDA graph (VLLM-018): the largest capture size
     not above max_num_batched_tokens, by default min(2 × max_num_seqs × (1 + speculative
     tokens), 512), 1024 on B200 in v0.33 (config/vllm.py ``_set_cudagraph_sizes`` @v0.33.0;
@@ -98,8 +114,11 @@ def _capture_max(engine: Mapping[str, Any], version: tuple[int, ...], gpu: Mappi
 
 def _derived_max_len(model: Mapping[str, Any]) -> int | None:
     length = model.get("max_position_embeddings")
-    return length if isinstance(length, int) and not model.get("rope_scaling") else (
-        length if isinstance(length, int) and _rope_type(model) == "llama3" else None)
+    return (
+        length
+        if isinstance(length, int) and not model.get("rope_scaling")
+        else (length if isinstance(length, int) and _rope_type(model) == "llama3" else None)
+    )
 
 
 def _rope_type(model: Mapping[str, Any]) -> str:
@@ -109,14 +128,22 @@ def _rope_type(model: Mapping[str, Any]) -> str:
     return ""
 
 
-def _tgi(engine: Mapping[str, Any], version: tuple[int, ...], gpu: Mapping[str, Any],
-         model: Mapping[str, Any]) -> Resolved:
+def _tgi(
+    engine: Mapping[str, Any],
+    version: tuple[int, ...],
+    gpu: Mapping[str, Any],
+    model: Mapping[str, Any],
+) -> Resolved:
     count = gpu.get("count")
     official = "text-generation-inference" in str(engine.get("image", ""))
     return {
-        "max_concurrent_requests": 128, "max_best_of": 2, "max_stop_sequences": 4,
-        "waiting_served_ratio": 0.3, "max_waiting_tokens": 20,
-        "cuda_graphs": [1, 2, 4, 8, 16, 32], "cuda_memory_fraction": 1.0,
+        "max_concurrent_requests": 128,
+        "max_best_of": 2,
+        "max_stop_sequences": 4,
+        "waiting_served_ratio": 0.3,
+        "max_waiting_tokens": 20,
+        "cuda_graphs": [1, 2, 4, 8, 16, 32],
+        "cuda_memory_fraction": 1.0,
         # globals.py: 0.95 in 2.3.x, 0.90 later.
         "tgi_wiggle_room": 0.95 if version and (2, 3) <= version < (2, 4) else 0.9,
         "num_shard": count if isinstance(count, int) and count > 0 else None,
@@ -125,7 +152,9 @@ def _tgi(engine: Mapping[str, Any], version: tuple[int, ...], gpu: Mapping[str, 
         "port": 80 if official else None,
         "prefill_chunking": ("1" if version >= (3,) else "0") if version else None,
         # Written values are kept (the launcher's defaults depend on the model and memory).
-        "max_total_tokens": None, "max_input_tokens": None, "max_batch_prefill_tokens": None,
+        "max_total_tokens": None,
+        "max_input_tokens": None,
+        "max_batch_prefill_tokens": None,
         "max_batch_total_tokens": None,
     }
 
@@ -135,11 +164,24 @@ _SGL_CHUNK = ((20, 2048), (35, 2048), (60, 4096), (90, 8192), (160, 8192))
 _SGL_GRAPH = ((20, 8, 8), (35, 24, 80), (60, 32, 160), (90, 256, 512), (160, 256, 512))
 
 
-def _sglang(engine: Mapping[str, Any], version: tuple[int, ...], gpu: Mapping[str, Any],
-            model: Mapping[str, Any]) -> Resolved:
-    out: Resolved = {"tp_size": 1, "pp_size": 1, "dp_size": 1, "ep_size": 1, "nnodes": 1,
-                     "page_size": 1, "disable_cuda_graph": False, "kv_cache_dtype": "auto",
-                     "max_prefill_tokens": 16384, "mem_fraction_static": None}
+def _sglang(
+    engine: Mapping[str, Any],
+    version: tuple[int, ...],
+    gpu: Mapping[str, Any],
+    model: Mapping[str, Any],
+) -> Resolved:
+    out: Resolved = {
+        "tp_size": 1,
+        "pp_size": 1,
+        "dp_size": 1,
+        "ep_size": 1,
+        "nnodes": 1,
+        "page_size": 1,
+        "disable_cuda_graph": False,
+        "kv_cache_dtype": "auto",
+        "max_prefill_tokens": 16384,
+        "mem_fraction_static": None,
+    }
     memory = gpu.get("memory_bytes")
     tp = engine.get("tp_size", 1) if isinstance(engine.get("tp_size"), int) else 1
     pp = engine.get("pp_size", 1) if isinstance(engine.get("pp_size"), int) else 1
@@ -150,7 +192,8 @@ def _sglang(engine: Mapping[str, Any], version: tuple[int, ...], gpu: Mapping[st
     gib = memory / GIB
     out["chunked_prefill_size"] = next((c for limit, c in _SGL_CHUNK if gib < limit), 16384)
     out["cuda_graph_max_bs"] = next(
-        ((small if tp < 4 else large) for limit, small, large in _SGL_GRAPH if gib < limit), 512)
+        ((small if tp < 4 else large) for limit, small, large in _SGL_GRAPH if gib < limit), 512
+    )
     chunk = engine.get("chunked_prefill_size", out["chunked_prefill_size"])
     graph = engine.get("cuda_graph_max_bs", out["cuda_graph_max_bs"])
     chunk = chunk if isinstance(chunk, int) else out["chunked_prefill_size"]
@@ -163,14 +206,30 @@ def _sglang(engine: Mapping[str, Any], version: tuple[int, ...], gpu: Mapping[st
     return out
 
 
-def _triton(engine: Mapping[str, Any], version: tuple[int, ...], gpu: Mapping[str, Any],
-            model: Mapping[str, Any]) -> Resolved:
+def _triton(
+    engine: Mapping[str, Any],
+    version: tuple[int, ...],
+    gpu: Mapping[str, Any],
+    model: Mapping[str, Any],
+) -> Resolved:
     # src/command_line_parser.h (exit_timeout_secs_{30}, exit_on_error_{true}).
-    return {"exit_timeout_secs": 30, "exit_on_error": True, "model_control_mode": "none",
-            "http_port": 8000, "grpc_port": 8001, "metrics_port": 8002}
+    return {
+        "exit_timeout_secs": 30,
+        "exit_on_error": True,
+        "model_control_mode": "none",
+        "http_port": 8000,
+        "grpc_port": 8001,
+        "metrics_port": 8002,
+    }
 
 
-_DEFAULTS: dict[str, Callable[[Mapping[str, Any], tuple[int, ...], Mapping[str, Any],
-                               Mapping[str, Any]], Resolved]] = {
-    "vllm": _vllm, "tgi": _tgi, "sglang": _sglang, "triton": _triton, "trtllm": _triton,
+_DEFAULTS: dict[
+    str,
+    Callable[[Mapping[str, Any], tuple[int, ...], Mapping[str, Any], Mapping[str, Any]], Resolved],
+] = {
+    "vllm": _vllm,
+    "tgi": _tgi,
+    "sglang": _sglang,
+    "triton": _triton,
+    "trtllm": _triton,
 }

@@ -16,8 +16,9 @@ Extractor = Callable[[Sequence[ParsedFile], ModelSettings], list[Workload]]
 EXTRACTORS: list[Extractor] = [extract_manifests, extract_values, extract_triton]
 
 
-def extract_workloads(files: Sequence[ParsedFile], settings: ModelSettings = DEFAULT_SETTINGS
-                      ) -> list[Workload]:
+def extract_workloads(
+    files: Sequence[ParsedFile], settings: ModelSettings = DEFAULT_SETTINGS
+) -> list[Workload]:
     workloads: list[Workload] = []
     for extractor in EXTRACTORS:
         workloads.extend(extractor(files, settings))

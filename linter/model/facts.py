@@ -46,7 +46,6 @@ class Facts:
         sentinel = object()
         return self.get(path, sentinel) is not sentinel
 
-
     def alias(self, source: PathT, target: PathT) -> None:
         """Make every origin under ``source`` also known under ``target``."""
         size = len(source)

@@ -26,41 +26,58 @@ class GpuProduct(NamedTuple):
     peer_to_peer: bool | None
 
 
-_PRODUCTS = {p.name: p for p in (
-    GpuProduct("NVIDIA-L4", 23034, False),
-    GpuProduct("Tesla-T4", 15360, False),
-    GpuProduct("NVIDIA-L40S", 46068, False),
-    GpuProduct("NVIDIA-L40", 46068, False),
-    GpuProduct("NVIDIA-A10", 23028, False),
-    GpuProduct("NVIDIA-A10G", 23028, False),
-    GpuProduct("NVIDIA-A40", 46068, None),
-    GpuProduct("NVIDIA-A100-SXM4-40GB", 40960, True),
-    GpuProduct("NVIDIA-A100-SXM4-80GB", 81920, True),
-    GpuProduct("NVIDIA-A100-PCIE-40GB", 40960, None),
-    GpuProduct("NVIDIA-A100-80GB-PCIe", 81920, None),
-    GpuProduct("NVIDIA-H100-80GB-HBM3", 81559, True),
-    GpuProduct("NVIDIA-H100-PCIe", 81559, None),
-    GpuProduct("NVIDIA-H200", 143771, True),
-    GpuProduct("NVIDIA-B200", 183359, True),
-    GpuProduct("Tesla-V100-SXM2-16GB", 16160, True),
-    GpuProduct("Tesla-V100-PCIE-16GB", 16160, None),
-)}
+_PRODUCTS = {
+    p.name: p
+    for p in (
+        GpuProduct("NVIDIA-L4", 23034, False),
+        GpuProduct("Tesla-T4", 15360, False),
+        GpuProduct("NVIDIA-L40S", 46068, False),
+        GpuProduct("NVIDIA-L40", 46068, False),
+        GpuProduct("NVIDIA-A10", 23028, False),
+        GpuProduct("NVIDIA-A10G", 23028, False),
+        GpuProduct("NVIDIA-A40", 46068, None),
+        GpuProduct("NVIDIA-A100-SXM4-40GB", 40960, True),
+        GpuProduct("NVIDIA-A100-SXM4-80GB", 81920, True),
+        GpuProduct("NVIDIA-A100-PCIE-40GB", 40960, None),
+        GpuProduct("NVIDIA-A100-80GB-PCIe", 81920, None),
+        GpuProduct("NVIDIA-H100-80GB-HBM3", 81559, True),
+        GpuProduct("NVIDIA-H100-PCIe", 81559, None),
+        GpuProduct("NVIDIA-H200", 143771, True),
+        GpuProduct("NVIDIA-B200", 183359, True),
+        GpuProduct("Tesla-V100-SXM2-16GB", 16160, True),
+        GpuProduct("Tesla-V100-PCIE-16GB", 16160, None),
+    )
+}
 # Other spellings of the same products (label values of other node labels, cloud names).
 _ALIASES = {
-    "NVIDIA-T4": "Tesla-T4", "NVIDIA-TESLA-T4": "Tesla-T4", "T4": "Tesla-T4",
-    "NVIDIA-L4": "NVIDIA-L4", "L4": "NVIDIA-L4", "L40S": "NVIDIA-L40S", "A10G": "NVIDIA-A10G",
-    "A10": "NVIDIA-A10", "NVIDIA-TESLA-A100": "NVIDIA-A100-SXM4-40GB",
-    "NVIDIA-A100-80GB": "NVIDIA-A100-SXM4-80GB", "NVIDIA-H100-80GB": "NVIDIA-H100-80GB-HBM3",
-    "NVIDIA-H100-MEGA-80GB": "NVIDIA-H100-80GB-HBM3", "H100": "NVIDIA-H100-80GB-HBM3",
+    "NVIDIA-T4": "Tesla-T4",
+    "NVIDIA-TESLA-T4": "Tesla-T4",
+    "T4": "Tesla-T4",
+    "NVIDIA-L4": "NVIDIA-L4",
+    "L4": "NVIDIA-L4",
+    "L40S": "NVIDIA-L40S",
+    "A10G": "NVIDIA-A10G",
+    "A10": "NVIDIA-A10",
+    "NVIDIA-TESLA-A100": "NVIDIA-A100-SXM4-40GB",
+    "NVIDIA-A100-80GB": "NVIDIA-A100-SXM4-80GB",
+    "NVIDIA-H100-80GB": "NVIDIA-H100-80GB-HBM3",
+    "NVIDIA-H100-MEGA-80GB": "NVIDIA-H100-80GB-HBM3",
+    "H100": "NVIDIA-H100-80GB-HBM3",
     "NVIDIA-H100": "NVIDIA-H100-80GB-HBM3",
-    "NVIDIA-H100-SXM5-80GB": "NVIDIA-H100-80GB-HBM3", "NVIDIA-H200-141GB": "NVIDIA-H200",
-    "H200": "NVIDIA-H200", "B200": "NVIDIA-B200", "NVIDIA-TESLA-V100": "Tesla-V100-SXM2-16GB",
+    "NVIDIA-H100-SXM5-80GB": "NVIDIA-H100-80GB-HBM3",
+    "NVIDIA-H200-141GB": "NVIDIA-H200",
+    "H200": "NVIDIA-H200",
+    "B200": "NVIDIA-B200",
+    "NVIDIA-TESLA-V100": "Tesla-V100-SXM2-16GB",
     "V100": "Tesla-V100-SXM2-16GB",
 }
 _BY_UPPER = {name.upper(): name for name in _PRODUCTS} | {k.upper(): v for k, v in _ALIASES.items()}
 # Node labels that name the GPU product (GPU feature discovery, GKE, Karpenter on AWS).
-PRODUCT_LABELS = ("nvidia.com/gpu.product", "cloud.google.com/gke-accelerator",
-                  "karpenter.k8s.aws/instance-gpu-name")
+PRODUCT_LABELS = (
+    "nvidia.com/gpu.product",
+    "cloud.google.com/gke-accelerator",
+    "karpenter.k8s.aws/instance-gpu-name",
+)
 _GPU_RESOURCE = re.compile(r"^(nvidia\.com/(gpu|mig-.+)|amd\.com/gpu|gpu\.intel\.com/.+)$")
 _MIG = re.compile(r"^nvidia\.com/mig-(\d+)g\.(\d+)gb$")
 
@@ -82,8 +99,9 @@ def mig_memory_bytes(resource: str) -> int | None:
     return int(match.group(2)) * GIB if match else None
 
 
-def gpu_facts(pod_spec: Mapping[str, Any], resources: Mapping[str, Any],
-              settings: ModelSettings) -> dict[str, Any]:
+def gpu_facts(
+    pod_spec: Mapping[str, Any], resources: Mapping[str, Any], settings: ModelSettings
+) -> dict[str, Any]:
     """``gpu`` facts from the server container's normalised resources and the pod spec."""
     out: dict[str, Any] = {}
     limits = resources.get("limits", {}) if isinstance(resources, Mapping) else {}
@@ -134,8 +152,9 @@ def product_candidates(pod_spec: Mapping[str, Any]) -> list[str]:
     found: list[str] = []
     selector = pod_spec.get("nodeSelector")
     if isinstance(selector, Mapping):
-        found.extend(selector[label] for label in PRODUCT_LABELS
-                     if isinstance(selector.get(label), str))
+        found.extend(
+            selector[label] for label in PRODUCT_LABELS if isinstance(selector.get(label), str)
+        )
     for expression in _required_expressions(pod_spec.get("affinity")):
         if expression.get("key") in PRODUCT_LABELS and expression.get("operator") == "In":
             values = expression.get("values")
@@ -146,8 +165,11 @@ def product_candidates(pod_spec: Mapping[str, Any]) -> list[str]:
 
 def _required_expressions(affinity: object) -> Sequence[Mapping[str, Any]]:
     node = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
-    required = node.get("requiredDuringSchedulingIgnoredDuringExecution") \
-        if isinstance(node, Mapping) else None
+    required = (
+        node.get("requiredDuringSchedulingIgnoredDuringExecution")
+        if isinstance(node, Mapping)
+        else None
+    )
     terms = required.get("nodeSelectorTerms") if isinstance(required, Mapping) else None
     out: list[Mapping[str, Any]] = []
     if isinstance(terms, list):

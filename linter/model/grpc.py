@@ -31,19 +31,26 @@ class Knob(NamedTuple):
     server_only: bool
 
 
-_K = {k.name: k for k in (
-    Knob("keepalive_time_ms", "ms", False), Knob("keepalive_timeout_ms", "ms", False),
-    Knob("keepalive_permit_without_calls", "bool", False),
-    Knob("http2_max_pings_without_data", "int", False),
-    Knob("http2_min_recv_ping_interval_without_data_ms", "ms", True),
-    Knob("http2_min_sent_ping_interval_without_data_ms", "ms", False),
-    Knob("http2_max_ping_strikes", "int", True), Knob("max_connection_idle_ms", "ms", True),
-    Knob("max_connection_age_ms", "ms", True), Knob("max_connection_age_grace_ms", "ms", True),
-)}
+_K = {
+    k.name: k
+    for k in (
+        Knob("keepalive_time_ms", "ms", False),
+        Knob("keepalive_timeout_ms", "ms", False),
+        Knob("keepalive_permit_without_calls", "bool", False),
+        Knob("http2_max_pings_without_data", "int", False),
+        Knob("http2_min_recv_ping_interval_without_data_ms", "ms", True),
+        Knob("http2_min_sent_ping_interval_without_data_ms", "ms", False),
+        Knob("http2_max_ping_strikes", "int", True),
+        Knob("max_connection_idle_ms", "ms", True),
+        Knob("max_connection_age_ms", "ms", True),
+        Knob("max_connection_age_grace_ms", "ms", True),
+    )
+}
 # Normalised key (lower case, letters and digits only) → knob, for names that are
 # unambiguous wherever they appear.
 _FULL = {
-    "keepalivetimems": "keepalive_time_ms", "keepalivetimeoutms": "keepalive_timeout_ms",
+    "keepalivetimems": "keepalive_time_ms",
+    "keepalivetimeoutms": "keepalive_timeout_ms",
     "keepalivepermitwithoutcalls": "keepalive_permit_without_calls",
     "http2maxpingswithoutdata": "http2_max_pings_without_data",
     "http2minpingintervalwithoutdatams": "http2_min_recv_ping_interval_without_data_ms",
@@ -51,27 +58,33 @@ _FULL = {
     "http2minsentpingintervalwithoutdatams": "http2_min_sent_ping_interval_without_data_ms",
     "http2mintimebetweenpingsms": "http2_min_sent_ping_interval_without_data_ms",
     "http2maxpingstrikes": "http2_max_ping_strikes",
-    "maxconnectionidlems": "max_connection_idle_ms", "maxconnectionagems": "max_connection_age_ms",
+    "maxconnectionidlems": "max_connection_idle_ms",
+    "maxconnectionagems": "max_connection_age_ms",
     "maxconnectionagegracems": "max_connection_age_grace_ms",
     # grpc-go ServerParameters / EnforcementPolicy (durations).
-    "maxconnectionidle": "max_connection_idle_ms", "maxconnectionage": "max_connection_age_ms",
+    "maxconnectionidle": "max_connection_idle_ms",
+    "maxconnectionage": "max_connection_age_ms",
     "maxconnectionagegrace": "max_connection_age_grace_ms",
     "permitwithoutstream": "keepalive_permit_without_calls",
-    "keepalivetime": "keepalive_time_ms", "keepalivetimeout": "keepalive_timeout_ms",
+    "keepalivetime": "keepalive_time_ms",
+    "keepalivetimeout": "keepalive_timeout_ms",
     "keepalivepermitwithoutstream": "keepalive_permit_without_calls",
 }
 # Short grpc-go names, only under a keepalive/enforcement context.
-_SHORT = {"time": "keepalive_time_ms", "timeout": "keepalive_timeout_ms",
-          "interval": "keepalive_time_ms",
-          "mintime": "http2_min_recv_ping_interval_without_data_ms"}
+_SHORT = {
+    "time": "keepalive_time_ms",
+    "timeout": "keepalive_timeout_ms",
+    "interval": "keepalive_time_ms",
+    "mintime": "http2_min_recv_ping_interval_without_data_ms",
+}
 _CONTEXT = re.compile(r"keepalive|enforcement|connectionkeepalive")
 # Triton server flags (src/command_line_parser.cc) → knob.
 TRITON_FLAGS = {
-    "grpc_keepalive_time": "keepalive_time_ms", "grpc_keepalive_timeout": "keepalive_timeout_ms",
+    "grpc_keepalive_time": "keepalive_time_ms",
+    "grpc_keepalive_timeout": "keepalive_timeout_ms",
     "grpc_keepalive_permit_without_calls": "keepalive_permit_without_calls",
     "grpc_http2_max_pings_without_data": "http2_max_pings_without_data",
-    "grpc_http2_min_recv_ping_interval_without_data":
-        "http2_min_recv_ping_interval_without_data_ms",
+    "grpc_http2_min_recv_ping_interval_without_data": "http2_min_recv_ping_interval_without_data_ms",
     "grpc_http2_max_ping_strikes": "http2_max_ping_strikes",
     "grpc_max_connection_age": "max_connection_age_ms",
     "grpc_max_connection_age_grace": "max_connection_age_grace_ms",
@@ -117,8 +130,11 @@ def convert(knob: Knob, value: object, key: str) -> Any:
     if lowered.endswith(("seconds", "_s", "sec", "secs")):
         return q.duration_ms(value, 1000.0)
     # grpc-go names take durations; a bare number has no unit we can trust.
-    return q.duration_ms(value, 1.0) if isinstance(value, str) and not value.strip(
-        ).lstrip("-").replace(".", "").isdigit() else None
+    return (
+        q.duration_ms(value, 1.0)
+        if isinstance(value, str) and not value.strip().lstrip("-").replace(".", "").isdigit()
+        else None
+    )
 
 
 def side_of(path: PathT, knob: Knob, default: str) -> str:
@@ -136,8 +152,9 @@ def put_knob(facts: Facts, side: str, knob: Knob, value: Any, origin: Any) -> No
     facts.put(("grpc", side, knob.name), value, origin)
 
 
-def grpc_from_tree(data: object, locate: Locate, facts: Facts, default_side: str,
-                   base: PathT = ()) -> None:
+def grpc_from_tree(
+    data: object, locate: Locate, facts: Facts, default_side: str, base: PathT = ()
+) -> None:
     """Every keepalive setting in a values tree (or any mapping), wherever it sits, and
     the load balancer a Service annotation there asks for."""
     stack: list[tuple[object, PathT]] = [(data, base)]
@@ -151,23 +168,27 @@ def grpc_from_tree(data: object, locate: Locate, facts: Facts, default_side: str
                     stack.append((value, child))
                     continue
                 if key == AWS_LB_TYPE and str(value).lower() in AWS_NLB_TYPES:
-                    facts.put(("grpc", "load_balancer"), {
-                        "kind": "aws-nlb", "idle_timeout_ms": NLB_IDLE_TIMEOUT_MS},
-                        locate(child))
+                    facts.put(
+                        ("grpc", "load_balancer"),
+                        {"kind": "aws-nlb", "idle_timeout_ms": NLB_IDLE_TIMEOUT_MS},
+                        locate(child),
+                    )
                     continue
                 knob = knob_for(str(key), context)
                 if knob is None:
                     continue
                 converted = convert(knob, value, str(key))
                 if converted is not None:
-                    put_knob(facts, side_of(child, knob, default_side), knob, converted,
-                             locate(child))
+                    put_knob(
+                        facts, side_of(child, knob, default_side), knob, converted, locate(child)
+                    )
         elif isinstance(node, list):
             stack.extend((item, (*path, i)) for i, item in enumerate(node))
 
 
-def grpc_from_env(env: Mapping[str, Any], origins: Mapping[str, Any], facts: Facts,
-                  default_side: str) -> None:
+def grpc_from_env(
+    env: Mapping[str, Any], origins: Mapping[str, Any], facts: Facts, default_side: str
+) -> None:
     for name, value in env.items():
         if not name.upper().startswith(("GRPC_", "GRPC")):
             continue
@@ -178,13 +199,17 @@ def grpc_from_env(env: Mapping[str, Any], origins: Mapping[str, Any], facts: Fac
         if converted is None:
             continue
         lowered = name.lower()
-        side = "client" if "client" in lowered else "server" if "server" in lowered else (
-            "server" if knob.server_only else default_side)
+        side = (
+            "client"
+            if "client" in lowered
+            else "server"
+            if "server" in lowered
+            else ("server" if knob.server_only else default_side)
+        )
         put_knob(facts, side, knob, converted, origins.get(name))
 
 
-def grpc_from_triton(engine: Mapping[str, Any], origins: Mapping[PathT, Any],
-                     facts: Facts) -> None:
+def grpc_from_triton(engine: Mapping[str, Any], origins: Mapping[PathT, Any], facts: Facts) -> None:
     for flag, name in TRITON_FLAGS.items():
         if flag in engine:
             value = engine[flag]

@@ -14,14 +14,21 @@ from linter.model.workload import Workload
 
 def _is_object(document: Document) -> bool:
     data = document.data
-    return isinstance(data, dict) and isinstance(data.get("kind"), str) \
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("kind"), str)
         and isinstance(data.get("apiVersion"), str)
+    )
 
 
 def extract_manifests(files: Sequence[ParsedFile], settings: ModelSettings) -> list[Workload]:
-    return [workload for parsed in files for document in parsed.documents
-            if document.fmt in ("yaml", "json") and _is_object(document)
-            for workload in workloads_from_manifest(document, settings, parsed.text)]
+    return [
+        workload
+        for parsed in files
+        for document in parsed.documents
+        if document.fmt in ("yaml", "json") and _is_object(document)
+        for workload in workloads_from_manifest(document, settings, parsed.text)
+    ]
 
 
 def extract_values(files: Sequence[ParsedFile], settings: ModelSettings) -> list[Workload]:
@@ -37,6 +44,12 @@ def extract_values(files: Sequence[ParsedFile], settings: ModelSettings) -> list
             if not looks_like_values(document.data, document.source, settings):
                 continue
             suffix = f"#{document.index}" if document.index else ""
-            out.extend(workloads_from_values(document.data, document_locate(document),
-                                             f"file:{document.source}{suffix}", settings))
+            out.extend(
+                workloads_from_values(
+                    document.data,
+                    document_locate(document),
+                    f"file:{document.source}{suffix}",
+                    settings,
+                )
+            )
     return out

@@ -39,12 +39,17 @@ def engine_settings_from_live(data: object) -> LiveSettings | None:
         return _vllm_models(models)
     keys = set(data)
     if "model_path" in keys and keys & {"mem_fraction_static", "tp_size"}:
-        return _settings("sglang", data, str(data.get("model_path", "")),
-                         str(data.get("version", "")))
+        return _settings(
+            "sglang", data, str(data.get("model_path", "")), str(data.get("version", ""))
+        )
     if keys & {"max_total_tokens", "max_input_tokens", "max_input_length"} and keys & {
-            "model_id", "docker_label", "router", "event_type", "max_concurrent_requests"}:
-        return _settings("tgi", data, str(data.get("model_id", "")),
-                         str(data.get("version", "")))
+        "model_id",
+        "docker_label",
+        "router",
+        "event_type",
+        "max_concurrent_requests",
+    }:
+        return _settings("tgi", data, str(data.get("model_id", "")), str(data.get("version", "")))
     vllm = [k for k in keys if registry.by_key("vllm", str(k))]
     if vllm and len(vllm) * 2 >= len(keys):
         return _settings("vllm", data, str(data.get("model", "")), "")

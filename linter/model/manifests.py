@@ -34,17 +34,25 @@ _TEMPLATES: dict[str, list[tuple[PathT, str, PathT | None]]] = {
     "CronJob": [(("spec", "jobTemplate", "spec", "template", "spec"), "", None)],
     "Rollout": [(("spec", "template", "spec"), "", ("spec", "replicas"))],
     "LeaderWorkerSet": [
-        (("spec", "leaderWorkerTemplate", "leaderTemplate", "spec"), "leader",
-         ("spec", "replicas")),
-        (("spec", "leaderWorkerTemplate", "workerTemplate", "spec"), "worker",
-         ("spec", "replicas"))],
+        (
+            ("spec", "leaderWorkerTemplate", "leaderTemplate", "spec"),
+            "leader",
+            ("spec", "replicas"),
+        ),
+        (
+            ("spec", "leaderWorkerTemplate", "workerTemplate", "spec"),
+            "worker",
+            ("spec", "replicas"),
+        ),
+    ],
     "ServingRuntime": [(("spec",), "", None), (("spec", "workerSpec"), "worker", None)],
     "ClusterServingRuntime": [(("spec",), "", None), (("spec", "workerSpec"), "worker", None)],
     "LLMInferenceService": [
         (("spec", "template"), "", ("spec", "replicas")),
         (("spec", "worker"), "worker", ("spec", "replicas")),
         (("spec", "prefill", "template"), "prefill", ("spec", "prefill", "replicas")),
-        (("spec", "prefill", "worker"), "prefill-worker", ("spec", "prefill", "replicas"))],
+        (("spec", "prefill", "worker"), "prefill-worker", ("spec", "prefill", "replicas")),
+    ],
 }
 _TEMPLATES["LLMInferenceServiceConfig"] = _TEMPLATES["LLMInferenceService"]
 
@@ -58,14 +66,14 @@ def _path_text(path: PathT) -> str:
 def document_locate(document: Document) -> Locate:
     def locate(path: PathT) -> Origin:
         span = document.span(path)
-        return Origin(document.source, span.line, span.column, document.index,
-                      _path_text(path))
+        return Origin(document.source, span.line, span.column, document.index, _path_text(path))
 
     return locate
 
 
-def literal_blocks(document: Document, text: str | None, prefix: PathT
-                   ) -> Callable[[PathT], tuple[int, int] | None] | None:
+def literal_blocks(
+    document: Document, text: str | None, prefix: PathT
+) -> Callable[[PathT], tuple[int, int] | None] | None:
     """Where a literal block scalar (``- |``) at a path starts: its first content line and
     its indentation, so that a flag inside a shell script points at its own line."""
     if text is None:
@@ -86,8 +94,9 @@ def literal_blocks(document: Document, text: str | None, prefix: PathT
     return blocks
 
 
-def workloads_from_manifest(document: Document, settings: ModelSettings = DEFAULT_SETTINGS,
-                            text: str | None = None) -> list[Workload]:
+def workloads_from_manifest(
+    document: Document, settings: ModelSettings = DEFAULT_SETTINGS, text: str | None = None
+) -> list[Workload]:
     """Workloads of one Kubernetes object (an empty list for objects without pods).
 
     ``text`` (the file's text) lets flags inside ``- |`` shell scripts point at their own
@@ -101,28 +110,31 @@ def workloads_from_manifest(document: Document, settings: ModelSettings = DEFAUL
     metadata = data.get("metadata") if isinstance(data.get("metadata"), Mapping) else {}
     name = str(metadata.get("name", "")) if isinstance(metadata, Mapping) else ""
     namespace = str(metadata.get("namespace", "")) if isinstance(metadata, Mapping) else ""
-    base = Meta(f"{kind}/{namespace or 'default'}/{name}", kind, name, locate(()),
-                namespace=namespace)
+    base = Meta(
+        f"{kind}/{namespace or 'default'}/{name}", kind, name, locate(()), namespace=namespace
+    )
     templates = _templates(kind, data)
     if templates is None:
         extra = custom.custom_workloads(kind, data, locate, base, settings)
         return extra
     out: list[Workload] = []
-    multi = kind == "LeaderWorkerSet" and (_size(data, ("spec", "leaderWorkerTemplate",
-                                                         "size")) or 1) > 1
+    multi = (
+        kind == "LeaderWorkerSet"
+        and (_size(data, ("spec", "leaderWorkerTemplate", "size")) or 1) > 1
+    )
     for path, role, replicas_path in templates:
         spec = _get(data, path)
         if not isinstance(spec, Mapping) or not isinstance(spec.get("containers"), list):
             continue
         meta = _meta(base, data, role, replicas_path, locate, multi or role == "worker")
-        meta = dataclasses.replace(custom.with_hints(kind, data, locate, meta),
-                                   blocks=literal_blocks(document, text, path))
+        meta = dataclasses.replace(
+            custom.with_hints(kind, data, locate, meta), blocks=literal_blocks(document, text, path)
+        )
         out.extend(build_workloads(spec, relative(locate, path), meta, settings))
     return out
 
 
-def _templates(kind: str, data: Mapping[str, Any]
-               ) -> list[tuple[PathT, str, PathT | None]] | None:
+def _templates(kind: str, data: Mapping[str, Any]) -> list[tuple[PathT, str, PathT | None]] | None:
     if kind in _TEMPLATES:
         return _TEMPLATES[kind]
     api = str(data.get("apiVersion", ""))
@@ -130,18 +142,35 @@ def _templates(kind: str, data: Mapping[str, Any]
         return custom.ray_templates(kind, data)
     if kind == "Service" and api.startswith("inference.llmaz.io"):
         base = ("spec", "workloadTemplate")
-        return [((*base, "leaderTemplate", "spec"), "leader", ("spec", "replicas")),
-                ((*base, "workerTemplate", "spec"), "worker", ("spec", "replicas"))]
+        return [
+            ((*base, "leaderTemplate", "spec"), "leader", ("spec", "replicas")),
+            ((*base, "workerTemplate", "spec"), "worker", ("spec", "replicas")),
+        ]
     return None
 
 
-def _meta(base: Meta, data: Mapping[str, Any], role: str, replicas_path: PathT | None,
-          locate: Locate, multi: bool) -> Meta:
+def _meta(
+    base: Meta,
+    data: Mapping[str, Any],
+    role: str,
+    replicas_path: PathT | None,
+    locate: Locate,
+    multi: bool,
+) -> Meta:
     replicas = _size(data, replicas_path) if replicas_path else None
     ident = f"{base.id}/{role}" if role else base.id
-    return Meta(ident, base.kind, base.name, base.anchor, base.source, base.namespace,
-                replicas, locate(replicas_path) if replicas is not None and replicas_path
-                else None, role, multi_node=multi)
+    return Meta(
+        ident,
+        base.kind,
+        base.name,
+        base.anchor,
+        base.source,
+        base.namespace,
+        replicas,
+        locate(replicas_path) if replicas is not None and replicas_path else None,
+        role,
+        multi_node=multi,
+    )
 
 
 def _get(data: object, path: PathT) -> object:

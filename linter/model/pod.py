@@ -17,7 +17,8 @@ from linter.model.probes import pre_stop_facts, probe_facts
 from linter.positions import PathT
 
 _CGROUP_WRITE = re.compile(
-    r"(?:>>?|\btee(?:\s+-a)?)\s*[\"']?[^\s;|&\"']*(memory\.(?:high|max|min|low))\b")
+    r"(?:>>?|\btee(?:\s+-a)?)\s*[\"']?[^\s;|&\"']*(memory\.(?:high|max|min|low))\b"
+)
 _SHM_PATH = "/dev/shm"
 
 
@@ -34,8 +35,10 @@ class ContainerView(NamedTuple):
 def pod_facts(spec: Mapping[str, Any], locate: Locate, facts: Facts) -> list[ContainerView]:
     volumes = _volumes(spec, locate, facts)
     views: list[ContainerView] = []
-    for key, init, target in (("initContainers", True, "init_containers"),
-                              ("containers", False, "containers")):
+    for key, init, target in (
+        ("initContainers", True, "init_containers"),
+        ("containers", False, "containers"),
+    ):
         items = spec.get(key)
         if not isinstance(items, list):
             continue
@@ -51,34 +54,54 @@ def pod_facts(spec: Mapping[str, Any], locate: Locate, facts: Facts) -> list[Con
     return views
 
 
-def _pod_level(spec: Mapping[str, Any], locate: Locate, facts: Facts,
-               views: list[ContainerView], volumes: dict[str, dict[str, Any]]) -> None:
+def _pod_level(
+    spec: Mapping[str, Any],
+    locate: Locate,
+    facts: Facts,
+    views: list[ContainerView],
+    volumes: dict[str, dict[str, Any]],
+) -> None:
     containers = [v.spec.get("resources") for v in views]
     pod_resources = spec.get("resources")
     facts.put(("pod", "qos_class"), res.qos_class(containers, pod_resources), locate(()))
     if isinstance(pod_resources, Mapping) and pod_resources:
         facts.put(("pod", "resources"), res.normalise(pod_resources), locate(("resources",)))
-    for key, name in (("hostIPC", "host_ipc"), ("hostNetwork", "host_network"),
-                      ("hostPID", "host_pid")):
+    for key, name in (
+        ("hostIPC", "host_ipc"),
+        ("hostNetwork", "host_network"),
+        ("hostPID", "host_pid"),
+    ):
         value = spec.get(key)
         if isinstance(value, bool):
             facts.put(("pod", name), value, locate((key,)))
     grace = q.to_int(spec.get("terminationGracePeriodSeconds"))
     if grace is not None:
-        facts.put(("pod", "termination_grace_period_seconds"), grace,
-                  locate(("terminationGracePeriodSeconds",)))
-    for key, name in (("runtimeClassName", "runtime_class_name"),
-                      ("serviceAccountName", "service_account_name")):
+        facts.put(
+            ("pod", "termination_grace_period_seconds"),
+            grace,
+            locate(("terminationGracePeriodSeconds",)),
+        )
+    for key, name in (
+        ("runtimeClassName", "runtime_class_name"),
+        ("serviceAccountName", "service_account_name"),
+    ):
         if isinstance(spec.get(key), str):
             facts.put(("pod", name), spec[key], locate((key,)))
     selector = spec.get("nodeSelector")
     if isinstance(selector, Mapping):
-        facts.put(("pod", "node_selector"), {str(k): str(v) for k, v in selector.items()},
-                  locate(("nodeSelector",)))
-    facts.put(("pod", "privileged"),
-              any(c.get("privileged") is True for c in _all(facts)), locate(()))
-    facts.put(("pod", "writes_cgroup_memory"),
-              any(c.get("writes_cgroup_memory") is True for c in _all(facts)), locate(()))
+        facts.put(
+            ("pod", "node_selector"),
+            {str(k): str(v) for k, v in selector.items()},
+            locate(("nodeSelector",)),
+        )
+    facts.put(
+        ("pod", "privileged"), any(c.get("privileged") is True for c in _all(facts)), locate(())
+    )
+    facts.put(
+        ("pod", "writes_cgroup_memory"),
+        any(c.get("writes_cgroup_memory") is True for c in _all(facts)),
+        locate(()),
+    )
     _shm(spec, locate, facts, volumes)
 
 
@@ -99,7 +122,8 @@ def _volumes(spec: Mapping[str, Any], locate: Locate, facts: Facts) -> dict[str,
             facts.origins[("pod", "volumes", len(out))] = locate(("volumes", index))
             if "size_limit_bytes" in record:
                 facts.origins[("pod", "volumes", len(out), "size_limit_bytes")] = locate(
-                    ("volumes", index, "emptyDir", "sizeLimit"))
+                    ("volumes", index, "emptyDir", "sizeLimit")
+                )
             out.append(record)
             by_name[record["name"]] = record
     facts.put(("pod", "volumes"), out, locate(("volumes",)))
@@ -108,8 +132,18 @@ def _volumes(spec: Mapping[str, Any], locate: Locate, facts: Facts) -> dict[str,
 
 def _volume(volume: Mapping[str, Any]) -> dict[str, Any]:
     record: dict[str, Any] = {"name": str(volume.get("name", ""))}
-    for kind in ("emptyDir", "hostPath", "persistentVolumeClaim", "configMap", "secret",
-                 "ephemeral", "nfs", "csi", "projected", "downwardAPI"):
+    for kind in (
+        "emptyDir",
+        "hostPath",
+        "persistentVolumeClaim",
+        "configMap",
+        "secret",
+        "ephemeral",
+        "nfs",
+        "csi",
+        "projected",
+        "downwardAPI",
+    ):
         if kind in volume:
             record["type"] = kind
             body = volume.get(kind)
@@ -129,8 +163,15 @@ def _volume(volume: Mapping[str, Any]) -> dict[str, Any]:
     return record
 
 
-def _container(container: Mapping[str, Any], cpath: PathT, locate: Locate, facts: Facts,
-               target: PathT, volumes: dict[str, dict[str, Any]], init: bool) -> None:
+def _container(
+    container: Mapping[str, Any],
+    cpath: PathT,
+    locate: Locate,
+    facts: Facts,
+    target: PathT,
+    volumes: dict[str, dict[str, Any]],
+    init: bool,
+) -> None:
     facts.origins[target] = locate(cpath)
     put = _putter(facts, target, cpath, locate)
     put("name", str(container.get("name", "")), ("name",))
@@ -155,8 +196,11 @@ def _container(container: Mapping[str, Any], cpath: PathT, locate: Locate, facts
     if isinstance(security, Mapping) and isinstance(security.get("capabilities"), Mapping):
         added = security["capabilities"].get("add")
         if isinstance(added, list):
-            put("capabilities_add", [str(c) for c in added],
-                ("securityContext", "capabilities", "add"))
+            put(
+                "capabilities_add",
+                [str(c) for c in added],
+                ("securityContext", "capabilities", "add"),
+            )
     _mounts(container, cpath, locate, facts, target, volumes)
     words = [container.get(key) for key in ("command", "args")]
     text = " ".join(_text(p) for part in words if isinstance(part, list) for p in part)
@@ -179,8 +223,9 @@ def _text(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def _resource_origins(resources: object, cpath: PathT, locate: Locate, facts: Facts,
-                      target: PathT) -> None:
+def _resource_origins(
+    resources: object, cpath: PathT, locate: Locate, facts: Facts, target: PathT
+) -> None:
     if not isinstance(resources, Mapping):
         return
     for section in ("requests", "limits"):
@@ -188,11 +233,13 @@ def _resource_origins(resources: object, cpath: PathT, locate: Locate, facts: Fa
         if isinstance(values, Mapping):
             for name in values:
                 facts.origins[(*target, "resources", section, str(name))] = locate(
-                    (*cpath, "resources", section, name))
+                    (*cpath, "resources", section, name)
+                )
 
 
-def _env(container: Mapping[str, Any], cpath: PathT, locate: Locate, facts: Facts,
-         target: PathT) -> None:
+def _env(
+    container: Mapping[str, Any], cpath: PathT, locate: Locate, facts: Facts, target: PathT
+) -> None:
     env: dict[str, str] = {}
     secrets: list[str] = []
     refs: dict[str, dict[str, str]] = {}
@@ -207,8 +254,10 @@ def _env(container: Mapping[str, Any], cpath: PathT, locate: Locate, facts: Fact
             if isinstance(source, Mapping):
                 kind = next((str(k) for k in source), "")
                 ref = source.get(kind) if kind else None
-                refs[name] = {"type": kind, "name": str(ref.get("name", ""))
-                              if isinstance(ref, Mapping) else ""}
+                refs[name] = {
+                    "type": kind,
+                    "name": str(ref.get("name", "")) if isinstance(ref, Mapping) else "",
+                }
                 if kind == "secretKeyRef":
                     secrets.append(name)
                 facts.origins[(*target, "env_refs", name)] = origin
@@ -230,8 +279,14 @@ def _env(container: Mapping[str, Any], cpath: PathT, locate: Locate, facts: Fact
     facts.put((*target, "env_from"), sources, locate((*cpath, "envFrom")))
 
 
-def _mounts(container: Mapping[str, Any], cpath: PathT, locate: Locate, facts: Facts,
-            target: PathT, volumes: dict[str, dict[str, Any]]) -> None:
+def _mounts(
+    container: Mapping[str, Any],
+    cpath: PathT,
+    locate: Locate,
+    facts: Facts,
+    target: PathT,
+    volumes: dict[str, dict[str, Any]],
+) -> None:
     mounts: list[dict[str, Any]] = []
     cgroup = False
     items = container.get("volumeMounts")
@@ -239,24 +294,29 @@ def _mounts(container: Mapping[str, Any], cpath: PathT, locate: Locate, facts: F
         for index, item in enumerate(items):
             if not isinstance(item, Mapping):
                 continue
-            record: dict[str, Any] = {"name": str(item.get("name", "")),
-                      "mount_path": str(item.get("mountPath", ""))}
+            record: dict[str, Any] = {
+                "name": str(item.get("name", "")),
+                "mount_path": str(item.get("mountPath", "")),
+            }
             if item.get("readOnly") is True:
                 record["read_only"] = True
             facts.origins[(*target, "mounts", len(mounts))] = locate(
-                (*cpath, "volumeMounts", index))
+                (*cpath, "volumeMounts", index)
+            )
             mounts.append(record)
             volume = volumes.get(record["name"], {})
-            if (volume.get("type") == "hostPath" and str(volume.get("path", "")).rstrip(
-                    "/") in ("/sys/fs/cgroup", "/sys/fs", "/sys")) or str(
-                    volume.get("path", "")).startswith("/sys/fs/cgroup/"):
+            if (
+                volume.get("type") == "hostPath"
+                and str(volume.get("path", "")).rstrip("/") in ("/sys/fs/cgroup", "/sys/fs", "/sys")
+            ) or str(volume.get("path", "")).startswith("/sys/fs/cgroup/"):
                 cgroup = True
     facts.put((*target, "mounts"), mounts, locate((*cpath, "volumeMounts")))
     facts.put((*target, "mounts_host_cgroup"), cgroup, locate((*cpath, "volumeMounts")))
 
 
-def _shm(spec: Mapping[str, Any], locate: Locate, facts: Facts,
-         volumes: dict[str, dict[str, Any]]) -> None:
+def _shm(
+    spec: Mapping[str, Any], locate: Locate, facts: Facts, volumes: dict[str, dict[str, Any]]
+) -> None:
     shm: dict[str, Any] = {"mounted": False, "host_ipc": spec.get("hostIPC") is True}
     origin = locate(())
     for container in _all(facts):

@@ -26,17 +26,51 @@ except ImportError:  # pragma: no cover
 
 _SUFFIXES = re.compile(
     r"(-(instruct|chat|it|hf|base|awq|gptq|gguf|fp8|fp8-dynamic|int4|int8|w4a16|w8a8|"
-    r"w8a16|bnb-4bit|4bit|8bit|quantized(\.[a-z0-9.]+)?|dynamic))+$")
+    r"w8a16|bnb-4bit|4bit|8bit|quantized(\.[a-z0-9.]+)?|dynamic))+$"
+)
 # Bytes per parameter of a checkpoint dtype; quantised weights are approximate.
-DTYPE_BYTES = {"float32": 4, "float": 4, "bfloat16": 2, "float16": 2, "half": 2,
-               "fp8": 1, "int8": 1, "int4": 0.5}
-_QUANT_HINTS = (("awq", 0.5), ("gptq", 0.5), ("int4", 0.5), ("w4a16", 0.5), ("4bit", 0.5),
-                ("fp8", 1), ("int8", 1), ("w8a8", 1), ("w8a16", 1), ("8bit", 1))
-_FIELDS = ("num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
-           "hidden_size", "intermediate_size", "max_position_embeddings", "vocab_size",
-           "sliding_window", "use_sliding_window", "rope_scaling", "tie_word_embeddings",
-           "model_type", "num_local_experts", "num_experts", "num_experts_per_tok",
-           "kv_lora_rank", "qk_rope_head_dim")
+DTYPE_BYTES = {
+    "float32": 4,
+    "float": 4,
+    "bfloat16": 2,
+    "float16": 2,
+    "half": 2,
+    "fp8": 1,
+    "int8": 1,
+    "int4": 0.5,
+}
+_QUANT_HINTS = (
+    ("awq", 0.5),
+    ("gptq", 0.5),
+    ("int4", 0.5),
+    ("w4a16", 0.5),
+    ("4bit", 0.5),
+    ("fp8", 1),
+    ("int8", 1),
+    ("w8a8", 1),
+    ("w8a16", 1),
+    ("8bit", 1),
+)
+_FIELDS = (
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "hidden_size",
+    "intermediate_size",
+    "max_position_embeddings",
+    "vocab_size",
+    "sliding_window",
+    "use_sliding_window",
+    "rope_scaling",
+    "tie_word_embeddings",
+    "model_type",
+    "num_local_experts",
+    "num_experts",
+    "num_experts_per_tok",
+    "kv_lora_rank",
+    "qk_rope_head_dim",
+)
 
 
 class Preset(NamedTuple):
@@ -93,8 +127,9 @@ def _read_config(path: str) -> Mapping[str, Any]:
     return {**loaded, **text_config} if isinstance(text_config, dict) else loaded
 
 
-def model_facts(model_id: str, engine: Mapping[str, Any], settings: ModelSettings
-                ) -> dict[str, Any]:
+def model_facts(
+    model_id: str, engine: Mapping[str, Any], settings: ModelSettings
+) -> dict[str, Any]:
     preset = find_preset(model_id, settings)
     out: dict[str, Any] = {"id": model_id, "known": preset is not None}
     if preset is None:
@@ -105,8 +140,11 @@ def model_facts(model_id: str, engine: Mapping[str, Any], settings: ModelSetting
     for field in _FIELDS:
         if field in config and config[field] is not None:
             out[field] = config[field]
-    if "head_dim" not in out and _int(config.get("hidden_size")) and _int(
-            config.get("num_attention_heads")):
+    if (
+        "head_dim" not in out
+        and _int(config.get("hidden_size"))
+        and _int(config.get("num_attention_heads"))
+    ):
         out["head_dim"] = config["hidden_size"] // config["num_attention_heads"]
     if "num_key_value_heads" not in out and "num_attention_heads" in out:
         out["num_key_value_heads"] = out["num_attention_heads"]
@@ -120,8 +158,7 @@ def model_facts(model_id: str, engine: Mapping[str, Any], settings: ModelSetting
     return out
 
 
-def weight_dtype_bytes(model_id: str, engine: Mapping[str, Any], dtype: str
-                       ) -> tuple[float, bool]:
+def weight_dtype_bytes(model_id: str, engine: Mapping[str, Any], dtype: str) -> tuple[float, bool]:
     """Bytes per parameter of the loaded weights; exact only for unquantised checkpoints."""
     quantization = str(engine.get("quantization") or engine.get("quantize") or "").lower()
     name = model_id.lower()
@@ -139,8 +176,9 @@ def weight_dtype_bytes(model_id: str, engine: Mapping[str, Any], dtype: str
 
 def estimate_parameters(config: Mapping[str, Any]) -> int | None:
     """Parameters of a decoder-only transformer from its config (dense, GQA, Mixtral MoE)."""
-    h, layers, heads = (_int(config.get(k)) for k in ("hidden_size", "num_hidden_layers",
-                                                        "num_attention_heads"))
+    h, layers, heads = (
+        _int(config.get(k)) for k in ("hidden_size", "num_hidden_layers", "num_attention_heads")
+    )
     inter, vocab = _int(config.get("intermediate_size")), _int(config.get("vocab_size"))
     if not (h and layers and heads and inter and vocab):
         return None

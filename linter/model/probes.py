@@ -13,22 +13,35 @@ from linter.model.workload import Origin
 from linter.positions import PathT
 
 # kubernetes/kubernetes:staging/src/k8s.io/api/core/v1/types.go (Probe defaults).
-PROBE_DEFAULTS = {"initial_delay_seconds": 0, "period_seconds": 10, "timeout_seconds": 1,
-                  "failure_threshold": 3, "success_threshold": 1}
-_FIELDS = {"initialDelaySeconds": "initial_delay_seconds", "periodSeconds": "period_seconds",
-           "timeoutSeconds": "timeout_seconds", "failureThreshold": "failure_threshold",
-           "successThreshold": "success_threshold",
-           "terminationGracePeriodSeconds": "termination_grace_period_seconds"}
-PROBE_KINDS = {"livenessProbe": "liveness", "readinessProbe": "readiness",
-               "startupProbe": "startup"}
+PROBE_DEFAULTS = {
+    "initial_delay_seconds": 0,
+    "period_seconds": 10,
+    "timeout_seconds": 1,
+    "failure_threshold": 3,
+    "success_threshold": 1,
+}
+_FIELDS = {
+    "initialDelaySeconds": "initial_delay_seconds",
+    "periodSeconds": "period_seconds",
+    "timeoutSeconds": "timeout_seconds",
+    "failureThreshold": "failure_threshold",
+    "successThreshold": "success_threshold",
+    "terminationGracePeriodSeconds": "termination_grace_period_seconds",
+}
+PROBE_KINDS = {
+    "livenessProbe": "liveness",
+    "readinessProbe": "readiness",
+    "startupProbe": "startup",
+}
 _SLEEP = re.compile(r"^(\d+(?:\.\d+)?)([smhd]?)$")
 _LOOPS = frozenset({"while", "until", "for"})
 _SLEEP_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 _NOWHERE = Origin("", 1, 1)
 
 
-def probe_facts(container: Mapping[str, Any], cpath: PathT, locate: Locate, facts: Facts,
-                target: PathT) -> None:
+def probe_facts(
+    container: Mapping[str, Any], cpath: PathT, locate: Locate, facts: Facts, target: PathT
+) -> None:
     for key, kind in PROBE_KINDS.items():
         probe = container.get(key)
         if not isinstance(probe, Mapping):
@@ -48,8 +61,9 @@ def probe_facts(container: Mapping[str, Any], cpath: PathT, locate: Locate, fact
         out["defaulted"] = defaulted
         _handler(probe, out)
         # The kubelet restarts after initialDelay + failureThreshold × period (infra-rules §4).
-        out["budget_seconds"] = out["initial_delay_seconds"] + \
-            out["failure_threshold"] * out["period_seconds"]
+        out["budget_seconds"] = (
+            out["initial_delay_seconds"] + out["failure_threshold"] * out["period_seconds"]
+        )
         facts.put((*target, kind), out, origins[()])
         for sub, origin in origins.items():
             if sub:
@@ -64,8 +78,9 @@ def _handler(probe: Mapping[str, Any], out: dict[str, Any]) -> None:
         out["type"] = handler
         if "port" in spec:
             port = spec["port"]
-            out["port"] = port if isinstance(port, int) and not isinstance(port, bool) \
-                else str(port)
+            out["port"] = (
+                port if isinstance(port, int) and not isinstance(port, bool) else str(port)
+            )
         if handler == "httpGet" and isinstance(spec.get("path"), str):
             out["http_path"] = spec["path"]
         if handler == "httpGet" and isinstance(spec.get("scheme"), str):
@@ -75,8 +90,9 @@ def _handler(probe: Mapping[str, Any], out: dict[str, Any]) -> None:
         return
 
 
-def pre_stop_facts(container: Mapping[str, Any], cpath: PathT, locate: Locate, facts: Facts,
-                   target: PathT) -> None:
+def pre_stop_facts(
+    container: Mapping[str, Any], cpath: PathT, locate: Locate, facts: Facts, target: PathT
+) -> None:
     lifecycle = container.get("lifecycle")
     hook = lifecycle.get("preStop") if isinstance(lifecycle, Mapping) else None
     if not isinstance(hook, Mapping):
@@ -88,8 +104,7 @@ def pre_stop_facts(container: Mapping[str, Any], cpath: PathT, locate: Locate, f
         facts.put((*target, "pre_stop"), {"type": "sleep"}, origin)
         seconds = q.to_number(sleep.get("seconds"))
         if seconds is not None:
-            facts.put((*target, "pre_stop_seconds"), seconds,
-                      locate((*hpath, "sleep", "seconds")))
+            facts.put((*target, "pre_stop_seconds"), seconds, locate((*hpath, "sleep", "seconds")))
         return
     exec_ = hook.get("exec")
     if isinstance(exec_, Mapping) and isinstance(exec_.get("command"), list):
@@ -97,8 +112,7 @@ def pre_stop_facts(container: Mapping[str, Any], cpath: PathT, locate: Locate, f
         facts.put((*target, "pre_stop"), {"type": "exec", "command": command}, origin)
         seconds = sleep_seconds(command)
         if seconds is not None:
-            facts.put((*target, "pre_stop_seconds"), seconds,
-                      locate((*hpath, "exec", "command")))
+            facts.put((*target, "pre_stop_seconds"), seconds, locate((*hpath, "exec", "command")))
         return
     for handler in ("httpGet", "tcpSocket"):
         if isinstance(hook.get(handler), Mapping):
@@ -108,8 +122,12 @@ def pre_stop_facts(container: Mapping[str, Any], cpath: PathT, locate: Locate, f
 
 def sleep_seconds(command: list[str]) -> int | float | None:
     """Seconds a hook command sleeps, when that can be told (no loops, only literal sleeps)."""
-    if len(command) >= 3 and command[0].rsplit("/", 1)[-1] in ("sh", "bash", "ash") \
-            and command[1].startswith("-") and "c" in command[1]:
+    if (
+        len(command) >= 3
+        and command[0].rsplit("/", 1)[-1] in ("sh", "bash", "ash")
+        and command[1].startswith("-")
+        and "c" in command[1]
+    ):
         commands = [[t.text for t in cmd] for cmd in split_script(command[2], _NOWHERE, {})]
     else:
         commands = [command]

@@ -56,8 +56,11 @@ class _Ctx:
 
     def holds(self, condition: Mapping[str, Any]) -> bool:
         value, _ = self.resolve({k: condition[k] for k in ("key", "root") if k in condition})
-        result = value is not MISSING and value not in ("", [], {}) and (
-            "equals" not in condition or _same(value, condition["equals"]))
+        result = (
+            value is not MISSING
+            and value not in ("", [], {})
+            and ("equals" not in condition or _same(value, condition["equals"]))
+        )
         unless = condition.get("unless")
         return result and not (unless is not None and self.holds(unless))
 
@@ -68,8 +71,9 @@ def _same(value: Any, expected: Any) -> bool:
     return str(value) == str(expected)
 
 
-def apply_profile(profile: Profile, data: Any, locate: Locate, label: str,
-                  settings: ModelSettings) -> list[Workload]:
+def apply_profile(
+    profile: Profile, data: Any, locate: Locate, label: str, settings: ModelSettings
+) -> list[Workload]:
     out: list[Workload] = []
     for spec in profile.spec.get("workloads", []):
         for path, entry in _entries(spec, data):
@@ -90,14 +94,14 @@ def _entries(spec: Mapping[str, Any], data: Any) -> Iterator[tuple[PathT, Any]]:
     base = parse_path(spec["forEach"])
     value = get_path(data, spec["forEach"])
     if isinstance(value, list):
-        yield from (((*base, i), item) for i, item in enumerate(value)
-                    if isinstance(item, Mapping))
+        yield from (((*base, i), item) for i, item in enumerate(value) if isinstance(item, Mapping))
     elif isinstance(value, Mapping):
         yield from (((*base, k), item) for k, item in value.items() if isinstance(item, Mapping))
 
 
-def _build(profile: Profile, spec: Mapping[str, Any], ctx: _Ctx, label: str,
-           settings: ModelSettings) -> list[Workload]:
+def _build(
+    profile: Profile, spec: Mapping[str, Any], ctx: _Ctx, label: str, settings: ModelSettings
+) -> list[Workload]:
     builder = spec.get("builder", "container")
     server = str(spec.get("server", ""))
     hints = _hints(spec, ctx, server)
@@ -120,18 +124,32 @@ def _build(profile: Profile, spec: Mapping[str, Any], ctx: _Ctx, label: str,
     return build_workloads(pod.spec, pod.locate, meta, settings)
 
 
-def _meta(profile: Profile, spec: Mapping[str, Any], ctx: _Ctx, label: str, server: str,
-          hints: tuple[Hint, ...]) -> Meta:
+def _meta(
+    profile: Profile,
+    spec: Mapping[str, Any],
+    ctx: _Ctx,
+    label: str,
+    server: str,
+    hints: tuple[Hint, ...],
+) -> Meta:
     name, _ = ctx.resolve(spec.get("name"))
     last = ctx.path[-1] if ctx.path else ""
     replicas, replicas_origin = ctx.resolve(spec.get("replicas"))
     multi = "multiNodeWhen" in spec and ctx.holds(spec["multiNodeWhen"])
     count = q.to_int(replicas) if replicas is not MISSING else None
-    return Meta(f"{label}:{format_path(ctx.path)}", "HelmValues",
-                str(name if name is not MISSING else last), ctx.locate(ctx.path), "helm-values",
-                replicas=count, replicas_origin=replicas_origin if count is not None else None,
-                server_hint=server, hints=hints, multi_node=multi,
-                extra={"chart_profile": profile.name, "renders": spec.get("renders", "")})
+    return Meta(
+        f"{label}:{format_path(ctx.path)}",
+        "HelmValues",
+        str(name if name is not MISSING else last),
+        ctx.locate(ctx.path),
+        "helm-values",
+        replicas=count,
+        replicas_origin=replicas_origin if count is not None else None,
+        server_hint=server,
+        hints=hints,
+        multi_node=multi,
+        extra={"chart_profile": profile.name, "renders": spec.get("renders", "")},
+    )
 
 
 def _hints(spec: Mapping[str, Any], ctx: _Ctx, server: str) -> tuple[Hint, ...]:
@@ -179,13 +197,20 @@ def _args(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
             if isinstance(items, list):
                 for index, item in enumerate(items):
                     if item is not None and not isinstance(item, dict | list):
-                        pod.append(target, _text(item), ctx.locate(
-                            (*ctx.path, *parse_path(rule["list"]), index)))
+                        pod.append(
+                            target,
+                            _text(item),
+                            ctx.locate((*ctx.path, *parse_path(rule["list"]), index)),
+                        )
             continue
         flag = rule["flag"]
         value, origin = ctx.resolve(rule)
-        if value is MISSING and rule.get("boolean") and "missing" in rule and (
-                "requires" not in rule or get_path(ctx.entry, rule["requires"]) is not MISSING):
+        if (
+            value is MISSING
+            and rule.get("boolean")
+            and "missing" in rule
+            and ("requires" not in rule or get_path(ctx.entry, rule["requires"]) is not MISSING)
+        ):
             value = rule["missing"]
             origin = ctx.locate((*ctx.path, *parse_path(rule.get("requires", ""))))
         if value is MISSING:
@@ -215,8 +240,9 @@ def _env(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
                         pod.copy_origins((*target, at), item, ctx.locate, (*base, index))
             elif isinstance(items, Mapping):
                 for key, value in items.items():
-                    at = pod.append(target, {"name": str(key), "value": _text(value)},
-                                    ctx.locate((*base, key)))
+                    at = pod.append(
+                        target, {"name": str(key), "value": _text(value)}, ctx.locate((*base, key))
+                    )
                     pod.origins[(*target, at, "value")] = ctx.locate((*base, key))
             continue
         if "when" in rule and not ctx.holds(rule["when"]):
@@ -269,8 +295,16 @@ def _pod_fields(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
     terms = fields.pop("nodeSelectorTerms", None)
     value, origin = ctx.resolve(terms)
     if isinstance(value, list) and value:
-        pod.set(("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
-                 "nodeSelectorTerms"), value, origin)
+        pod.set(
+            (
+                "affinity",
+                "nodeAffinity",
+                "requiredDuringSchedulingIgnoredDuringExecution",
+                "nodeSelectorTerms",
+            ),
+            value,
+            origin,
+        )
     for name, source in fields.items():
         value, origin = ctx.resolve(source)
         if value is not MISSING and value not in ("", [], {}):
@@ -284,8 +318,11 @@ def _pod_fields(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
         index = pod.append(("volumes",), volume, origin)
         pod.origins[("volumes", index, "emptyDir", "sizeLimit")] = origin or pod.fallback
         when = shm.get("when", {}).get("key", "")
-        pod.append((*_C, "volumeMounts"), {"name": "shm", "mountPath": "/dev/shm"},
-                   ctx.locate((*ctx.path, *parse_path(when))))
+        pod.append(
+            (*_C, "volumeMounts"),
+            {"name": "shm", "mountPath": "/dev/shm"},
+            ctx.locate((*ctx.path, *parse_path(when))),
+        )
     init, _ = ctx.resolve(spec.get("initContainer"))
     where = ctx.source_path(spec.get("initContainer") or {})
     if isinstance(init, Mapping) and init and where is not None:

@@ -50,8 +50,11 @@ def user_profiles(dirs: tuple[str, ...]) -> tuple[Profile, ...]:
         folder = Path(directory)
         if not folder.is_dir():
             raise ConfigError(f"profile directory {directory}: not a directory")
-        profiles.extend(_load_user(path) for path in sorted(folder.iterdir())
-                        if path.suffix in (".yaml", ".yml") and path.name not in _NOT_PROFILES)
+        profiles.extend(
+            _load_user(path)
+            for path in sorted(folder.iterdir())
+            if path.suffix in (".yaml", ".yml") and path.name not in _NOT_PROFILES
+        )
     return tuple(profiles)
 
 

@@ -98,7 +98,10 @@ def qos_class(containers: Sequence[object], pod_resources: object = None) -> str
             guaranteed = False
     if not requests and not limits:
         return "BestEffort"
-    if guaranteed and all(limits.get(name) == value for name, value in requests.items()) \
-            and len(requests) == len(limits):
+    if (
+        guaranteed
+        and all(limits.get(name) == value for name, value in requests.items())
+        and len(requests) == len(limits)
+    ):
         return "Guaranteed"
     return "Burstable"

@@ -27,8 +27,14 @@ class EnvValue(NamedTuple):
     origin: Origin
 
 
-def engine_facts(server: str, image: ImageInfo | None, image_origin: Origin,
-                 call: Invocation, env: Mapping[str, EnvValue], facts: Facts) -> None:
+def engine_facts(
+    server: str,
+    image: ImageInfo | None,
+    image_origin: Origin,
+    call: Invocation,
+    env: Mapping[str, EnvValue],
+    facts: Facts,
+) -> None:
     put = facts.put
     if server:
         put(("engine", "name"), server, image_origin)
@@ -42,8 +48,11 @@ def engine_facts(server: str, image: ImageInfo | None, image_origin: Origin,
     if call.entrypoint:
         origin = call.args[0].origin if call.args else image_origin
         put(("engine", "entrypoint"), call.entrypoint, origin)
-    put(("engine", "args"), [t.text for t in call.args],
-        call.args[0].origin if call.args else image_origin)
+    put(
+        ("engine", "args"),
+        [t.text for t in call.args],
+        call.args[0].origin if call.args else image_origin,
+    )
     all_env = {**env, **{k: EnvValue(t.text, t.origin) for k, t in call.env.items()}}
     put(("engine", "env"), {k: v.value for k, v in all_env.items()}, image_origin)
     for name, item in all_env.items():
@@ -83,8 +92,11 @@ def _flag_settings(server: str, call: Invocation, facts: Facts, fallback: Origin
         if not facts.has(("engine", "model")):
             facts.put(("engine", "model"), model.text, model.origin)
     if parsed.positionals:
-        facts.put(("engine", "positionals"), [t.text for t in parsed.positionals],
-                  parsed.positionals[0].origin)
+        facts.put(
+            ("engine", "positionals"),
+            [t.text for t in parsed.positionals],
+            parsed.positionals[0].origin,
+        )
     _derived(server, facts)
 
 
@@ -127,8 +139,11 @@ def _unparsed(facts: Facts, name: str, raw: str, origin: Origin) -> None:
 def _derived(server: str, facts: Facts) -> None:
     model_setting = MODEL_SETTING.get(server)
     if model_setting and facts.has(("engine", model_setting)):
-        facts.put(("engine", "model_id"), facts.get(("engine", model_setting)),
-                  facts.origins.get(("engine", model_setting)))
+        facts.put(
+            ("engine", "model_id"),
+            facts.get(("engine", model_setting)),
+            facts.origins.get(("engine", model_setting)),
+        )
     if server == "vllm":
         config = facts.get(("engine", "compilation_config"))
         if isinstance(config, dict):
@@ -140,14 +155,20 @@ def _derived(server: str, facts: Facts) -> None:
                     if value is not None:
                         facts.put(("engine", key), value, origin)
     if facts.has(("engine", "config")):
-        facts.put(("engine", "config_file"), facts.get(("engine", "config")),
-                  facts.origins.get(("engine", "config")))
+        facts.put(
+            ("engine", "config_file"),
+            facts.get(("engine", "config")),
+            facts.origins.get(("engine", "config")),
+        )
 
 
 def tokens_of(values: list[Any], origin_of: Any) -> list[Token]:
     """List items as tokens, each at its own item's origin."""
-    return [Token(_text(v), origin_of(i)) for i, v in enumerate(values)
-            if v is not None and not isinstance(v, dict | list)]
+    return [
+        Token(_text(v), origin_of(i))
+        for i, v in enumerate(values)
+        if v is not None and not isinstance(v, dict | list)
+    ]
 
 
 def _text(value: object) -> str:

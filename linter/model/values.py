@@ -29,31 +29,105 @@ from linter.model.workload import Workload
 from linter.positions import PathT, format_path
 
 # Subtrees that configure something other than the server container.
-_SKIP = frozenset({"ingress", "service", "services_", "autoscaling", "hpa", "keda",
-                   "servicemonitor", "podmonitor", "monitoring", "prometheus", "grafana",
-                   "serviceaccount", "rbac", "networkpolicy", "poddisruptionbudget", "pdb",
-                   "routerspec", "router", "cacheserverspec", "gateway", "global", "secrets",
-                   "persistence", "metrics", "extrainit", "imagepullsecrets", "podsecuritycontext",
-                   "securitycontext", "containersecuritycontext", "labels", "annotations",
-                   "podannotations", "podlabels", "deploymentannotations", "tolerations",
-                   "affinity", "nodeselector", "resources", "livenessprobe", "readinessprobe",
-                   "startupprobe", "env", "extraenv", "environment", "args", "extraargs",
-                   "command", "image", "volumes", "volumemounts", "extravolumes",
-                   "extravolumemounts", "initcontainers"})
+_SKIP = frozenset(
+    {
+        "ingress",
+        "service",
+        "services_",
+        "autoscaling",
+        "hpa",
+        "keda",
+        "servicemonitor",
+        "podmonitor",
+        "monitoring",
+        "prometheus",
+        "grafana",
+        "serviceaccount",
+        "rbac",
+        "networkpolicy",
+        "poddisruptionbudget",
+        "pdb",
+        "routerspec",
+        "router",
+        "cacheserverspec",
+        "gateway",
+        "global",
+        "secrets",
+        "persistence",
+        "metrics",
+        "extrainit",
+        "imagepullsecrets",
+        "podsecuritycontext",
+        "securitycontext",
+        "containersecuritycontext",
+        "labels",
+        "annotations",
+        "podannotations",
+        "podlabels",
+        "deploymentannotations",
+        "tolerations",
+        "affinity",
+        "nodeselector",
+        "resources",
+        "livenessprobe",
+        "readinessprobe",
+        "startupprobe",
+        "env",
+        "extraenv",
+        "environment",
+        "args",
+        "extraargs",
+        "command",
+        "image",
+        "volumes",
+        "volumemounts",
+        "extravolumes",
+        "extravolumemounts",
+        "initcontainers",
+    }
+)
 # Registry settings too generic to be read from an arbitrary values key.
-_GENERIC = frozenset({"host", "hostname", "port", "config", "seed", "api_key", "revision",
-                      "tokenizer", "usage_stats", "payload_limit", "json_output"})
+_GENERIC = frozenset(
+    {
+        "host",
+        "hostname",
+        "port",
+        "config",
+        "seed",
+        "api_key",
+        "revision",
+        "tokenizer",
+        "usage_stats",
+        "payload_limit",
+        "json_output",
+    }
+)
 _ARG_KEYS = ("args", "extraArgs", "customArgs", "serverArgs", "extra_args")
 _CMD_KEYS = ("command", "customCommand")
-_COMPOSE_KEYS = ("environment", "deploy", "ipc", "shm_size", "runtime", "restart",
-                 "depends_on", "container_name")
-_POD_KEYS = ("nodeSelector", "affinity", "tolerations", "hostIPC",
-             "terminationGracePeriodSeconds", "runtimeClassName")
+_COMPOSE_KEYS = (
+    "environment",
+    "deploy",
+    "ipc",
+    "shm_size",
+    "runtime",
+    "restart",
+    "depends_on",
+    "container_name",
+)
+_POD_KEYS = (
+    "nodeSelector",
+    "affinity",
+    "tolerations",
+    "hostIPC",
+    "terminationGracePeriodSeconds",
+    "runtimeClassName",
+)
 _C: PathT = ("containers", 0)
 
 
-def workloads_from_values(data: Any, locate: Locate, label: str,
-                          settings: ModelSettings = DEFAULT_SETTINGS) -> list[Workload]:
+def workloads_from_values(
+    data: Any, locate: Locate, label: str, settings: ModelSettings = DEFAULT_SETTINGS
+) -> list[Workload]:
     """Workloads of a values tree; ``locate(path)`` gives the origin of any path in it."""
     if not isinstance(data, Mapping):
         return []
@@ -65,8 +139,7 @@ def workloads_from_values(data: Any, locate: Locate, label: str,
         for section, server in _sections(data):
             node = _get(data, section)
             if isinstance(node, Mapping):
-                out.extend(_section_workloads(data, node, section, server, locate, label,
-                                              settings))
+                out.extend(_section_workloads(data, node, section, server, locate, label, settings))
     if out:
         facts = grpc_tree_facts(data, locate)
         for workload in out:
@@ -74,14 +147,16 @@ def workloads_from_values(data: Any, locate: Locate, label: str,
     return out
 
 
-def looks_like_values(data: Any, name: str, settings: ModelSettings = DEFAULT_SETTINGS
-                      ) -> bool:
+def looks_like_values(data: Any, name: str, settings: ModelSettings = DEFAULT_SETTINGS) -> bool:
     """A YAML mapping that is not a Kubernetes object and has something to serve."""
     if not isinstance(data, Mapping) or ("apiVersion" in data and "kind" in data):
         return False
     base = name.rsplit("/", 1)[-1].lower()
-    return "values" in base or matching_profile(data, settings.profile_dirs) is not None \
+    return (
+        "values" in base
+        or matching_profile(data, settings.profile_dirs) is not None
         or bool(_sections(data))
+    )
 
 
 def _get(data: Any, path: PathT) -> Any:
@@ -98,13 +173,17 @@ def _sections(data: Mapping[str, Any]) -> list[tuple[PathT, str]]:
     for key, value in data.items():
         if isinstance(value, Mapping) and str(key).lower() not in _SKIP:
             candidates.append((key,))
-            candidates.extend((key, k) for k, v in value.items()
-                              if isinstance(v, Mapping) and str(k).lower() not in _SKIP)
+            candidates.extend(
+                (key, k)
+                for k, v in value.items()
+                if isinstance(v, Mapping) and str(k).lower() not in _SKIP
+            )
     for path in candidates:
         node = _get(data, path)
         server = _server_of(node)
         if (server or _gpu_container(node)) and not any(
-                path[: len(p)] == p and p for p, _ in found):
+            path[: len(p)] == p and p for p, _ in found
+        ):
             found.append((path, server))
     if found:
         return found
@@ -126,10 +205,12 @@ def _gpu_container(node: Any) -> bool:
     if not isinstance(node, Mapping) or not _image_text(node):
         return False
     resources = node.get("resources")
-    sections = [resources.get(s) for s in ("limits", "requests")] \
-        if isinstance(resources, Mapping) else []
-    return any(isinstance(s, Mapping) and any(gpus.is_gpu_resource(str(k)) for k in s)
-               for s in sections)
+    sections = (
+        [resources.get(s) for s in ("limits", "requests")] if isinstance(resources, Mapping) else []
+    )
+    return any(
+        isinstance(s, Mapping) and any(gpus.is_gpu_resource(str(k)) for k in s) for s in sections
+    )
 
 
 def _server_of(node: Any) -> str:
@@ -179,7 +260,8 @@ def _setting_keys(node: Any, server: str, path: PathT = ()) -> list[tuple[PathT,
                     queue.append(((*base, key), value))
                 continue
             setting = registry.by_key(server, str(key)) or (
-                registry.by_env(server, str(key)) if server == "tgi" else None)
+                registry.by_env(server, str(key)) if server == "tgi" else None
+            )
             if setting is None or setting.name in _GENERIC or setting.name in seen:
                 continue
             if value in (None, "") or (isinstance(value, list) and setting.kind != "ints"):
@@ -189,9 +271,15 @@ def _setting_keys(node: Any, server: str, path: PathT = ()) -> list[tuple[PathT,
     return found
 
 
-def _section_workloads(data: Mapping[str, Any], node: Mapping[str, Any], section: PathT,
-                       server: str, locate: Locate, label: str, settings: ModelSettings
-                       ) -> list[Workload]:
+def _section_workloads(
+    data: Mapping[str, Any],
+    node: Mapping[str, Any],
+    section: PathT,
+    server: str,
+    locate: Locate,
+    label: str,
+    settings: ModelSettings,
+) -> list[Workload]:
     pod = SyntheticPod(locate(section))
     at = lambda *rest: locate((*section, *rest))  # noqa: E731
     pod.set((*_C, "name"), server or "server", at())
@@ -214,26 +302,39 @@ def _section_workloads(data: Mapping[str, Any], node: Mapping[str, Any], section
         pod.set(("hostIPC",), True, at("ipc"))  # Compose: the host's IPC namespace and /dev/shm
     gpu_products(node, at, pod)
     replicas = next((k for k in ("replicaCount", "replicas") if isinstance(node.get(k), int)), "")
-    kind = "ServerConfig" if not image and not node.get("resources") and not section \
-        and "values" not in label.rsplit("/", 1)[-1].lower() else "HelmValues"
+    kind = (
+        "ServerConfig"
+        if not image
+        and not node.get("resources")
+        and not section
+        and "values" not in label.rsplit("/", 1)[-1].lower()
+        else "HelmValues"
+    )
     ident = f"{label}:{format_path(section)}" if section else label
     # A Docker Compose service (services.<name> with Compose's own keys): a container, not
     # a Kubernetes pod.
-    compose = len(section) == 2 and section[0] == "services" and any(
-        key in node for key in _COMPOSE_KEYS)
-    meta = Meta(ident, kind, str(section[-1]) if section else label, at(),
-                "helm-values" if kind == "HelmValues" else "server-config",
-                replicas=node.get(replicas) if replicas else None,
-                replicas_origin=at(replicas) if replicas else None, server_hint=server,
-                extra={"compose": True} if compose else {})
+    compose = (
+        len(section) == 2 and section[0] == "services" and any(key in node for key in _COMPOSE_KEYS)
+    )
+    meta = Meta(
+        ident,
+        kind,
+        str(section[-1]) if section else label,
+        at(),
+        "helm-values" if kind == "HelmValues" else "server-config",
+        replicas=node.get(replicas) if replicas else None,
+        replicas_origin=at(replicas) if replicas else None,
+        server_hint=server,
+        extra={"compose": True} if compose else {},
+    )
     return build_workloads(pod.spec, pod.locate, meta, settings)
 
 
-def _command_and_args(node: Mapping[str, Any], server: str, at: Any,
-                      pod: SyntheticPod) -> None:
+def _command_and_args(node: Mapping[str, Any], server: str, at: Any, pod: SyntheticPod) -> None:
     image = node.get("image")
     sources: list[tuple[str, tuple[Any, ...], Any]] = [
-        ("command", (key,), node.get(key)) for key in _CMD_KEYS]
+        ("command", (key,), node.get(key)) for key in _CMD_KEYS
+    ]
     if isinstance(image, Mapping):
         sources.append(("command", ("image", "command"), image.get("command")))
     keys = _setting_keys(node, server)
@@ -246,14 +347,20 @@ def _command_and_args(node: Mapping[str, Any], server: str, at: Any,
             if str(value).lower() in ("false", "0"):
                 pod.spec["containers"][0]["args"][-1] = "--no-" + setting.flags[0][2:]
             continue
-        text = " ".join(str(v) for v in value) if isinstance(value, list) else (
-            str(value).lower() if isinstance(value, bool) else str(value))
+        text = (
+            " ".join(str(v) for v in value)
+            if isinstance(value, list)
+            else (str(value).lower() if isinstance(value, bool) else str(value))
+        )
         pod.append((*_C, "args"), text, at(*path))
     sources.extend(("args", (key,), node.get(key)) for key in _ARG_KEYS)
     # Argument lists kept beside the serving keys (`vllm.extraArgs`, `vllmConfig.extraArgs`).
     holders = dict.fromkeys(path[:-1] for path, _ in keys if len(path) > 1)
-    sources.extend(("args", (*holder, key), _get(node, (*holder, key)))
-                   for holder in holders for key in _ARG_KEYS)
+    sources.extend(
+        ("args", (*holder, key), _get(node, (*holder, key)))
+        for holder in holders
+        for key in _ARG_KEYS
+    )
     for target, path, value in sources:
         if target == "command" and words(value)[:1] and words(value)[0].startswith("-"):
             target = "args"  # compose-style `command: --flag value` feeds the entrypoint

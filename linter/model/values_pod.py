@@ -47,8 +47,14 @@ def env_facts(node: Mapping[str, Any], at: Any, pod: SyntheticPod) -> None:
                 item = {"name": str(name), "value": "" if text is None else str(text)}
                 spot = pod.append(target, item, at(key, name))
                 pod.origins[(*target, spot, "value")] = at(key, name)
-    extra = next((e.get("value") for e in pod.spec.get("containers", [{}])[0].get("env", [])
-                  if isinstance(e, Mapping) and e.get("name") == "EXTRA_ARGS"), None)
+    extra = next(
+        (
+            e.get("value")
+            for e in pod.spec.get("containers", [{}])[0].get("env", [])
+            if isinstance(e, Mapping) and e.get("name") == "EXTRA_ARGS"
+        ),
+        None,
+    )
     if isinstance(extra, str):
         # Images built by substratusai/helm append $EXTRA_ARGS to the server's arguments.
         for word in words(extra):
@@ -59,12 +65,16 @@ def is_probe(value: Mapping[str, Any]) -> bool:
     return any(k in value for k in ("httpGet", "tcpSocket", "exec", "grpc"))
 
 
-def volume_facts(node: Mapping[str, Any], section: PathT, locate: Locate, pod: SyntheticPod
-             ) -> None:
-    for key, target in (("volumes", ("volumes",)), ("extraVolumes", ("volumes",)),
-                        ("volumeMounts", (*_C, "volumeMounts")),
-                        ("extraVolumeMounts", (*_C, "volumeMounts")),
-                        ("initContainers", ("initContainers",))):
+def volume_facts(
+    node: Mapping[str, Any], section: PathT, locate: Locate, pod: SyntheticPod
+) -> None:
+    for key, target in (
+        ("volumes", ("volumes",)),
+        ("extraVolumes", ("volumes",)),
+        ("volumeMounts", (*_C, "volumeMounts")),
+        ("extraVolumeMounts", (*_C, "volumeMounts")),
+        ("initContainers", ("initContainers",)),
+    ):
         items = node.get(key)
         if isinstance(items, list):
             for index, item in enumerate(items):
@@ -95,9 +105,19 @@ def gpu_products(node: Mapping[str, Any], at: Any, pod: SyntheticPod) -> None:
     for key in _GPU_LIST_KEYS:
         value = node.get(key)
         if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            term = {"matchExpressions": [{"key": "nvidia.com/gpu.product", "operator": "In",
-                                          "values": list(value)}]}
-            pod.set(("affinity", "nodeAffinity",
-                     "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"),
-                    [term], at(key))
+            term = {
+                "matchExpressions": [
+                    {"key": "nvidia.com/gpu.product", "operator": "In", "values": list(value)}
+                ]
+            }
+            pod.set(
+                (
+                    "affinity",
+                    "nodeAffinity",
+                    "requiredDuringSchedulingIgnoredDuringExecution",
+                    "nodeSelectorTerms",
+                ),
+                [term],
+                at(key),
+            )
             return

@@ -37,8 +37,9 @@ class Workload:
         return nearest_origin(self.origins, path, self.anchor)
 
 
-def nearest_origin(origins: Mapping[PathT, Origin], path: PathT, default: Origin, *,
-                   shortest: int = 1) -> Origin:
+def nearest_origin(
+    origins: Mapping[PathT, Origin], path: PathT, default: Origin, *, shortest: int = 1
+) -> Origin:
     """The origin of ``path`` or of its closest ancestor of at least ``shortest`` parts."""
     for end in range(len(path), shortest - 1, -1):
         origin = origins.get(path[:end])

@@ -36,9 +36,19 @@ _MAGIC = b"servelint-policies-1\n"
 _DIGEST = hashlib.sha256().digest_size
 KEEP = 8  # entries kept: a few policy sets (repositories, --policy-dir) and versions
 # The modules whose classes are pickled, or whose code decides what is stored.
-_CODE = ("linter.expr", "linter.findings", "linter.policy.model", "linter.policy.fused",
-         "linter.policy.load", "linter.policy.cache", "linter.policy.schema",
-         "linter.documents", "linter.yaml_events", "linter.positions", "linter.errors")
+_CODE = (
+    "linter.expr",
+    "linter.findings",
+    "linter.policy.model",
+    "linter.policy.fused",
+    "linter.policy.load",
+    "linter.policy.cache",
+    "linter.policy.schema",
+    "linter.documents",
+    "linter.yaml_events",
+    "linter.positions",
+    "linter.errors",
+)
 # A user's policy file is stored only once it validated against this schema.
 _SCHEMA = "policy.schema.json"
 
@@ -64,14 +74,23 @@ def load(files: Sequence[PolicyFile]) -> list[Policy] | None:
         raw = path.read_bytes()
     except OSError:
         return None
-    body = memoryview(raw)[len(_MAGIC) + _DIGEST:]  # not a copy: entries are megabytes
-    if not raw.startswith(_MAGIC) or raw[len(_MAGIC):len(_MAGIC) + _DIGEST] != \
-            hashlib.sha256(body).digest():
+    body = memoryview(raw)[len(_MAGIC) + _DIGEST :]  # not a copy: entries are megabytes
+    if (
+        not raw.startswith(_MAGIC)
+        or raw[len(_MAGIC) : len(_MAGIC) + _DIGEST] != hashlib.sha256(body).digest()
+    ):
         return None
     try:
         policies = pickle.loads(body)
-    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError,
-            TypeError, ValueError):
+    except (
+        pickle.UnpicklingError,
+        EOFError,
+        AttributeError,
+        ImportError,
+        IndexError,
+        TypeError,
+        ValueError,
+    ):
         return None  # written by code the key did not capture: rebuilt below
     if not isinstance(policies, list) or not all(isinstance(p, Policy) for p in policies):
         return None
@@ -152,8 +171,16 @@ def _compile_all(policy: Policy) -> None:
     expressions = [c.expr for c in policy.match_conditions]
     expressions += [v.expr for v in policy.variables]
     for rule in policy.rules:
-        expressions += [e for e in (rule.expression, rule.message_expression,
-                                    rule.field_path_expression, rule.for_each) if e is not None]
+        expressions += [
+            e
+            for e in (
+                rule.expression,
+                rule.message_expression,
+                rule.field_path_expression,
+                rule.for_each,
+            )
+            if e is not None
+        ]
     for expression in expressions:
         expression.prepare()
     if policy.fused is not None:

@@ -22,8 +22,7 @@ from linter.policy.model import Policy
 
 SKIP = "skip"  # the fused answer when a match condition is not true
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
-_REFERENCE = re.compile(
-    r"\bvariables\s*(?:\.\s*([A-Za-z_]\w*)|\[\s*['\"]([^'\"]+)['\"]\s*\])")
+_REFERENCE = re.compile(r"\bvariables\s*(?:\.\s*([A-Za-z_]\w*)|\[\s*['\"]([^'\"]+)['\"]\s*\])")
 _WORD = re.compile(r"\bvariables\b")
 _INDEX = re.compile(r"\bindex\b")
 _MAX_INDEXED = 64
@@ -60,7 +59,8 @@ class FusedCheck:
         if result == SKIP:
             return True
         return isinstance(result, list) and all(
-            r is True or (isinstance(r, list) and all(x is True for x in r)) for r in result)
+            r is True or (isinstance(r, list) and all(x is True for x in r)) for r in result
+        )
 
 
 def fuse(policy: Policy) -> FusedCheck | None:
@@ -81,9 +81,11 @@ def fuse(policy: Policy) -> FusedCheck | None:
         items = _rename(rule.for_each.text, names)
         if items is None:
             return None
-        parts.append(f"cel.bind(servelint_items, dyn(\n{items}\n), "
-                     f"type(servelint_items) == list ? {_each(expression)} : "
-                     "dyn('not-a-list'))")
+        parts.append(
+            f"cel.bind(servelint_items, dyn(\n{items}\n), "
+            f"type(servelint_items) == list ? {_each(expression)} : "
+            "dyn('not-a-list'))"
+        )
     body = f"dyn([{', '.join(parts)}])"
     for level in sorted(set(levels.values()), reverse=True):
         entries = []
@@ -96,8 +98,10 @@ def fuse(policy: Policy) -> FusedCheck | None:
         body = f"cel.bind(servelint_l{level}, {{{', '.join(entries)}}}, {body})"
     for index, condition in reversed(list(enumerate(policy.match_conditions))):
         local = f"servelint_c{index}"
-        body = (f"cel.bind({local}, (\n{condition.expr.text}\n), {local} != true ? "
-                f"dyn('{SKIP}') : dyn({body}))")
+        body = (
+            f"cel.bind({local}, (\n{condition.expr.text}\n), {local} != true ? "
+            f"dyn('{SKIP}') : dyn({body}))"
+        )
     return FusedCheck(body)
 
 
@@ -107,9 +111,11 @@ def _each(expression: str) -> str:
     if _INDEX.search(expression) is None:
         return f"dyn(servelint_items.map(item, (\n{expression}\n)))"
     positions = ", ".join(str(n) for n in range(_MAX_INDEXED))
-    return (f"(size(servelint_items) > {_MAX_INDEXED} ? dyn('too-long') : "
-            f"dyn([{positions}].filter(index, index < size(servelint_items)).map(index, "
-            f"cel.bind(item, servelint_items[index], (\n{expression}\n)))))")
+    return (
+        f"(size(servelint_items) > {_MAX_INDEXED} ? dyn('too-long') : "
+        f"dyn([{positions}].filter(index, index < size(servelint_items)).map(index, "
+        f"cel.bind(item, servelint_items[index], (\n{expression}\n)))))"
+    )
 
 
 def _levels(policy: Policy) -> dict[str, int] | None:
@@ -130,9 +136,12 @@ def _rename(text: str, names: dict[str, str]) -> str | None:
     reference could not be renamed safely."""
     outside_strings = _STRING.sub("''", text)
     references = len(_REFERENCE.findall(text))
-    if (len(_WORD.findall(text)) != references
-            or len(_WORD.findall(outside_strings)) != references
-            or '"""' in text or "'''" in text):
+    if (
+        len(_WORD.findall(text)) != references
+        or len(_WORD.findall(outside_strings)) != references
+        or '"""' in text
+        or "'''" in text
+    ):
         return None
     missing = False
 

@@ -45,8 +45,9 @@ def load_policies(user_dirs: Iterable[str] = (), *, builtin: bool = True) -> lis
     return policies
 
 
-def _policy_texts(user_dirs: tuple[str, ...], builtin: bool
-                  ) -> list[policy_cache.PolicyFile] | None:
+def _policy_texts(
+    user_dirs: tuple[str, ...], builtin: bool
+) -> list[policy_cache.PolicyFile] | None:
     """Every policy file's name and text, the cache key; None when one cannot be read
     (``_load`` then reports it, in the order it always has)."""
     if policy_cache.cache_dir() is None:
@@ -54,8 +55,10 @@ def _policy_texts(user_dirs: tuple[str, ...], builtin: bool
     files = [(name, text, True) for name, text in _builtin_files()] if builtin else []
     try:
         for directory in user_dirs:
-            files.extend((str(path), path.read_text(encoding="utf-8"), False)
-                         for path in _policy_files(Path(directory)))
+            files.extend(
+                (str(path), path.read_text(encoding="utf-8"), False)
+                for path in _policy_files(Path(directory))
+            )
     except (PolicyError, OSError, UnicodeDecodeError):
         return None
     return files
@@ -90,8 +93,10 @@ def _policy_files(directory: Path) -> list[Path]:
     if not directory.is_dir():
         raise PolicyError(f"{directory}: policy directory not found")
     return sorted(
-        p for p in directory.rglob("*")
-        if p.suffix in (".yaml", ".yml") and p.is_file()
+        p
+        for p in directory.rglob("*")
+        if p.suffix in (".yaml", ".yml")
+        and p.is_file()
         and not any(part.startswith(".") for part in p.relative_to(directory).parts)
     )
 
@@ -120,8 +125,11 @@ def _is_policy(document: Document) -> bool:
     if not isinstance(data, dict):
         return False
     api_version = data.get("apiVersion")
-    return (isinstance(api_version, str) and api_version.startswith("servelint/")
-            and data.get("kind") not in ("PolicyTest", "Profile", "ModelPreset"))
+    return (
+        isinstance(api_version, str)
+        and api_version.startswith("servelint/")
+        and data.get("kind") not in ("PolicyTest", "Profile", "ModelPreset")
+    )
 
 
 _RULE_EXPRESSIONS = ("expression", "messageExpression", "fieldPathExpression", "forEach")
@@ -133,27 +141,39 @@ def _build(document: Document, builtin: bool) -> Policy:
     name = data["metadata"]["name"]
     compile_ = _deferred if builtin else _compile
     variables = tuple(
-        NamedExpr(v["name"], compile_(document, ("spec", "variables", i, "expression"),
-                                      v["expression"]))
+        NamedExpr(
+            v["name"], compile_(document, ("spec", "variables", i, "expression"), v["expression"])
+        )
         for i, v in enumerate(spec.get("variables", []))
     )
     closures = _variable_closures(document, variables)
     conditions = tuple(
-        NamedExpr(c["name"], compile_(document, ("spec", "matchConditions", i, "expression"),
-                                      c["expression"]))
+        NamedExpr(
+            c["name"],
+            compile_(document, ("spec", "matchConditions", i, "expression"), c["expression"]),
+        )
         for i, c in enumerate(spec.get("matchConditions", []))
     )
     rules = tuple(
         _build_rule(document, name, i, raw, compile_, closures)
         for i, raw in enumerate(spec["rules"])
     )
-    policy = Policy(name, data["metadata"].get("description", ""), spec["target"], conditions,
-                    rules, document.source, builtin, variables)
+    policy = Policy(
+        name,
+        data["metadata"].get("description", ""),
+        spec["target"],
+        conditions,
+        rules,
+        document.source,
+        builtin,
+        variables,
+    )
     return dataclasses.replace(policy, fused=fuse(policy))
 
 
-def _variable_closures(document: Document, variables: tuple[NamedExpr, ...]
-                       ) -> dict[str, tuple[str, ...]]:
+def _variable_closures(
+    document: Document, variables: tuple[NamedExpr, ...]
+) -> dict[str, tuple[str, ...]]:
     """For each variable, every variable it needs (itself included), in declaration order.
 
     A variable may read only variables declared before it, as in Kubernetes
@@ -172,14 +192,21 @@ def _variable_closures(document: Document, variables: tuple[NamedExpr, ...]
             raise PolicyError(
                 f"{document.source}:{span.line}:{span.column}: {format_path(path)}: variable "
                 f"'{variable.name}' uses variables.{unknown[0]}, which is not declared before "
-                "it")
+                "it"
+            )
         wanted = {variable.name}.union(*(closures[n] for n in needed))
         closures[variable.name] = tuple(n for n in order if n in wanted)
     return closures
 
 
-def _build_rule(document: Document, policy: str, index: int, raw: dict[str, Any],
-                compile_: Any, closures: dict[str, tuple[str, ...]]) -> Rule:
+def _build_rule(
+    document: Document,
+    policy: str,
+    index: int,
+    raw: dict[str, Any],
+    compile_: Any,
+    closures: dict[str, tuple[str, ...]],
+) -> Rule:
     base: PathT = ("spec", "rules", index)
 
     def compiled(key: str) -> CompiledExpr | None:
@@ -207,8 +234,9 @@ def _build_rule(document: Document, policy: str, index: int, raw: dict[str, Any]
     )
 
 
-def _rule_needs(document: Document, base: PathT, raw: dict[str, Any],
-                closures: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+def _rule_needs(
+    document: Document, base: PathT, raw: dict[str, Any], closures: dict[str, tuple[str, ...]]
+) -> tuple[str, ...]:
     wanted: set[str] = set()
     for key in _RULE_EXPRESSIONS:
         text = raw.get(key)
@@ -221,7 +249,8 @@ def _rule_needs(document: Document, base: PathT, raw: dict[str, Any],
                 span = document.span((*base, key))
                 raise PolicyError(
                     f"{document.source}:{span.line}:{span.column}: {format_path((*base, key))}"
-                    f": uses variables.{name}, which the policy does not declare")
+                    f": uses variables.{name}, which the policy does not declare"
+                )
             wanted.update(closures[name])
     return tuple(n for n in closures if n in wanted)
 
@@ -248,7 +277,6 @@ def _check_unique(policies: list[Policy]) -> None:
     for policy in policies:
         if policy.name in seen:
             raise PolicyError(
-                f"{policy.source}: policy '{policy.name}' is already defined in "
-                f"{seen[policy.name]}"
+                f"{policy.source}: policy '{policy.name}' is already defined in {seen[policy.name]}"
             )
         seen[policy.name] = policy.source

@@ -84,18 +84,22 @@ def _build(path: Path, document: Document, cache: PolicyCache) -> PolicyTestFile
     rules = {rule.id for policy in policies for rule in policy.rules}
     cases = tuple(_case(path, document, i, raw, rules) for i, raw in enumerate(spec["cases"]))
     settings = model_settings(spec.get("model", {}), folder.resolve())
-    return PolicyTestFile(str(path), document.data["metadata"]["name"], folder,
-                          policies, settings, cases)
+    return PolicyTestFile(
+        str(path), document.data["metadata"]["name"], folder, policies, settings, cases
+    )
 
 
-def _policies(path: Path, document: Document, names: list[str], cache: PolicyCache
-              ) -> tuple[Policy, ...]:
+def _policies(
+    path: Path, document: Document, names: list[str], cache: PolicyCache
+) -> tuple[Policy, ...]:
     resolved = []
     for index, name in enumerate(names):
         target = path.parent / name
         if not target.exists():
-            raise InvalidTest(f"{_where(path, document, ('spec', 'policies', index))}: "
-                              f"policy file or folder {name} not found")
+            raise InvalidTest(
+                f"{_where(path, document, ('spec', 'policies', index))}: "
+                f"policy file or folder {name} not found"
+            )
         resolved.append(os.path.normpath(target))
     key = tuple(resolved)
     if key not in cache:
@@ -107,27 +111,30 @@ def _policies(path: Path, document: Document, names: list[str], cache: PolicyCac
     return cache[key]
 
 
-def _case(path: Path, document: Document, index: int, raw: dict[str, Any], rules: set[str]
-          ) -> Case:
+def _case(path: Path, document: Document, index: int, raw: dict[str, Any], rules: set[str]) -> Case:
     base: PathT = ("spec", "cases", index)
     inputs = tuple(raw["inputs"])
     for i, name in enumerate(inputs):
         if not (path.parent / name).is_file():
-            raise InvalidTest(f"{_where(path, document, (*base, 'inputs', i))}: "
-                              f"input file {name} not found")
+            raise InvalidTest(
+                f"{_where(path, document, (*base, 'inputs', i))}: input file {name} not found"
+            )
     expectations = []
     for i, item in enumerate(raw["expect"]):
         where = _where(path, document, (*base, "expect", i))
         if item["rule"] not in rules:
-            raise InvalidTest(f"{where}: rule '{item['rule']}' is not defined by the "
-                              f"policies of this test ({', '.join(sorted(rules)) or 'none'})")
+            raise InvalidTest(
+                f"{where}: rule '{item['rule']}' is not defined by the "
+                f"policies of this test ({', '.join(sorted(rules)) or 'none'})"
+            )
         file = item.get("file")
         if file is not None and file not in inputs:
             raise InvalidTest(f"{where}: file {file} is not one of the case's inputs")
         if file is None and item["result"] == "fail" and len(inputs) > 1:
             raise InvalidTest(f"{where}: the case has several inputs; say which file fails")
-        expectations.append(Expectation(item["rule"], item["result"], file, item.get("line"),
-                                        item.get("message")))
+        expectations.append(
+            Expectation(item["rule"], item["result"], file, item.get("line"), item.get("message"))
+        )
     return Case(raw["name"], inputs, tuple(expectations))
 
 

@@ -36,21 +36,32 @@ def text(outcome: Outcome) -> str:
 
 def junit(outcome: Outcome) -> str:
     """One ``testsuite`` per test file, one ``testcase`` per case; invalid files as errors."""
-    root = ET.Element("testsuites", name="servelint test",
-                      tests=str(len(outcome.results) + len(outcome.invalid)),
-                      failures=str(outcome.failed), errors=str(len(outcome.invalid)))
+    root = ET.Element(
+        "testsuites",
+        name="servelint test",
+        tests=str(len(outcome.results) + len(outcome.invalid)),
+        failures=str(outcome.failed),
+        errors=str(len(outcome.invalid)),
+    )
     for file, group in itertools.groupby(outcome.results, key=lambda r: r.file):
         results = list(group)
-        suite = ET.SubElement(root, "testsuite", name=file, tests=str(len(results)),
-                              failures=str(sum(not r.passed for r in results)), errors="0")
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            name=file,
+            tests=str(len(results)),
+            failures=str(sum(not r.passed for r in results)),
+            errors="0",
+        )
         for result in results:
             case = ET.SubElement(suite, "testcase", classname=result.suite, name=result.case)
             if not result.passed:
                 failure = ET.SubElement(case, "failure", message=result.failures[0])
                 failure.text = "\n".join(result.failures)
     for invalid in outcome.invalid:
-        suite = ET.SubElement(root, "testsuite", name=invalid.path, tests="1", failures="0",
-                              errors="1")
+        suite = ET.SubElement(
+            root, "testsuite", name=invalid.path, tests="1", failures="0", errors="1"
+        )
         case = ET.SubElement(suite, "testcase", classname=invalid.path, name="load test file")
         error = ET.SubElement(case, "error", message=invalid.message.splitlines()[0])
         error.text = invalid.message

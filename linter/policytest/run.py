@@ -51,20 +51,30 @@ def run_paths(paths: Sequence[str]) -> Outcome:
 
 def run_case(test: PolicyTestFile, case: Case) -> CaseResult:
     parsed, problems = _read(test.folder, case.inputs)
-    findings = [f for f in lint_parsed(test.policies, parsed, settings=test.settings).findings
-                if f.rule_id not in _UNCHECKED]
+    findings = [
+        f
+        for f in lint_parsed(test.policies, parsed, settings=test.settings).findings
+        if f.rule_id not in _UNCHECKED
+    ]
     tested = {e.rule for e in case.expect}
     failures = list(problems)
-    failures.extend(f"rule {f.rule_id} could not be evaluated at {f.file}:{f.line}: "
-                    f"{f.message.removeprefix(EVALUATION_ERROR).strip()}"
-                    for f in findings if f.message.startswith(EVALUATION_ERROR))
-    unmatched = [f for f in findings if not f.message.startswith(EVALUATION_ERROR)
-                 and f.rule_id in tested]
+    failures.extend(
+        f"rule {f.rule_id} could not be evaluated at {f.file}:{f.line}: "
+        f"{f.message.removeprefix(EVALUATION_ERROR).strip()}"
+        for f in findings
+        if f.message.startswith(EVALUATION_ERROR)
+    )
+    unmatched = [
+        f for f in findings if not f.message.startswith(EVALUATION_ERROR) and f.rule_id in tested
+    ]
     for expectation in case.expect:
         failures.extend(_check(expectation, case, unmatched))
     failing_rules = {e.rule for e in case.expect if e.result == "fail"}
-    failures.extend(f"unexpected {f.rule_id} failure at {f.file}:{f.line}: {f.message}"
-                    for f in unmatched if f.rule_id in failing_rules)
+    failures.extend(
+        f"unexpected {f.rule_id} failure at {f.file}:{f.line}: {f.message}"
+        for f in unmatched
+        if f.rule_id in failing_rules
+    )
     return CaseResult(test.path, test.name, case.name, tuple(failures))
 
 
@@ -78,8 +88,11 @@ def _read(folder: Path, names: Sequence[str]) -> tuple[list[ParsedFile], list[st
             continue
         parsed_file = parse(name, result.text)
         if not parsed_file.documents:  # nothing to evaluate: any expectation would be moot
-            problems.extend(f"input {name}:{p.line}:{p.column}: {p.message}"
-                            for p in parsed_file.problems if p.rule_id in _UNCHECKED)
+            problems.extend(
+                f"input {name}:{p.line}:{p.column}: {p.message}"
+                for p in parsed_file.problems
+                if p.rule_id in _UNCHECKED
+            )
         parsed.append(parsed_file)
     return parsed, problems
 
@@ -91,8 +104,10 @@ def _check(expectation: Expectation, case: Case, unmatched: list[Finding]) -> li
     if expectation.result == "pass":
         for finding in mine:
             unmatched.remove(finding)
-        return [f"expected {expectation.rule} to pass, but it failed at {f.file}:{f.line}: "
-                f"{f.message}" for f in mine]
+        return [
+            f"expected {expectation.rule} to pass, but it failed at {f.file}:{f.line}: {f.message}"
+            for f in mine
+        ]
     where = f"{files[0]}:{expectation.line}"
     at_line = [f for f in mine if f.line == expectation.line]
     if not at_line:
@@ -102,7 +117,9 @@ def _check(expectation: Expectation, case: Case, unmatched: list[Finding]) -> li
     exact = [f for f in at_line if expectation.message in (None, f.message)]
     if not exact:
         unmatched.remove(at_line[0])
-        return [f"expected {expectation.rule} at {where} to say {expectation.message!r}, "
-                f"but it said {at_line[0].message!r}"]
+        return [
+            f"expected {expectation.rule} at {where} to say {expectation.message!r}, "
+            f"but it said {at_line[0].message!r}"
+        ]
     unmatched.remove(exact[0])
     return []

@@ -23,7 +23,8 @@ def get(name: str) -> type[Reporter]:
     try:
         module, _, cls = REPORTERS[name].partition(":")
     except KeyError:
-        raise ValueError(f"unknown format '{name}'; choose from {', '.join(sorted(REPORTERS))}"
-                         ) from None
+        raise ValueError(
+            f"unknown format '{name}'; choose from {', '.join(sorted(REPORTERS))}"
+        ) from None
     reporter: type[Reporter] = getattr(importlib.import_module(module), cls)
     return reporter

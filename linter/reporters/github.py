@@ -33,9 +33,15 @@ def escape_property(text: str) -> str:
 def format_annotation(finding: Finding, root: Path) -> str:
     """One workflow command; the file is relative to ``root`` (the checkout) when inside it."""
     name = repo_path(finding.file, root) or finding.file
-    properties = ",".join(f"{key}={escape_property(value)}" for key, value in (
-        ("file", name), ("line", str(finding.line)), ("col", str(finding.column)),
-        ("title", finding.rule_id)))
+    properties = ",".join(
+        f"{key}={escape_property(value)}"
+        for key, value in (
+            ("file", name),
+            ("line", str(finding.line)),
+            ("col", str(finding.column)),
+            ("title", finding.rule_id),
+        )
+    )
     return f"::{COMMANDS[finding.severity]} {properties}::{escape_data(finding.message)}"
 
 

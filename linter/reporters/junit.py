@@ -43,12 +43,14 @@ def _finding_line(finding: Finding) -> str:
 
 
 def _testcase(file: str, rule_id: str, findings: Sequence[Finding]) -> ET.Element:
-    case = ET.Element("testcase", {"name": _clean(rule_id), "classname": _clean(file),
-                                   "file": _clean(file)})
+    case = ET.Element(
+        "testcase", {"name": _clean(rule_id), "classname": _clean(file), "file": _clean(file)}
+    )
     active = [f for f in findings if not f.suppressed]
     if not active:
-        reasons = "; ".join(dict.fromkeys(f.suppression.reason for f in findings
-                                          if f.suppression is not None))
+        reasons = "; ".join(
+            dict.fromkeys(f.suppression.reason for f in findings if f.suppression is not None)
+        )
         ET.SubElement(case, "skipped", {"message": _clean(f"suppressed: {reasons}")})
         return case
     worst = max(f.severity for f in active)

@@ -20,8 +20,7 @@ if TYPE_CHECKING:
 TOOL_NAME = "servelint"
 # Kept under its old name for callers: the registry itself lives in linter.rulemeta.
 CORE_RULES = PIPELINE_RULES
-__all__ = ["CORE_RULES", "INFORMATION_URI", "TOOL_NAME", "RuleMeta", "rule_metadata",
-           "rules_for"]
+__all__ = ["CORE_RULES", "INFORMATION_URI", "TOOL_NAME", "RuleMeta", "rule_metadata", "rules_for"]
 
 
 def rule_metadata(result: RunResult) -> dict[str, RuleMeta]:
@@ -43,7 +42,8 @@ def rules_for(findings: Iterable[Finding], known: Mapping[str, RuleMeta]) -> lis
     for finding in findings:
         if finding.rule_id not in found:
             found[finding.rule_id] = known.get(
-                finding.rule_id, RuleMeta(finding.rule_id, finding.severity, finding.rule_id))
+                finding.rule_id, RuleMeta(finding.rule_id, finding.severity, finding.rule_id)
+            )
     return [found[rule_id] for rule_id in sorted(found)]
 
 

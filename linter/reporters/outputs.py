@@ -38,19 +38,24 @@ def plan_outputs(specs: Sequence[OutputSpec], default_path: str | None) -> list[
 
     Raises ValueError when two reports would share standard output or a file.
     """
-    resolved = [spec if spec.path else OutputSpec(spec.fmt, default_path)
-                for spec in (specs or [OutputSpec(DEFAULT_FORMAT, None)])]
+    resolved = [
+        spec if spec.path else OutputSpec(spec.fmt, default_path)
+        for spec in (specs or [OutputSpec(DEFAULT_FORMAT, None)])
+    ]
     destinations = [spec.path for spec in resolved]
     for destination in dict.fromkeys(destinations):
         if destinations.count(destination) > 1:
             where = "standard output" if destination is None else f"'{destination}'"
-            raise ValueError(f"several formats would be written to {where}; "
-                             "give each format its own file, e.g. --format sarif:servelint.sarif")
+            raise ValueError(
+                f"several formats would be written to {where}; "
+                "give each format its own file, e.g. --format sarif:servelint.sarif"
+            )
     return resolved
 
 
-def write_outputs(result: RunResult, outputs: Sequence[OutputSpec], stdout: TextIO, *,
-                  color: bool) -> None:
+def write_outputs(
+    result: RunResult, outputs: Sequence[OutputSpec], stdout: TextIO, *, color: bool
+) -> None:
     """Write every report; a file that cannot be written is a tool failure (exit 3).
 
     Standard output comes first, so the findings are shown even if a file fails.
@@ -69,7 +74,8 @@ def write_outputs(result: RunResult, outputs: Sequence[OutputSpec], stdout: Text
             with open(spec.path, "w", encoding="utf-8") as handle:
                 reporter(color=False).report(result, handle)
         except OSError as exc:
-            failures.append(f"{spec.path}: cannot write the {spec.fmt} report: "
-                            f"{exc.strerror or exc}")
+            failures.append(
+                f"{spec.path}: cannot write the {spec.fmt} report: {exc.strerror or exc}"
+            )
     if failures:
         raise LinterError("\n".join(failures))

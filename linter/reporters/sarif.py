@@ -28,8 +28,9 @@ if TYPE_CHECKING:
     from linter.runner import RunResult
 
 SARIF_VERSION = "2.1.0"
-SARIF_SCHEMA = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"
-                "sarif-schema-2.1.0.json")
+SARIF_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
 SRCROOT = "%SRCROOT%"
 FINGERPRINT_KEY = "servelint/v1"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -40,13 +41,15 @@ def as_sarif(result: RunResult, root: Path) -> dict[str, Any]:
     rules = rules_for(result.findings, rule_metadata(result))
     index = {rule.id: position for position, rule in enumerate(rules)}
     run: dict[str, Any] = {
-        "tool": {"driver": {
-            "name": TOOL_NAME,
-            "version": __version__,
-            "semanticVersion": __version__,
-            "informationUri": INFORMATION_URI,
-            "rules": [_rule(rule) for rule in rules],
-        }},
+        "tool": {
+            "driver": {
+                "name": TOOL_NAME,
+                "version": __version__,
+                "semanticVersion": __version__,
+                "informationUri": INFORMATION_URI,
+                "rules": [_rule(rule) for rule in rules],
+            }
+        },
         "invocations": [_invocation(result)],
         "originalUriBaseIds": {SRCROOT: {"uri": _directory_uri(root)}},
         "columnKind": "unicodeCodePoints",
@@ -79,7 +82,8 @@ def _invocation(result: RunResult) -> dict[str, Any]:
     out: dict[str, Any] = {"executionSuccessful": result.read_failures == 0}
     if result.notes:
         out["toolExecutionNotifications"] = [
-            {"level": "note", "message": {"text": note}} for note in result.notes]
+            {"level": "note", "message": {"text": note}} for note in result.notes
+        ]
     return out
 
 
@@ -106,10 +110,12 @@ def _location(finding: Finding, relative: str | None) -> dict[str, Any]:
         artifact = {"uri": quote(relative), "uriBaseId": SRCROOT}
     else:
         artifact = {"uri": Path(finding.file).absolute().as_uri()}
-    location: dict[str, Any] = {"physicalLocation": {
-        "artifactLocation": artifact,
-        "region": {"startLine": finding.line, "startColumn": finding.column},
-    }}
+    location: dict[str, Any] = {
+        "physicalLocation": {
+            "artifactLocation": artifact,
+            "region": {"startLine": finding.line, "startColumn": finding.column},
+        }
+    }
     if finding.path:
         location["logicalLocations"] = [{"fullyQualifiedName": finding.path, "kind": "member"}]
     return location

@@ -19,8 +19,10 @@ def format_finding(finding: Finding, *, color: bool = False) -> str:
     severity = finding.severity.label
     if color:
         severity = f"{_COLORS[finding.severity]}{severity}{_RESET}"
-    line = f"{finding.file}:{finding.line}:{finding.column}: {severity} {finding.rule_id} " \
-           f"{finding.message}"
+    line = (
+        f"{finding.file}:{finding.line}:{finding.column}: {severity} {finding.rule_id} "
+        f"{finding.message}"
+    )
     environments = finding.extra.get("environments")
     if environments:  # lint --chart --env: the environments this finding occurs in
         line += f" [{', '.join(environments)}]"
@@ -33,9 +35,11 @@ def format_finding(finding: Finding, *, color: bool = False) -> str:
 
 def format_summary(result: RunResult) -> str:
     counts = summarize(result.findings)
-    parts = [f"{counts['error']} error{'s' * (counts['error'] != 1)}",
-             f"{counts['warning']} warning{'s' * (counts['warning'] != 1)}",
-             f"{counts['info']} info"]
+    parts = [
+        f"{counts['error']} error{'s' * (counts['error'] != 1)}",
+        f"{counts['warning']} warning{'s' * (counts['warning'] != 1)}",
+        f"{counts['info']} info",
+    ]
     suppressed = f", {counts['suppressed']} suppressed" if counts["suppressed"] else ""
     files = f"{result.files_checked} file{'s' * (result.files_checked != 1)}"
     return f"{', '.join(parts)}{suppressed} in {files}"

@@ -42,8 +42,10 @@ class ReadResult:
 
 
 def is_lintable(path: Path) -> bool:
-    return path.suffix.lower() in LINTABLE_SUFFIXES or path.name in LINTABLE_NAMES or (
-        path.suffix == ".pbtxt"
+    return (
+        path.suffix.lower() in LINTABLE_SUFFIXES
+        or path.name in LINTABLE_NAMES
+        or (path.suffix == ".pbtxt")
     )
 
 
@@ -130,17 +132,20 @@ def _read_regular(item: Input, path: Path, max_bytes: int) -> bytes | ReadResult
         if stat.S_ISDIR(info.st_mode):
             return ReadResult(item, None, "cannot read: is a directory")
         if not stat.S_ISREG(info.st_mode):
-            return ReadResult(item, None,
-                              "not a regular file (a pipe, socket or device); not read")
+            return ReadResult(item, None, "not a regular file (a pipe, socket or device); not read")
         if info.st_size > max_bytes:
             return _too_large(item, max_bytes)
         return handle.read(max_bytes + 1)
 
 
 def _too_large(item: Input, max_bytes: int) -> ReadResult:
-    return ReadResult(item, None, f"larger than the input size limit of {max_bytes} bytes; "
-                      "raise --max-bytes (limits.maxBytes) if this input is genuine",
-                      rule="input-limit")
+    return ReadResult(
+        item,
+        None,
+        f"larger than the input size limit of {max_bytes} bytes; "
+        "raise --max-bytes (limits.maxBytes) if this input is genuine",
+        rule="input-limit",
+    )
 
 
 def decode(item: Input, raw: bytes) -> ReadResult:
@@ -156,9 +161,14 @@ def decode(item: Input, raw: bytes) -> ReadResult:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line, column = _position(raw, exc.start)
-        return ReadResult(item, None, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at byte "
-                          f"offset {exc.start}); save the file as UTF-8", line=line,
-                          column=column)
+        return ReadResult(
+            item,
+            None,
+            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at byte "
+            f"offset {exc.start}); save the file as UTF-8",
+            line=line,
+            column=column,
+        )
     return ReadResult(item, text.replace("\r\n", "\n"))
 
 

@@ -87,12 +87,17 @@ def _fetch(session: _Session, request: KubeRequest, progress: Progress | None) -
         return FetchReport([], namespace, failure)
     if not pods:
         what = f"selector '{request.selector}'" if request.selector else "the request"
-        return FetchReport([], namespace, RequestFailed(
-            "no-pods", f"no pods match {what} in namespace '{namespace}'"))
+        return FetchReport(
+            [],
+            namespace,
+            RequestFailed("no-pods", f"no pods match {what} in namespace '{namespace}'"),
+        )
     results: list[Fetched | None] = [None] * len(pods)
     with ThreadPoolExecutor(max_workers=max(request.concurrency, 1)) as pool:
-        futures = {pool.submit(_fetch_pod, session, namespace, pod): index
-                   for index, pod in enumerate(pods)}
+        futures = {
+            pool.submit(_fetch_pod, session, namespace, pod): index
+            for index, pod in enumerate(pods)
+        }
         for done, future in enumerate(as_completed(futures), start=1):
             results[futures[future]] = future.result()
             if progress is not None:
@@ -114,7 +119,8 @@ class _Session:
     def __init__(self, request: KubeRequest) -> None:
         self.request = request
         self.configuration, self.namespace = load_configuration(
-            request.kubeconfig, request.context, request.concurrency)
+            request.kubeconfig, request.context, request.concurrency
+        )
         self._local = threading.local()
         self._lock = threading.Lock()
         self._clients: list[Any] = []
@@ -129,32 +135,53 @@ class _Session:
         self.direct_exec = not (self.configuration.proxy or self.configuration.proxy_headers)
         # Everything a request can fail with; anything else is a bug and propagates.
         self.errors: tuple[type[BaseException], ...] = (
-            ApiException, kube_ws.UpgradeRejected, urllib3.exceptions.HTTPError, OSError)
+            ApiException,
+            kube_ws.UpgradeRejected,
+            urllib3.exceptions.HTTPError,
+            OSError,
+        )
 
-    def get(self, path: str, params: dict[str, str], query: list[tuple[str, str]] | None = None
-            ) -> bytes:
+    def get(
+        self, path: str, params: dict[str, str], query: list[tuple[str, str]] | None = None
+    ) -> bytes:
         """``GET path`` as the generated API methods send it (``_preload_content=False``):
         the raw body, or the ``ApiException`` of a status outside 2xx."""
         method, url, headers, body, post = self.client.param_serialize(
-            "GET", path, path_params=params, query_params=query or [],
-            header_params={"Accept": "application/json"}, auth_settings=["BearerToken"])
-        response = self.client.call_api(method, url, headers, body, post,
-                                        _request_timeout=self.request.timeout)
+            "GET",
+            path,
+            path_params=params,
+            query_params=query or [],
+            header_params={"Accept": "application/json"},
+            auth_settings=["BearerToken"],
+        )
+        response = self.client.call_api(
+            method, url, headers, body, post, _request_timeout=self.request.timeout
+        )
         response.read()
         if not 200 <= response.status <= 299:
             # from_response raises the status's own subclass (NotFoundException, ...).
             raise self._api_exception.from_response(http_resp=response, body=None, data=None)
         return bytes(response.data or b"")
 
-    def exec_channels(self, namespace: str, pod: str, container: str, command: list[str]
-                      ) -> kube_ws.Channels:
+    def exec_channels(
+        self, namespace: str, pod: str, container: str, command: list[str]
+    ) -> kube_ws.Channels:
         params: list[tuple[str, object]] = [("command", c) for c in command]
-        params += [("container", container), ("stderr", True), ("stdin", False),
-                   ("stdout", True), ("tty", False)]
+        params += [
+            ("container", container),
+            ("stderr", True),
+            ("stdin", False),
+            ("stdout", True),
+            ("tty", False),
+        ]
         _, url, headers, _, _ = self.client.param_serialize(
-            "GET", "/api/v1/namespaces/{namespace}/pods/{name}/exec",
-            path_params={"namespace": namespace, "name": pod}, query_params=params,
-            header_params={}, auth_settings=["BearerToken"])
+            "GET",
+            "/api/v1/namespaces/{namespace}/pods/{name}/exec",
+            path_params={"namespace": namespace, "name": pod},
+            query_params=params,
+            header_params={},
+            auth_settings=["BearerToken"],
+        )
         pool = self.client.rest_client.pool_manager.connection_from_url(url)
         return kube_ws.run(pool, url, headers, self.request.timeout, self.request.max_bytes)
 
@@ -186,19 +213,28 @@ def _select_pods(session: _Session, namespace: str) -> list[dict[str, Any]]:
     if request.pod:
         name = request.pod
         try:
-            data = session.call(lambda: session.get(
-                "/api/v1/namespaces/{namespace}/pods/{name}",
-                {"namespace": namespace, "name": name}), f"reading pod {name}")
+            data = session.call(
+                lambda: session.get(
+                    "/api/v1/namespaces/{namespace}/pods/{name}",
+                    {"namespace": namespace, "name": name},
+                ),
+                f"reading pod {name}",
+            )
         except RequestFailed as failure:
             if failure.reason == "not-found":
-                raise RequestFailed("no-pods", f"pod '{request.pod}' not found in namespace "
-                                    f"'{namespace}'") from failure
+                raise RequestFailed(
+                    "no-pods", f"pod '{request.pod}' not found in namespace '{namespace}'"
+                ) from failure
             raise
         return [json.loads(data)]
-    data = session.call(lambda: session.get(
-        "/api/v1/namespaces/{namespace}/pods", {"namespace": namespace},
-        [("labelSelector", request.selector or "")]),
-        f"listing pods in namespace {namespace}")
+    data = session.call(
+        lambda: session.get(
+            "/api/v1/namespaces/{namespace}/pods",
+            {"namespace": namespace},
+            [("labelSelector", request.selector or "")],
+        ),
+        f"listing pods in namespace {namespace}",
+    )
     items = json.loads(data).get("items") or []
     return sorted(items, key=lambda p: p.get("metadata", {}).get("name", ""))
 
@@ -207,12 +243,16 @@ def _fetch_pod(session: _Session, namespace: str, pod: dict[str, Any]) -> Fetche
     request = session.request
     name = pod.get("metadata", {}).get("name", "")
     container = request.container or kube_pods.default_container(pod)
-    base = Fetched(f"kube://{namespace}/{name}/{container} {request.source.text}", namespace,
-                   kube_pods.workload_name(pod), name, container)
+    base = Fetched(
+        f"kube://{namespace}/{name}/{container} {request.source.text}",
+        namespace,
+        kube_pods.workload_name(pod),
+        name,
+        container,
+    )
     not_ready = kube_pods.not_ready(pod)
     if not_ready is not None:
-        return dataclasses.replace(base, state="not-ready", reason="not-ready",
-                                   message=not_ready)
+        return dataclasses.replace(base, state="not-ready", reason="not-ready", message=not_ready)
     try:
         if request.source.kind == "podspec":
             kube_pods.podspec_view(pod, container)  # the container must exist
@@ -232,31 +272,49 @@ def _exec(session: _Session, namespace: str, pod: str, container: str) -> str:
     path = request.source.path
     what = f"reading {path} over exec"
     if session.direct_exec:
-        channels = session.call(lambda: session.exec_channels(namespace, pod, container,
-                                                              ["cat", path]), what)
+        channels = session.call(
+            lambda: session.exec_channels(namespace, pod, container, ["cat", path]), what
+        )
         if channels.too_large:
             raise RequestFailed("too-large", f"{path} is larger than {request.max_bytes} bytes")
-        stdout, stderr, status = (bytes(c).decode("utf-8", "replace") for c in
-                                  (channels.stdout, channels.stderr, channels.status))
+        stdout, stderr, status = (
+            bytes(c).decode("utf-8", "replace")
+            for c in (channels.stdout, channels.stderr, channels.status)
+        )
     else:
         stdout, stderr, status = session.call(
-            lambda: _with_deadline(lambda: _exec_stream(session, namespace, pod, container),
-                                   request.timeout, session.errors), what)
+            lambda: _with_deadline(
+                lambda: _exec_stream(session, namespace, pod, container),
+                request.timeout,
+                session.errors,
+            ),
+            what,
+        )
     kube_pods.check_exec_status(status, stderr, path, container)
     if len(stdout.encode()) > request.max_bytes:
         raise RequestFailed("too-large", f"{path} is larger than {request.max_bytes} bytes")
     return str(stdout)
 
 
-def _exec_stream(session: _Session, namespace: str, pod: str, container: str
-                 ) -> tuple[str, str, str]:
+def _exec_stream(
+    session: _Session, namespace: str, pod: str, container: str
+) -> tuple[str, str, str]:
     """Exec through the official client's ``stream``, which knows proxies."""
     from kubernetes.stream import stream
 
     request = session.request
-    client = stream(session.api().connect_get_namespaced_pod_exec, pod, namespace,
-                    command=["cat", request.source.path], container=container, stderr=True,
-                    stdin=False, stdout=True, tty=False, _preload_content=False)
+    client = stream(
+        session.api().connect_get_namespaced_pod_exec,
+        pod,
+        namespace,
+        command=["cat", request.source.path],
+        container=container,
+        stderr=True,
+        stdin=False,
+        stdout=True,
+        tty=False,
+        _preload_content=False,
+    )
     try:
         client.run_forever(timeout=request.timeout)
         if client.is_open():
@@ -270,8 +328,9 @@ def _exec_stream(session: _Session, namespace: str, pod: str, container: str
             client.sock.shutdown()
 
 
-def _with_deadline(action: Callable[[], T], timeout: float,
-                   errors: tuple[type[BaseException], ...]) -> T:
+def _with_deadline(
+    action: Callable[[], T], timeout: float, errors: tuple[type[BaseException], ...]
+) -> T:
     """Run ``action`` in a daemon thread and give up after ``timeout`` seconds.
 
     The client's WebSocket handshake has no timeout of its own (websocket-client connects
@@ -303,9 +362,13 @@ def _proxy(session: _Session, namespace: str, pod: str) -> str:
     request = session.request
     port, path = request.source.port, request.source.path
     what = f"GET :{port}{path} through the pod proxy"
-    body = session.call(lambda: session.get(
-        "/api/v1/namespaces/{namespace}/pods/{name}/proxy/{path}",
-        {"namespace": namespace, "name": f"{pod}:{port}", "path": path.lstrip("/")}), what)
+    body = session.call(
+        lambda: session.get(
+            "/api/v1/namespaces/{namespace}/pods/{name}/proxy/{path}",
+            {"namespace": namespace, "name": f"{pod}:{port}", "path": path.lstrip("/")},
+        ),
+        what,
+    )
     if len(body) > request.max_bytes:
         raise RequestFailed("too-large", f"{what}: larger than {request.max_bytes} bytes")
     try:
@@ -316,18 +379,28 @@ def _proxy(session: _Session, namespace: str, pod: str) -> str:
 
 def _configmap(session: _Session, namespace: str) -> Fetched:
     source = session.request.source
-    base = Fetched(f"kube://{namespace}/configmap/{source.name} {source.text}", namespace,
-                   source.name)
+    base = Fetched(
+        f"kube://{namespace}/configmap/{source.name} {source.text}", namespace, source.name
+    )
     try:
-        raw = session.call(lambda: session.get(
-            "/api/v1/namespaces/{namespace}/configmaps/{name}",
-            {"namespace": namespace, "name": source.name}), f"reading ConfigMap {source.name}")
+        raw = session.call(
+            lambda: session.get(
+                "/api/v1/namespaces/{namespace}/configmaps/{name}",
+                {"namespace": namespace, "name": source.name},
+            ),
+            f"reading ConfigMap {source.name}",
+        )
     except RequestFailed as failure:
-        return dataclasses.replace(base, state="error", reason=failure.reason,
-                                   message=failure.message)
+        return dataclasses.replace(
+            base, state="error", reason=failure.reason, message=failure.message
+        )
     data = json.loads(raw).get("data") or {}
     if source.key not in data:
         keys = ", ".join(sorted(data)) or "none"
-        return dataclasses.replace(base, state="error", reason="not-found", message=(
-            f"ConfigMap {source.name} has no key '{source.key}' (keys: {keys})"))
+        return dataclasses.replace(
+            base,
+            state="error",
+            reason="not-found",
+            message=(f"ConfigMap {source.name} has no key '{source.key}' (keys: {keys})"),
+        )
     return dataclasses.replace(base, text=str(data[source.key]))

@@ -10,12 +10,15 @@ from typing import Any
 from linter.errors import SourceError
 
 _SA_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
-MISSING_CLIENT = ("servelint drift --kube needs the 'kubernetes' package: pip install "
-                  "kubernetes (with pre-commit, add it to additional_dependencies)")
+MISSING_CLIENT = (
+    "servelint drift --kube needs the 'kubernetes' package: pip install "
+    "kubernetes (with pre-commit, add it to additional_dependencies)"
+)
 
 
-def load_configuration(kubeconfig: str | None, context: str | None, pool_size: int
-                       ) -> tuple[Any, str]:
+def load_configuration(
+    kubeconfig: str | None, context: str | None, pool_size: int
+) -> tuple[Any, str]:
     """The client configuration and the default namespace: from ``kubeconfig``,
     ``$KUBECONFIG`` or ``~/.kube/config`` (``context`` picks one), else in-cluster."""
     try:
@@ -30,15 +33,26 @@ def load_configuration(kubeconfig: str | None, context: str | None, pool_size: i
         try:
             # persist_config=False: refreshed tokens must never be written into the user's file.
             # The client reads $KUBECONFIG once, at import; pass it explicitly instead.
-            config.load_kube_config(config_file=explicit, context=context,
-                                    client_configuration=configuration, persist_config=False)
+            config.load_kube_config(
+                config_file=explicit,
+                context=context,
+                client_configuration=configuration,
+                persist_config=False,
+            )
             contexts, current = config.list_kube_config_contexts(explicit)
         except (ConfigException, OSError, ValueError, TypeError) as exc:
-            raise SourceError(f"cannot use the kubeconfig ({explicit or '~/.kube/config'}): "
-                              f"{exc}") from exc
+            raise SourceError(
+                f"cannot use the kubeconfig ({explicit or '~/.kube/config'}): {exc}"
+            ) from exc
         name = context or (current or {}).get("name")
-        namespace = next((c.get("context", {}).get("namespace") for c in contexts or []
-                          if c.get("name") == name), None)
+        namespace = next(
+            (
+                c.get("context", {}).get("namespace")
+                for c in contexts or []
+                if c.get("name") == name
+            ),
+            None,
+        )
     else:
         try:
             config.load_incluster_config(client_configuration=configuration)

@@ -22,9 +22,11 @@ T = TypeVar("T")
 
 # Transient answers: worth another try after a pause (never 401, 403 or 404).
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
-_FORBIDDEN = re.compile(r'cannot (?P<verb>\w+) resource "(?P<resource>[^"]+)"'
-                        r'(?: in API group "(?P<group>[^"]*)")?'
-                        r'(?: in the namespace "(?P<namespace>[^"]+)")?')
+_FORBIDDEN = re.compile(
+    r'cannot (?P<verb>\w+) resource "(?P<resource>[^"]+)"'
+    r'(?: in API group "(?P<group>[^"]*)")?'
+    r'(?: in the namespace "(?P<namespace>[^"]+)")?'
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,9 +56,13 @@ class _Transient:
     retry_after: float | None
 
 
-def call(action: Callable[[], T], policy: RetryPolicy, what: str,
-         errors: tuple[type[BaseException], ...],
-         sleep: Callable[[float], None] = time.sleep) -> T:
+def call(
+    action: Callable[[], T],
+    policy: RetryPolicy,
+    what: str,
+    errors: tuple[type[BaseException], ...],
+    sleep: Callable[[float], None] = time.sleep,
+) -> T:
     """Run ``action``; retry transient ``errors`` with exponential backoff (bounded).
 
     Raises ``RequestFailed`` once the failure is final.
@@ -71,7 +77,7 @@ def call(action: Callable[[], T], policy: RetryPolicy, what: str,
                 raise failure from exc
             if attempt + 1 >= attempts:
                 raise failure.failure from exc
-        delay = min(policy.max_delay, policy.base_delay * 2 ** attempt)
+        delay = min(policy.max_delay, policy.base_delay * 2**attempt)
         if failure.retry_after is not None:
             delay = min(policy.max_delay, max(delay, failure.retry_after))
         sleep(delay * random.uniform(0.8, 1.0))
@@ -84,21 +90,29 @@ def classify(exc: BaseException, what: str) -> RequestFailed | _Transient:
     if isinstance(status, int) and hasattr(exc, "reason"):
         return _api_failure(exc, status, what)
     if isinstance(exc, urllib3.exceptions.NewConnectionError | ConnectionError):
-        return _Transient(RequestFailed("unreachable", f"{what}: cannot connect to the API "
-                                        f"server ({exc}); check the kubeconfig server address "
-                                        "and the network"), None)
+        return _Transient(
+            RequestFailed(
+                "unreachable",
+                f"{what}: cannot connect to the API "
+                f"server ({exc}); check the kubeconfig server address "
+                "and the network",
+            ),
+            None,
+        )
     if isinstance(exc, urllib3.exceptions.TimeoutError | socket.timeout | TimeoutError):
         return _timeout(what)
     if isinstance(exc, urllib3.exceptions.ProtocolError):
-        return _Transient(RequestFailed("unreachable", f"{what}: connection dropped ({exc})"),
-                          None)
+        return _Transient(RequestFailed("unreachable", f"{what}: connection dropped ({exc})"), None)
     return RequestFailed("unreachable", f"{what}: {type(exc).__name__}: {exc}")
 
 
 def _timeout(what: str) -> RequestFailed:
     # Not retried: a pod that did not answer within --timeout would only multiply the wait.
-    return RequestFailed("timeout", f"{what}: no answer within the timeout; raise --timeout "
-                         "if the pod is slow, or check that it is not overloaded")
+    return RequestFailed(
+        "timeout",
+        f"{what}: no answer within the timeout; raise --timeout "
+        "if the pod is slow, or check that it is not overloaded",
+    )
 
 
 def _api_failure(exc: BaseException, status: int, what: str) -> RequestFailed | _Transient:
@@ -111,17 +125,24 @@ def _api_failure(exc: BaseException, status: int, what: str) -> RequestFailed | 
             return _status_zero(exc, what)
     message = _status_message(body)
     if status == 401:
-        return RequestFailed("unauthorized", f"{what}: 401 Unauthorized: the API server "
-                             "rejected the credentials; renew the kubeconfig token (or the "
-                             "ServiceAccount token) and check --context", status)
+        return RequestFailed(
+            "unauthorized",
+            f"{what}: 401 Unauthorized: the API server "
+            "rejected the credentials; renew the kubeconfig token (or the "
+            "ServiceAccount token) and check --context",
+            status,
+        )
     if status == 403:
-        return RequestFailed("forbidden", f"{what}: 403 Forbidden: {_rbac_advice(message)}",
-                             status)
+        return RequestFailed("forbidden", f"{what}: 403 Forbidden: {_rbac_advice(message)}", status)
     if status == 404:
-        return RequestFailed("not-found", f"{what}: 404 Not Found: {message or 'no such object'}",
-                             status)
-    failure = RequestFailed("unavailable" if status >= 500 or status == 429 else "rejected",
-                            f"{what}: HTTP {status}: {message or 'no message'}", status)
+        return RequestFailed(
+            "not-found", f"{what}: 404 Not Found: {message or 'no such object'}", status
+        )
+    failure = RequestFailed(
+        "unavailable" if status >= 500 or status == 429 else "rejected",
+        f"{what}: HTTP {status}: {message or 'no message'}",
+        status,
+    )
     if status in RETRYABLE_STATUS:
         return _Transient(failure, _retry_after(exc))
     return failure
@@ -133,8 +154,10 @@ def _status_zero(exc: BaseException, what: str) -> RequestFailed | _Transient:
     if context is not None and type(context).__name__ == "WebSocketTimeoutException":
         return _timeout(what)
     if isinstance(context, ConnectionError | OSError) and not isinstance(context, TimeoutError):
-        return _Transient(RequestFailed("unreachable", f"{what}: cannot connect to the API "
-                                        f"server ({context})"), None)
+        return _Transient(
+            RequestFailed("unreachable", f"{what}: cannot connect to the API server ({context})"),
+            None,
+        )
     if isinstance(context, TimeoutError | socket.timeout):
         return _timeout(what)
     reason = str(getattr(exc, "reason", "") or exc)
@@ -171,9 +194,11 @@ def _rbac_advice(message: str) -> str:
     if match is None:
         return message or "the user lacks a permission"
     where = f" in namespace '{match['namespace']}'" if match["namespace"] else ""
-    return (f"the user may not {match['verb']} '{match['resource']}'{where}; grant verb "
-            f"'{match['verb']}' on resource '{match['resource']}' in a Role bound to it "
-            "(see deploy/drift-scan/rbac.yaml)")
+    return (
+        f"the user may not {match['verb']} '{match['resource']}'{where}; grant verb "
+        f"'{match['verb']}' on resource '{match['resource']}' in a Role bound to it "
+        "(see deploy/drift-scan/rbac.yaml)"
+    )
 
 
 def _retry_after(exc: BaseException) -> float | None:

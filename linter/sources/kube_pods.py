@@ -42,8 +42,10 @@ def parse_source(text: str) -> SourceSpec:
         match = _CONFIGMAP.match(rest)
         if match:
             return SourceSpec("configmap", text, name=match["name"], key=match["key"])
-    raise ValueError(f"'{text}' is not a source; use exec:/path/in/container, "
-                     "http:PORT/PATH, configmap:NAME/KEY or podspec")
+    raise ValueError(
+        f"'{text}' is not a source; use exec:/path/in/container, "
+        "http:PORT/PATH, configmap:NAME/KEY or podspec"
+    )
 
 
 def default_container(pod: dict[str, Any]) -> str:
@@ -65,8 +67,11 @@ def workload_name(pod: dict[str, Any]) -> str:
             continue
         name = str(owner.get("name", ""))
         template_hash = labels.get("pod-template-hash")
-        if owner.get("kind") == "ReplicaSet" and template_hash and \
-                name.endswith("-" + template_hash):
+        if (
+            owner.get("kind") == "ReplicaSet"
+            and template_hash
+            and name.endswith("-" + template_hash)
+        ):
             return name[: -len(template_hash) - 1]  # the Deployment behind the ReplicaSet
         return name
     for key in ("app.kubernetes.io/instance", "app.kubernetes.io/name", "app"):
@@ -81,11 +86,13 @@ def not_ready(pod: dict[str, Any]) -> str | None:
     phase = status.get("phase") or "Unknown"
     if phase != "Running":
         return f"pod is {phase}, not Running; not compared"
-    ready = next((c.get("status") for c in status.get("conditions") or []
-                  if c.get("type") == "Ready"), None)
+    ready = next(
+        (c.get("status") for c in status.get("conditions") or [] if c.get("type") == "Ready"), None
+    )
     if ready != "True":
-        waiting = [c.get("name") for c in status.get("containerStatuses") or []
-                   if not c.get("ready")]
+        waiting = [
+            c.get("name") for c in status.get("containerStatuses") or [] if not c.get("ready")
+        ]
         detail = f" (containers not ready: {', '.join(map(str, waiting))})" if waiting else ""
         return f"pod is Running but not Ready{detail}; not compared"
     return None
@@ -99,10 +106,16 @@ def podspec_view(pod: dict[str, Any], container: str) -> dict[str, Any]:
     """What the pod spec says a container runs with: image, command, args, env, resources."""
     for spec in (pod.get("spec") or {}).get("containers") or []:
         if spec.get("name") == container:
-            return {key: spec[key] for key in ("image", "command", "args", "env", "resources")
-                    if key in spec}
-    raise RequestFailed("container-missing", f"no container '{container}' in the pod "
-                        f"(containers: {', '.join(container_names(pod))}); pass --container")
+            return {
+                key: spec[key]
+                for key in ("image", "command", "args", "env", "resources")
+                if key in spec
+            }
+    raise RequestFailed(
+        "container-missing",
+        f"no container '{container}' in the pod "
+        f"(containers: {', '.join(container_names(pod))}); pass --container",
+    )
 
 
 def check_exec_status(status: str, stderr: str, path: str, container: str) -> None:
@@ -114,17 +127,24 @@ def check_exec_status(status: str, stderr: str, path: str, container: str) -> No
     if isinstance(data, dict) and data.get("status") == "Success":
         return
     if not isinstance(data, dict):
-        raise RequestFailed("exec-failed", f"reading {path} over exec: the connection closed "
-                            "without an exit status")
+        raise RequestFailed(
+            "exec-failed", f"reading {path} over exec: the connection closed without an exit status"
+        )
     code = _exit_code(data)
     detail = stderr.strip() or str(data.get("message", ""))
     if "No such file" in stderr or "not a directory" in stderr.lower():
-        raise RequestFailed("file-missing", f"{path} does not exist in container '{container}' "
-                            f"({detail}); check the path in --source and the volume mounts")
+        raise RequestFailed(
+            "file-missing",
+            f"{path} does not exist in container '{container}' "
+            f"({detail}); check the path in --source and the volume mounts",
+        )
     if code in (126, 127):
-        raise RequestFailed("exec-failed", f"container '{container}' cannot run 'cat' (exit "
-                            f"{code}: {detail}); read the config with --source http:... or "
-                            "configmap:... instead")
+        raise RequestFailed(
+            "exec-failed",
+            f"container '{container}' cannot run 'cat' (exit "
+            f"{code}: {detail}); read the config with --source http:... or "
+            "configmap:... instead",
+        )
     raise RequestFailed("exec-failed", f"cat {path} exited with {code}: {detail}")
 
 
@@ -141,6 +161,8 @@ def _exit_code(status: dict[str, Any]) -> int | None:
 def explain(failure: RequestFailed, pod: dict[str, Any]) -> tuple[str, str]:
     """A failure's reason and message, with what to do when the pod itself tells us."""
     if failure.status == 400 and "is not valid for pod" in failure.message:
-        return "container-missing", (f"{failure.message}; the pod's containers are: "
-                                     f"{', '.join(container_names(pod))} (pass --container)")
+        return "container-missing", (
+            f"{failure.message}; the pod's containers are: "
+            f"{', '.join(container_names(pod))} (pass --container)"
+        )
     return failure.reason, failure.message

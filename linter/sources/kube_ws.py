@@ -57,8 +57,7 @@ class Channels:
     too_large: bool = False
 
 
-def run(pool: Any, url: str, headers: dict[str, str], timeout: float,
-        max_bytes: int) -> Channels:
+def run(pool: Any, url: str, headers: dict[str, str], timeout: float, max_bytes: int) -> Channels:
     """Upgrade ``url`` (an exec URL from ``ApiClient.param_serialize``) on a connection of
     ``pool`` (a urllib3 connection pool) and collect the channels until the server
     closes; ``TimeoutError`` once ``timeout`` seconds have passed."""
@@ -74,17 +73,24 @@ def run(pool: Any, url: str, headers: dict[str, str], timeout: float,
         connection.close()
 
 
-def _handshake(sock: socket.socket, url: str, headers: dict[str, str], deadline: float
-               ) -> _Reader:
+def _handshake(sock: socket.socket, url: str, headers: dict[str, str], deadline: float) -> _Reader:
     parts = urlsplit(url)
     target = parts.path + (f"?{parts.query}" if parts.query else "")
     key = base64.b64encode(os.urandom(16)).decode("ascii")
-    lines = [f"GET {target} HTTP/1.1", f"Host: {parts.netloc}", "Upgrade: websocket",
-             "Connection: Upgrade", f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13",
-             f"Sec-WebSocket-Protocol: {PROTOCOL}"]
-    lines += [f"{name}: {value}" for name, value in headers.items()
-              if name.lower() not in ("host", "connection", "upgrade", "content-type",
-                                      "accept")]
+    lines = [
+        f"GET {target} HTTP/1.1",
+        f"Host: {parts.netloc}",
+        "Upgrade: websocket",
+        "Connection: Upgrade",
+        f"Sec-WebSocket-Key: {key}",
+        "Sec-WebSocket-Version: 13",
+        f"Sec-WebSocket-Protocol: {PROTOCOL}",
+    ]
+    lines += [
+        f"{name}: {value}"
+        for name, value in headers.items()
+        if name.lower() not in ("host", "connection", "upgrade", "content-type", "accept")
+    ]
     _send(sock, ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"), deadline)
     reader = _Reader(sock, deadline)
     status, reason, answer = _response_head(reader)
@@ -141,8 +147,7 @@ def _response_head(reader: _Reader) -> tuple[int, str, dict[str, str]]:
     try:
         head = reader.line_block().decode("latin-1")
     except EOFError as exc:
-        raise ProtocolViolation("the API server closed the connection before answering"
-                                ) from exc
+        raise ProtocolViolation("the API server closed the connection before answering") from exc
     status_line, *header_lines = head.split("\r\n")
     parts = status_line.split(" ", 2)
     if len(parts) < 2 or not parts[1].isdigit():
@@ -195,8 +200,10 @@ def _add(channels: Channels, channel: int, data: bytes, max_bytes: int) -> bool:
     if target is None:
         return True  # stdin echo or resize: nothing for us
     target += data
-    return len(channels.stdout) <= max_bytes and len(channels.stderr) + \
-        len(channels.status) <= _MAX_ERROR_BODY
+    return (
+        len(channels.stdout) <= max_bytes
+        and len(channels.stderr) + len(channels.status) <= _MAX_ERROR_BODY
+    )
 
 
 def _frame(reader: _Reader) -> tuple[int, bytes, bool]:

@@ -16,8 +16,9 @@ from linter.suppress.model import META_RULES, Directive
 __all__ = ["META_RULES", "Directive", "apply", "collect"]
 
 
-def collect(parsed_files: Sequence[ParsedFile], config: Config, linted: Sequence[str]
-            ) -> tuple[list[Directive], list[Finding]]:
+def collect(
+    parsed_files: Sequence[ParsedFile], config: Config, linted: Sequence[str]
+) -> tuple[list[Directive], list[Finding]]:
     """Every directive of this run, and findings about comments that cannot be read."""
     directives: list[Directive] = []
     problems: list[Finding] = []
@@ -39,8 +40,17 @@ def _from_config(config: Config, linted: Sequence[str]) -> list[Directive]:
         covers = _path_scope(paths, root)
         in_play = not paths or any(matches_any(paths, relative_to(root, f)) for f in linted)
         directives.extend(
-            Directive(rule, entry.reason, entry.until, "config", config.source or "", entry.line,
-                      entry.column, covers, in_play)
+            Directive(
+                rule,
+                entry.reason,
+                entry.until,
+                "config",
+                config.source or "",
+                entry.line,
+                entry.column,
+                covers,
+                in_play,
+            )
             for rule in entry.rules
         )
     return directives

@@ -37,9 +37,14 @@ def scan(parsed: ParsedFile) -> tuple[list[Directive], list[Finding]]:
             continue
         span = document.span(("metadata", "annotations", ANNOTATION))
         if not isinstance(value, str):
-            problems.append(invalid_finding(document.source, span.line, span.column,
-                                            f"{ANNOTATION} must be a string of "
-                                            "'rule-id=reason' entries"))
+            problems.append(
+                invalid_finding(
+                    document.source,
+                    span.line,
+                    span.column,
+                    f"{ANNOTATION} must be a string of 'rule-id=reason' entries",
+                )
+            )
             continue
         for entry in _SEPARATORS.split(value):
             if not entry.strip():
@@ -47,8 +52,9 @@ def scan(parsed: ParsedFile) -> tuple[list[Directive], list[Finding]]:
             try:
                 directives.append(_directive(entry.strip(), document, span.line, span.column))
             except ValueError as exc:
-                problems.append(invalid_finding(document.source, span.line, span.column,
-                                                f"{ANNOTATION}: {exc}"))
+                problems.append(
+                    invalid_finding(document.source, span.line, span.column, f"{ANNOTATION}: {exc}")
+                )
     return directives, problems
 
 
@@ -74,5 +80,6 @@ def _directive(entry: str, document: Document, line: int, column: int) -> Direct
     def covers(finding: Finding) -> bool:
         return finding.file == source and finding.doc_index == index
 
-    return Directive(rule.strip(), reason.strip(), until, "annotation", source, line, column,
-                     covers)
+    return Directive(
+        rule.strip(), reason.strip(), until, "annotation", source, line, column, covers
+    )

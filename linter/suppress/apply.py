@@ -24,8 +24,12 @@ from linter.suppress.model import (
 )
 
 
-def apply(findings: Sequence[Finding], directives: Sequence[Directive], today: datetime.date,
-          known_rules: Collection[str] | None = None) -> list[Finding]:
+def apply(
+    findings: Sequence[Finding],
+    directives: Sequence[Directive],
+    today: datetime.date,
+    known_rules: Collection[str] | None = None,
+) -> list[Finding]:
     """``findings`` with suppressions attached, plus findings about the directives."""
     live, reports = _screen(directives, today)
     live.sort(key=lambda d: SOURCES.index(d.source))
@@ -45,13 +49,19 @@ def apply(findings: Sequence[Finding], directives: Sequence[Directive], today: d
             out.append(finding)  # a directive cannot hide the report about a directive
             continue
         candidates = [*by_file.get(finding.file, ()), *anywhere]  # still in precedence order
-        matching = [i for i in candidates
-                    if fnmatchcase(finding.rule_id, live[i].rule) and live[i].covers(finding)]
+        matching = [
+            i
+            for i in candidates
+            if fnmatchcase(finding.rule_id, live[i].rule) and live[i].covers(finding)
+        ]
         used.update(matching)
         if matching:
             first = live[matching[0]]
-            finding = finding.with_suppression(Suppression(
-                first.reason, first.until.isoformat() if first.until else None, first.source))
+            finding = finding.with_suppression(
+                Suppression(
+                    first.reason, first.until.isoformat() if first.until else None, first.source
+                )
+            )
         out.append(finding)
     for i, directive in enumerate(live):
         if i not in used and directive.in_play:
@@ -59,21 +69,30 @@ def apply(findings: Sequence[Finding], directives: Sequence[Directive], today: d
     return out + reports
 
 
-def _screen(directives: Sequence[Directive], today: datetime.date
-            ) -> tuple[list[Directive], list[Finding]]:
+def _screen(
+    directives: Sequence[Directive], today: datetime.date
+) -> tuple[list[Directive], list[Finding]]:
     live: list[Directive] = []
     reports: list[Finding] = []
     for directive in directives:
         if not directive.reason:
-            reports.append(meta_finding(
-                MISSING_REASON, directive,
-                f"suppression of '{directive.rule}' has no reason, so it is not applied; "
-                "say why the finding is acceptable"))
+            reports.append(
+                meta_finding(
+                    MISSING_REASON,
+                    directive,
+                    f"suppression of '{directive.rule}' has no reason, so it is not applied; "
+                    "say why the finding is acceptable",
+                )
+            )
         elif directive.until is not None and today > directive.until:
-            reports.append(meta_finding(
-                EXPIRED, directive,
-                f"suppression of '{directive.rule}' expired on {directive.until.isoformat()} "
-                f"({directive.reason}); its findings count again"))
+            reports.append(
+                meta_finding(
+                    EXPIRED,
+                    directive,
+                    f"suppression of '{directive.rule}' expired on {directive.until.isoformat()} "
+                    f"({directive.reason}); its findings count again",
+                )
+            )
         else:
             live.append(directive)
     return live, reports
@@ -81,6 +100,8 @@ def _screen(directives: Sequence[Directive], today: datetime.date
 
 def _unused(directive: Directive, known_rules: Collection[str] | None) -> str:
     if known_rules is not None and not any(fnmatchcase(r, directive.rule) for r in known_rules):
-        return (f"suppression of '{directive.rule}' names no rule that ran; "
-                "check the rule id (servelint rules)")
+        return (
+            f"suppression of '{directive.rule}' names no rule that ran; "
+            "check the rule id (servelint rules)"
+        )
     return f"suppression of '{directive.rule}' matches no finding; remove it"

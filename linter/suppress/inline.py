@@ -43,11 +43,13 @@ def scan(parsed: ParsedFile) -> tuple[list[Directive], list[Finding]]:
         standalone = not line[: match.start()].strip()
         target = _next_content_line(lines, index + 1) if standalone else index + 1
         try:
-            directives.extend(_parse(match.group("body"), parsed.source, index + 1, column,
-                                     target))
+            directives.extend(_parse(match.group("body"), parsed.source, index + 1, column, target))
         except ValueError as exc:
-            problems.append(invalid_finding(parsed.source, index + 1, column,
-                                            f"cannot read suppression comment: {exc}"))
+            problems.append(
+                invalid_finding(
+                    parsed.source, index + 1, column, f"cannot read suppression comment: {exc}"
+                )
+            )
     return directives, problems
 
 
@@ -59,8 +61,7 @@ def _next_content_line(lines: list[str], start: int) -> int | None:
     return None
 
 
-def _parse(body: str, file: str, line: int, column: int, target: int | None
-           ) -> list[Directive]:
+def _parse(body: str, file: str, line: int, column: int, target: int | None) -> list[Directive]:
     match = _VERB.match(body)
     if match is None or match.group("verb") != "ignore":
         raise ValueError(f"expected 'ignore[rule-id] reason=\"...\"', found {body!r}")
@@ -69,14 +70,18 @@ def _parse(body: str, file: str, line: int, column: int, target: int | None
     rules = [rule.strip() for rule in match.group("ids")[1:-1].split(",") if rule.strip()]
     if not rules:
         raise ValueError("ignore[] names no rule")
-    options = _options(body[match.end():])
+    options = _options(body[match.end() :])
     until = parse_date(options["until"]) if "until" in options else None
 
     def covers(finding: Finding) -> bool:
         return finding.file == file and finding.line == target
 
-    return [Directive(rule, options.get("reason", "").strip(), until, "inline", file, line,
-                      column, covers) for rule in rules]
+    return [
+        Directive(
+            rule, options.get("reason", "").strip(), until, "inline", file, line, column, covers
+        )
+        for rule in rules
+    ]
 
 
 def _options(text: str) -> dict[str, str]:
@@ -86,8 +91,9 @@ def _options(text: str) -> dict[str, str]:
         match = _OPTION.match(text, position)
         if match is None:
             if text[position:].strip():
-                raise ValueError(f"cannot read {text[position:].strip()!r}; "
-                                 'write reason="..." until=YYYY-MM-DD')
+                raise ValueError(
+                    f'cannot read {text[position:].strip()!r}; write reason="..." until=YYYY-MM-DD'
+                )
             break
         key = match.group("key")
         if key not in _OPTIONS:

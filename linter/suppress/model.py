@@ -39,8 +39,9 @@ class Directive:
 
 
 def meta_finding(rule_id: str, directive: Directive, message: str) -> Finding:
-    return Finding(rule_id, Severity.WARNING, message, directive.file, directive.line,
-                   directive.column)
+    return Finding(
+        rule_id, Severity.WARNING, message, directive.file, directive.line, directive.column
+    )
 
 
 def invalid_finding(file: str, line: int, column: int, message: str) -> Finding:

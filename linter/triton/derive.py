@@ -26,8 +26,10 @@ Sources = dict[PathT, PathT]
 
 
 def derive(config: Mapping[str, Any], fallback_name: str) -> tuple[dict[str, Any], Sources]:
-    out: dict[str, Any] = {"name": _text(config.get("name")) or fallback_name,
-                           "backend_kind": backend_kind(config)}
+    out: dict[str, Any] = {
+        "name": _text(config.get("name")) or fallback_name,
+        "backend_kind": backend_kind(config),
+    }
     sources: Sources = {("backend_kind",): _backend_field(config)}
     max_batch = _integer(config.get("max_batch_size", 0))
     if max_batch is not None:
@@ -68,8 +70,9 @@ def _backend_field(config: Mapping[str, Any]) -> PathT:
     return ()
 
 
-def _batching(config: Mapping[str, Any], max_batch: int | None, out: dict[str, Any],
-              sources: Sources) -> None:
+def _batching(
+    config: Mapping[str, Any], max_batch: int | None, out: dict[str, Any], sources: Sources
+) -> None:
     out["dynamic_batching"] = isinstance(config.get("dynamic_batching"), dict)
     out["sequence_batching"] = isinstance(config.get("sequence_batching"), dict)
     batching = _section(config, "dynamic_batching")
@@ -80,7 +83,8 @@ def _batching(config: Mapping[str, Any], max_batch: int | None, out: dict[str, A
         if out["dynamic_batching"] and max_batch is not None:
             out["preferred_batch_size"] = written or ([max_batch] if max_batch > 0 else [])
     sources[("preferred_batch_size",)] = (
-        preferred_path if "preferred_batch_size" in batching else ("dynamic_batching",))
+        preferred_path if "preferred_batch_size" in batching else ("dynamic_batching",)
+    )
     sources[("preferred_batch_size_written",)] = preferred_path
     for key in ("max_queue_delay_microseconds", "priority_levels", "default_priority_level"):
         value = _integer(batching.get(key, 0))
@@ -120,7 +124,8 @@ def _parameters(config: Mapping[str, Any], out: dict[str, Any], sources: Sources
     unfilled = [key for key, value in params.items() if "${" in value]
     out["unfilled_parameters"] = unfilled
     sources[("unfilled_parameters",)] = (
-        ("parameters", unfilled[0], "string_value") if unfilled else ("parameters",))
+        ("parameters", unfilled[0], "string_value") if unfilled else ("parameters",)
+    )
 
 
 def _unfilled(config: Mapping[str, Any]) -> set[str]:

@@ -38,8 +38,7 @@ def model_config_class() -> Any:
     from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
 
     shipped = json.loads(_resources.schema_file(DESCRIPTOR_FILE).read_text(encoding="utf-8"))
-    proto = json_format.ParseDict(shipped["file_descriptor"],
-                                  descriptor_pb2.FileDescriptorProto())
+    proto = json_format.ParseDict(shipped["file_descriptor"], descriptor_pb2.FileDescriptorProto())
     # A private pool: never collide with another model_config.proto a user may import.
     pool = descriptor_pool.DescriptorPool()
     pool.Add(proto)
@@ -60,8 +59,8 @@ def descriptor_document(wheel: Path) -> str:
     proto = descriptor_pb2.FileDescriptorProto.FromString(serialized)
     document = {
         "description": "FileDescriptorProto of Triton's model_config.proto "
-                       "(triton-inference-server/common protobuf/model_config.proto), "
-                       "read by linter/triton/descriptor.py",
+        "(triton-inference-server/common protobuf/model_config.proto), "
+        "read by linter/triton/descriptor.py",
         "source": f"{wheel.name}:{_PB2}",
         "license": "BSD-3-Clause; Copyright NVIDIA CORPORATION & AFFILIATES",
         "file_descriptor": json_format.MessageToDict(proto, preserving_proto_field_name=True),
@@ -72,10 +71,13 @@ def descriptor_document(wheel: Path) -> str:
 def _serialized_file(source: str) -> bytes:
     # Read the bytes literal handed to AddSerializedFile without executing the module.
     for node in ast.walk(ast.parse(source)):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "AddSerializedFile"
-                and isinstance(node.args[0], ast.Constant)
-                and isinstance(node.args[0].value, bytes)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "AddSerializedFile"
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, bytes)
+        ):
             return node.args[0].value
     raise ValueError(f"no AddSerializedFile(...) call in {_PB2}")
 

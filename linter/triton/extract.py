@@ -32,8 +32,8 @@ def extract_triton(files: Sequence[ParsedFile], settings: ModelSettings) -> list
         _workload(document)
         for parsed in files
         for document in parsed.documents
-        if document.fmt == "pbtxt" or (document.fmt == "json"
-                                       and is_model_config_json(document.data))
+        if document.fmt == "pbtxt"
+        or (document.fmt == "json" and is_model_config_json(document.data))
     ]
 
 
@@ -45,8 +45,9 @@ def _workload(document: Document) -> Workload:
     derived, sources = derive(config, parent or document.source)
     # proto3 drops a written "max_batch_size: 0" from the JSON form; the line map keeps it.
     derived["max_batch_size_written"] = ("max_batch_size",) in document.line_map
-    derived["trtllm"] = (derived["backend_kind"] == "tensorrtllm"
-                         or bool(_TRTLLM_PARAMETERS & set(derived["parameters"])))
+    derived["trtllm"] = derived["backend_kind"] == "tensorrtllm" or bool(
+        _TRTLLM_PARAMETERS & set(derived["parameters"])
+    )
     suffix = f"#{document.index}" if document.index else ""
     data = {
         "id": f"file:{document.source}{suffix}",

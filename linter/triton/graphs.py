@@ -28,8 +28,9 @@ _NO_BATCHER_DEFAULT = (1, 2, 3, 4, 6, 8, 12, 16)
 _CUDA: PathT = ("optimization", "cuda")
 
 
-def cuda_graphs(config: Mapping[str, Any], backend: str, max_batch: int | None,
-                preferred: list[int] | None) -> tuple[dict[str, Any], dict[PathT, PathT]] | None:
+def cuda_graphs(
+    config: Mapping[str, Any], backend: str, max_batch: int | None, preferred: list[int] | None
+) -> tuple[dict[str, Any], dict[PathT, PathT]] | None:
     cuda = _mapping(_mapping(config.get("optimization")).get("cuda"))
     written = cuda.get("graph_spec")
     specs = [s for s in written if isinstance(s, dict)] if isinstance(written, list) else []
@@ -49,10 +50,15 @@ def cuda_graphs(config: Mapping[str, Any], backend: str, max_batch: int | None,
     if max_batch is None:
         return out, sources
     out["graph_spec_errors"] = [
-        {"index": i, "message": message, "max_batch_size_zero": zero_branch,
-         "path": ".".join(("optimization", "cuda", f"graph_spec[{i}]"))}
+        {
+            "index": i,
+            "message": message,
+            "max_batch_size_zero": zero_branch,
+            "path": ".".join(("optimization", "cuda", f"graph_spec[{i}]")),
+        }
         for i, spec in enumerate(specs)
-        for message, zero_branch in [_validate(spec, max_batch)] if message
+        for message, zero_branch in [_validate(spec, max_batch)]
+        if message
     ]
     sources[("graph_spec_errors",)] = (*_CUDA, "graph_spec")
     if max_batch <= 0:
@@ -64,13 +70,15 @@ def cuda_graphs(config: Mapping[str, Any], backend: str, max_batch: int | None,
     graphed = {b for low, high in ranges for b in range(max(low, 1), min(high, max_batch) + 1)}
     ungraphed = [b for b in range(1, max_batch + 1) if b not in graphed]
     basis = _default_basis(config) if not specs else "graph_spec"
-    out.update({
-        "captured_batch_sizes": captured,
-        "captured_text": ", ".join(map(str, captured)) or "none",
-        "ungraphed_batch_sizes": ungraphed,
-        "ungraphed_text": ranges_text(ungraphed),
-        "default_basis": basis,
-    })
+    out.update(
+        {
+            "captured_batch_sizes": captured,
+            "captured_text": ", ".join(map(str, captured)) or "none",
+            "ungraphed_batch_sizes": ungraphed,
+            "ungraphed_text": ranges_text(ungraphed),
+            "default_basis": basis,
+        }
+    )
     if basis == "no_batcher":
         without = sorted({b for b in (*_NO_BATCHER_DEFAULT, max_batch) if b <= max_batch})
         out["captured_text_without_auto_complete"] = ", ".join(map(str, without))
@@ -95,8 +103,9 @@ def _default_basis(config: Mapping[str, Any]) -> str:
     return "sequence_batching" if isinstance(oldest, dict) else "no_batcher"
 
 
-def _default_ranges(config: Mapping[str, Any], max_batch: int, preferred: list[int] | None
-                    ) -> list[tuple[int, int]] | None:
+def _default_ranges(
+    config: Mapping[str, Any], max_batch: int, preferred: list[int] | None
+) -> list[tuple[int, int]] | None:
     basis = _default_basis(config)
     sizes: set[int] = {1, max_batch}
     if basis == "dynamic_batching":
@@ -144,8 +153,9 @@ def _validate(spec: Mapping[str, Any], max_batch: int) -> tuple[str, bool]:
     elif not (1 <= batch <= max_batch and 1 <= low <= max_batch):
         return f"graph spec expects 'batch_size' to be >= 1 and <= {max_batch}", False
     if low > batch:
-        return ("graph lower bound spec expects 'batch_size' to be <= graph spec "
-                "'batch_size'"), False
+        return (
+            "graph lower bound spec expects 'batch_size' to be <= graph spec 'batch_size'"
+        ), False
     shapes = _shapes(spec.get("input"))
     lower = _shapes(bound.get("input")) if isinstance(bound, dict) else shapes
     if shapes is None or lower is None:
@@ -160,8 +170,7 @@ def _validate_shapes(shapes: dict[str, list[int]], lower: dict[str, list[int]]) 
             return f"graph lower bound spec expects shape for input '{name}'"
         low = lower[name]
         if len(low) != len(dims):
-            return (f"graph lower bound spec expects to have '{len(dims)} dimensions, "
-                    f"got {len(low)}")
+            return f"graph lower bound spec expects to have '{len(dims)} dimensions, got {len(low)}"
         for low_dim, dim in zip(low, dims, strict=True):
             if low_dim < 0 or dim < 0:
                 return f"graph spec expects input '{name}' to have dimension >= 0"

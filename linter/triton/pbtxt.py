@@ -46,17 +46,23 @@ def parse_pbtxt(source: str, text: str) -> ParsedFile:
         quoted = _QUOTED_LINE.match(detail)
         if quoted:
             detail = ("" if quoted.group(1) else "unexpected end of file: ") + detail[
-                quoted.end():]
-        problems.append(syntax_finding(source, f"invalid Triton model configuration: {detail}",
-                                       exc.GetLine() or 1, exc.GetColumn() or 1))
+                quoted.end() :
+            ]
+        problems.append(
+            syntax_finding(
+                source,
+                f"invalid Triton model configuration: {detail}",
+                exc.GetLine() or 1,
+                exc.GetColumn() or 1,
+            )
+        )
         return ParsedFile(source, text, [], problems)
     data: dict[str, Any] = json_format.MessageToDict(message, preserving_proto_field_name=True)
     jsonform.normalize(data)
     for item in walked.placeholders:
         _put(data, item.path, "${" + item.name + "}")
     data = _in_file_order(data, (), walked.line_map)
-    return ParsedFile(source, text, [Document(source, 0, data, walked.line_map, FORMAT)],
-                      problems)
+    return ParsedFile(source, text, [Document(source, 0, data, walked.line_map, FORMAT)], problems)
 
 
 def _in_file_order(value: Any, path: PathT, line_map: dict[PathT, Span]) -> Any:
@@ -79,8 +85,15 @@ def _placeholder_finding(source: str, item: Any) -> Finding:
         f"model does not load; fill it with TensorRT-LLM's tools/fill_template.py "
         f"({item.name}:<value>) or write the value"
     )
-    return Finding("syntax", Severity.ERROR, message, source, item.span.line, item.span.column,
-                   format_path(item.path))
+    return Finding(
+        "syntax",
+        Severity.ERROR,
+        message,
+        source,
+        item.span.line,
+        item.span.column,
+        format_path(item.path),
+    )
 
 
 def _put(data: dict[str, Any], path: PathT, value: str) -> None:

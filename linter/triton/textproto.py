@@ -117,8 +117,7 @@ class _Walker:
         else:
             self.element(field, field_path, counts, span)
 
-    def element(self, field: Any, field_path: PathT, counts: dict[str, int], span: Span
-                ) -> None:
+    def element(self, field: Any, field_path: PathT, counts: dict[str, int], span: Span) -> None:
         if _is_map(field):
             self.map_entry(field, field_path, span)
             return
@@ -147,8 +146,9 @@ class _Walker:
         if self.tok.token == "$":
             self.placeholder(field, path)
             return
-        capture = bool(self.keys) and field.name == "key" and field.containing_type.GetOptions(
-        ).map_entry
+        capture = (
+            bool(self.keys) and field.name == "key" and field.containing_type.GetOptions().map_entry
+        )
         if field.type in _STRING_TYPES and self.tok.token[:1] in ("'", '"'):
             value = self.tok.ConsumeString()  # joins adjacent literals, decodes escapes
         else:
@@ -172,11 +172,13 @@ class _Walker:
             key_type = field.message_type.fields_by_name["key"].type
             key = "" if key_type in _STRING_TYPES else "0"
         self.entries[first_entry:] = [
-            (rebased, s) for p, s in self.entries[first_entry:]
+            (rebased, s)
+            for p, s in self.entries[first_entry:]
             if (rebased := _rebase(p, pending, key)) is not None
         ]
         self.placeholders[first_placeholder:] = [
-            item._replace(path=rebased) for item in self.placeholders[first_placeholder:]
+            item._replace(path=rebased)
+            for item in self.placeholders[first_placeholder:]
             if (rebased := _rebase(item.path, pending, key)) is not None
         ]
 
@@ -196,13 +198,14 @@ class _Walker:
             raise _Stop
         expected, neutral = _expectation(field)
         self.placeholders.append(
-            Placeholder("".join(parts), path, span, end.column + 1, expected, neutral))
+            Placeholder("".join(parts), path, span, end.column + 1, expected, neutral)
+        )
 
 
 def _rebase(path: PathT, pending: str, key: str) -> PathT | None:
     for index, part in enumerate(path):
         if part == pending:
-            rest = path[index + 1:]
+            rest = path[index + 1 :]
             if rest[:1] == ("key",):
                 return None
             return (*path[:index], key, *rest[1:])

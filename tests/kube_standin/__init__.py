@@ -12,20 +12,33 @@ import yaml
 from kube_standin.cluster import TOKEN, Cluster, Container, Fault, HttpReply, Pod
 from kube_standin.server import StandinServer
 
-__all__ = ["TOKEN", "Cluster", "Container", "Fault", "HttpReply", "Pod", "StandinServer",
-           "write_kubeconfig"]
+__all__ = [
+    "TOKEN",
+    "Cluster",
+    "Container",
+    "Fault",
+    "HttpReply",
+    "Pod",
+    "StandinServer",
+    "write_kubeconfig",
+]
 
 
-def write_kubeconfig(path: Path, server: str, *, token: str = TOKEN, namespace: str = "llm",
-                     context: str = "standin") -> Path:
+def write_kubeconfig(
+    path: Path, server: str, *, token: str = TOKEN, namespace: str = "llm", context: str = "standin"
+) -> Path:
     """A kubeconfig with one cluster, one token user and one context (the current one)."""
     config = {
         "apiVersion": "v1",
         "kind": "Config",
         "clusters": [{"name": "standin", "cluster": {"server": server}}],
         "users": [{"name": "drift-scanner", "user": {"token": token}}],
-        "contexts": [{"name": context, "context": {"cluster": "standin", "user": "drift-scanner",
-                                                   "namespace": namespace}}],
+        "contexts": [
+            {
+                "name": context,
+                "context": {"cluster": "standin", "user": "drift-scanner", "namespace": namespace},
+            }
+        ],
         "current-context": context,
         "preferences": {},
     }

@@ -116,11 +116,18 @@ class Cluster:
             return sum(1 for _, target in self.requests if fragment in target)
 
 
-def status(code: int, reason: str, message: str, details: dict[str, Any] | None = None
-           ) -> dict[str, Any]:
+def status(
+    code: int, reason: str, message: str, details: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """A ``metav1.Status`` failure object as the API server writes it."""
-    out: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {},
-                           "status": "Failure", "message": message, "reason": reason}
+    out: dict[str, Any] = {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+    }
     if details is not None:
         out["details"] = details
     out["code"] = code
@@ -130,8 +137,10 @@ def status(code: int, reason: str, message: str, details: dict[str, Any] | None 
 def forbidden(verb: str, resource: str, namespace: str, name: str | None) -> dict[str, Any]:
     kind = resource.split("/")[0]
     subject = f'{kind} "{name}"' if name else kind
-    message = (f'{subject} is forbidden: User "{USER}" cannot {verb} resource "{resource}" '
-               f'in API group "" in the namespace "{namespace}"')
+    message = (
+        f'{subject} is forbidden: User "{USER}" cannot {verb} resource "{resource}" '
+        f'in API group "" in the namespace "{namespace}"'
+    )
     details: dict[str, Any] = {"kind": kind}
     if name:
         details["name"] = name
@@ -149,22 +158,35 @@ def _uid(*parts: str) -> str:
 
 def pod_json(pod: Pod) -> dict[str, Any]:
     metadata: dict[str, Any] = {
-        "name": pod.name, "namespace": pod.namespace, "uid": _uid(pod.namespace, pod.name),
-        "resourceVersion": "1042", "creationTimestamp": "2025-06-01T08:00:00Z",
-        "labels": dict(pod.labels), "annotations": dict(pod.annotations),
+        "name": pod.name,
+        "namespace": pod.namespace,
+        "uid": _uid(pod.namespace, pod.name),
+        "resourceVersion": "1042",
+        "creationTimestamp": "2025-06-01T08:00:00Z",
+        "labels": dict(pod.labels),
+        "annotations": dict(pod.annotations),
     }
     if pod.owner is not None:
         kind, name = pod.owner
-        metadata["ownerReferences"] = [{
-            "apiVersion": "apps/v1", "kind": kind, "name": name, "uid": _uid(kind, name),
-            "controller": True, "blockOwnerDeletion": True,
-        }]
+        metadata["ownerReferences"] = [
+            {
+                "apiVersion": "apps/v1",
+                "kind": kind,
+                "name": name,
+                "uid": _uid(kind, name),
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
+        ]
     running = pod.phase == "Running"
     return {
-        "kind": "Pod", "apiVersion": "v1", "metadata": metadata,
+        "kind": "Pod",
+        "apiVersion": "v1",
+        "metadata": metadata,
         "spec": {
             "containers": [_container_spec(c) for c in pod.containers],
-            "restartPolicy": "Always", "nodeName": "gpu-node-1" if running else None,
+            "restartPolicy": "Always",
+            "nodeName": "gpu-node-1" if running else None,
         },
         "status": {
             "phase": pod.phase,
@@ -191,19 +213,33 @@ def _container_spec(container: Container) -> dict[str, Any]:
 
 def _container_status(container: Container, running: bool) -> dict[str, Any]:
     state: dict[str, Any] = (
-        {"running": {"startedAt": "2025-06-01T08:01:00Z"}} if running
+        {"running": {"startedAt": "2025-06-01T08:01:00Z"}}
+        if running
         else {"waiting": {"reason": "ContainerCreating"}}
     )
-    return {"name": container.name, "image": container.image, "imageID": "",
-            "ready": running and container.ready, "restartCount": 0, "started": running,
-            "state": state}
+    return {
+        "name": container.name,
+        "image": container.image,
+        "imageID": "",
+        "ready": running and container.ready,
+        "restartCount": 0,
+        "started": running,
+        "state": state,
+    }
 
 
 def configmap_json(namespace: str, name: str, data: dict[str, str]) -> dict[str, Any]:
-    return {"kind": "ConfigMap", "apiVersion": "v1",
-            "metadata": {"name": name, "namespace": namespace, "uid": _uid("cm", namespace, name),
-                         "resourceVersion": "77"},
-            "data": dict(data)}
+    return {
+        "kind": "ConfigMap",
+        "apiVersion": "v1",
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "uid": _uid("cm", namespace, name),
+            "resourceVersion": "77",
+        },
+        "data": dict(data),
+    }
 
 
 def matches_selector(labels: dict[str, str], selector: str) -> bool:

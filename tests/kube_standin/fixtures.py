@@ -11,8 +11,14 @@ import pytest
 
 from kube_standin import Cluster, StandinServer, write_kubeconfig
 
-_PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY",
-                    "ALL_PROXY")
+_PROXY_VARIABLES = (
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -49,8 +49,10 @@ V4_CHANNEL = "v4.channel.k8s.io"
 # Reason and message of the Status the API server sends with each fault code.
 _FAULTS = {
     401: ("Unauthorized", "Unauthorized"),
-    429: ("TooManyRequests", "the server has received too many requests and has asked us to "
-                             "try again later"),
+    429: (
+        "TooManyRequests",
+        "the server has received too many requests and has asked us to try again later",
+    ),
     500: ("InternalError", "an error on the server has prevented the request from succeeding"),
     503: ("ServiceUnavailable", "the server is currently unable to handle the request"),
     504: ("Timeout", "the server was unable to return a response in the time allotted"),
@@ -65,8 +67,9 @@ class StandinServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.cluster = cluster
         self.stopping = threading.Event()
-        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -123,13 +126,16 @@ class _Handler(BaseHTTPRequestHandler):
             match = pattern.match(path)
             if match:
                 if method != "GET":
-                    self._json(405, status(405, "MethodNotAllowed",
-                                           "the server does not allow this method"))
+                    self._json(
+                        405,
+                        status(405, "MethodNotAllowed", "the server does not allow this method"),
+                    )
                     return
                 getattr(self, "_" + handler)(match.groupdict(), query)
                 return
-        self._json(404, status(404, "NotFound", "the server could not find the requested resource",
-                               {}))
+        self._json(
+            404, status(404, "NotFound", "the server could not find the requested resource", {})
+        )
 
     # -- resources ---------------------------------------------------------------------
 
@@ -138,10 +144,20 @@ class _Handler(BaseHTTPRequestHandler):
         if self._denied("list", "pods", ns, None):
             return
         selector = query.get("labelSelector", [""])[0]
-        items = [pod_json(p) for p in self.server.cluster.pods
-                 if p.namespace == ns and matches_selector(p.labels, selector)]
-        self._json(200, {"kind": "PodList", "apiVersion": "v1",
-                         "metadata": {"resourceVersion": "1042"}, "items": items})
+        items = [
+            pod_json(p)
+            for p in self.server.cluster.pods
+            if p.namespace == ns and matches_selector(p.labels, selector)
+        ]
+        self._json(
+            200,
+            {
+                "kind": "PodList",
+                "apiVersion": "v1",
+                "metadata": {"resourceVersion": "1042"},
+                "items": items,
+            },
+        )
 
     def _get_pod(self, params: dict[str, str], query: dict[str, list[str]]) -> None:
         pod = self._pod(params, "get", "pods")
@@ -168,8 +184,10 @@ class _Handler(BaseHTTPRequestHandler):
         replies = [c.http[(port, path)] for c in pod.containers if (port, path) in c.http]
         served = any(p == port for c in pod.containers for p, _ in c.http)
         if pod.phase != "Running" or not served:
-            message = (f"error trying to reach service: dial tcp 10.4.0.17:{port}: "
-                       "connect: connection refused")
+            message = (
+                f"error trying to reach service: dial tcp 10.4.0.17:{port}: "
+                "connect: connection refused"
+            )
             self._json(503, status(503, "ServiceUnavailable", message))
             return
         if not replies:
@@ -182,8 +200,9 @@ class _Handler(BaseHTTPRequestHandler):
         if pod is None:
             return
         cluster = self.server.cluster
-        if cluster.websocket_create_check and self._denied("create", "pods/exec", pod.namespace,
-                                                           pod.name):
+        if cluster.websocket_create_check and self._denied(
+            "create", "pods/exec", pod.namespace, pod.name
+        ):
             return
         if self.headers.get("Upgrade", "").lower() != "websocket":
             self._json(400, status(400, "BadRequest", "Upgrade request required"))
@@ -221,12 +240,12 @@ class _Handler(BaseHTTPRequestHandler):
             return True
         return False
 
-    def _json(self, code: int, body: dict[str, Any], headers: dict[str, str] | None = None
-              ) -> None:
+    def _json(self, code: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
         self._raw(code, json.dumps(body).encode(), "application/json", headers)
 
-    def _raw(self, code: int, body: bytes, content_type: str,
-             headers: dict[str, str] | None = None) -> None:
+    def _raw(
+        self, code: int, body: bytes, content_type: str, headers: dict[str, str] | None = None
+    ) -> None:
         try:
             self.send_response(code)
             self.send_header("Content-Type", content_type)
@@ -284,17 +303,22 @@ def _run(files: dict[str, bytes], command: list[str]) -> tuple[bytes, bytes, int
 def _exit_status(code: int) -> bytes:
     if code == 0:
         return json.dumps({"metadata": {}, "status": "Success"}).encode()
-    return json.dumps({
-        "metadata": {}, "status": "Failure",
-        "message": f"command terminated with non-zero exit code: exit status {code}",
-        "reason": "NonZeroExitCode",
-        "details": {"causes": [{"reason": "ExitCode", "message": str(code)}]},
-    }).encode()
+    return json.dumps(
+        {
+            "metadata": {},
+            "status": "Failure",
+            "message": f"command terminated with non-zero exit code: exit status {code}",
+            "reason": "NonZeroExitCode",
+            "details": {"causes": [{"reason": "ExitCode", "message": str(code)}]},
+        }
+    ).encode()
 
 
 def _chunks(channel: int, data: bytes, size: int = 32 * 1024) -> list[bytes]:
-    return [ws.encode_frame(ws.OP_BINARY, bytes([channel]) + data[i:i + size])
-            for i in range(0, len(data), size)]
+    return [
+        ws.encode_frame(ws.OP_BINARY, bytes([channel]) + data[i : i + size])
+        for i in range(0, len(data), size)
+    ]
 
 
 def _await_close(sock: socket.socket) -> None:

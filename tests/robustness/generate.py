@@ -42,7 +42,7 @@ def write_good(folder: Path) -> Path:
 
 
 def alias_bomb(path: Path) -> None:
-    """"Billion laughs": nine levels of ten aliases each expand to 10^9 nodes."""
+    """ "Billion laughs": nine levels of ten aliases each expand to 10^9 nodes."""
     lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
     for level in range(1, 10):
         prev, cur = chr(ord("a") + level - 1), chr(ord("a") + level)
@@ -112,16 +112,20 @@ def broken_tree(root: Path) -> None:
     (root / "tabs.yaml").write_text("spec:\n\treplicas: 2\n")
     (root / "helm-values.yaml").write_text(
         "image:\n  repository: vllm/vllm-openai\n  tag: {{ .Values.tag }}\n"
-        "note: \"{{ .Release.Name }} is passed through tpl\"\n")
+        'note: "{{ .Release.Name }} is passed through tpl"\n'
+    )
     (root / "helm-control.yaml").write_text(
-        "replicas: 1\n{{- if .Values.gpu }}\ngpu: 1\n{{- end }}\n")
+        "replicas: 1\n{{- if .Values.gpu }}\ngpu: 1\n{{- end }}\n"
+    )
     templates = root / "chart" / "templates"
     templates.mkdir(parents=True)
     (templates / "deployment.yaml").write_text(
-        "kind: Deployment\nspec:\n  replicas: {{ .Values.replicas }}\n")
+        "kind: Deployment\nspec:\n  replicas: {{ .Values.replicas }}\n"
+    )
     (root / "conflict.yaml").write_text(
         "replicas: 1\n<<<<<<< HEAD\nmaxModelLen: 4096\n=======\nmaxModelLen: 8192\n"
-        ">>>>>>> feature\n")
+        ">>>>>>> feature\n"
+    )
     (root / "duplicate.yaml").write_text("kind: Dup\nreplicas: 1\nreplicas: 2\nprobe: 1\n")
     (root / "nan.json").write_text('{\n  "max_model_len": NaN\n}\n')
     loops = root / "loops"
