@@ -22,8 +22,8 @@ from linter.errors import LinterError
 from linter.helm.options import chart_options, check_chart_usage, lint_with_chart
 
 if TYPE_CHECKING:
-    from linter.lintplan import LintPlan
     from linter.reporters.outputs import OutputSpec
+    from linter.run.lintplan import LintPlan
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_FAILURE = 0, 1, 2, 3
 _SEVERITIES = click.Choice(["error", "warning", "info"], case_sensitive=False)
@@ -202,8 +202,8 @@ def lint(
 ) -> int:
     """Lint Helm values, manifests and server configs (files, directories, - for stdin)."""
     from linter.findings import exit_code
-    from linter.lintplan import LintOptions, build, execute
     from linter.reporters.outputs import write_outputs
+    from linter.run.lintplan import LintOptions, build, execute
 
     check_chart_usage(paths, chart, values_files, set_values, environments)
     if governance["baseline"] and governance["write_baseline"]:
@@ -262,8 +262,8 @@ def _emit(reporter_cls: type, result: object, output: str | None) -> None:
 def rules(policy_dirs: tuple[str, ...], no_builtin: bool, fmt: str) -> int:
     """List every rule: id, severity and title."""
     from linter.policy import load_policies
-    from linter.ruledocs import render_markdown
-    from linter.rulemeta import all_rules
+    from linter.policy.rulemeta import all_rules
+    from linter.reporters.ruledocs import render_markdown
 
     policies = load_policies(policy_dirs, builtin=not no_builtin)
     if fmt == "markdown":
@@ -313,8 +313,8 @@ def run_policy_tests(paths: tuple[str, ...], fmt: str, output: str | None) -> in
 def explain(rule_id: str, policy_dirs: tuple[str, ...]) -> int:
     """Explain a rule: why it exists, where it comes from, how to fix it."""
     from linter.policy import load_policies
-    from linter.ruledocs import render_explanation
-    from linter.rulemeta import all_rules
+    from linter.policy.rulemeta import all_rules
+    from linter.reporters.ruledocs import render_explanation
 
     for rule in all_rules(load_policies(policy_dirs)):
         if rule.id == rule_id:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from linter.baseline import normalise
+from linter.run.baseline import normalise
 
 POLICIES = Path(__file__).parent / "fixtures" / "authoring" / "policies"
 TWO_LATEST = """\

@@ -12,7 +12,7 @@ import pytest
 
 from linter.cli import main
 from linter.model.extract import extract_workloads
-from linter.parsers import parse
+from linter.run.parsers import parse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from linter.config import find_config, load_config, parse_duration, parse_quantity
-from linter.documents import Limits
 from linter.errors import ConfigError
 from linter.findings import Severity
 from linter.model.settings import ModelSettings
+from linter.parsing.documents import Limits
+from linter.run.config import find_config, load_config, parse_duration, parse_quantity
 
 POLICIES = Path(__file__).parent / "fixtures" / "authoring" / "policies"
 

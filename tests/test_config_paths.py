@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from linter.documents import ParsedFile
-from linter.globs import matches, relative_to
+from linter.parsing.documents import ParsedFile
+from linter.parsing.tomlpos import line_map
 from linter.positions import Span
-from linter.suppress import inline
-from linter.tomlpos import line_map
+from linter.run.globs import matches, relative_to
+from linter.run.suppress import inline
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from linter.documents import Limits, parse_json, parse_yaml
+from linter.parsing.documents import Limits, parse_json, parse_yaml
 from linter.positions import Span
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from linter.documents import parse_yaml
-from linter.engine import document_subject, evaluate
 from linter.errors import PolicyError
+from linter.parsing.documents import parse_yaml
 from linter.policy import load_policies
+from linter.policy.engine import document_subject, evaluate
 from linter.positions import format_path, parse_path
 
 DOC = """\
@@ -211,10 +211,10 @@ def test_wrong_servelint_api_version_is_rejected(tmp_path: Path) -> None:
 
 def test_many_evaluations_over_nulls_do_not_exhaust_none(tmp_path: Path) -> None:
     # cel-expr-python drops a reference to None each time a null result is converted back
-    # to Python; without the pin in linter.expr this aborts the interpreter.
+    # to Python; without the pin in linter.policy.expr this aborts the interpreter.
     # 20,000 is several times None's natural reference count at start-up.
     code = (
-        "from linter.expr import compile_expression, activation\n"
+        "from linter.policy.expr import compile_expression, activation\n"
         "e = compile_expression('doc.a')\n"
         "for i in range(20_000):\n"
         "    e.evaluate(activation({'doc': {'a': None}}))\n"

@@ -1,4 +1,4 @@
-"""The fused check (linter/policy/fused.py) and bound variables (linter/expr.py) never
+"""The fused check (linter/policy/fused.py) and bound variables (linter/policy/expr.py) never
 change a result: the engine finds exactly what rule-by-rule evaluation finds."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from linter.engine import Subject, document_subject, evaluate, workload_subject
 from linter.model.extract import extract_workloads
-from linter.parsers import parse
 from linter.policy import Policy, load_policies
+from linter.policy.engine import Subject, document_subject, evaluate, workload_subject
+from linter.run.parsers import parse
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -162,9 +162,9 @@ def test_an_expression_nested_to_the_limit_still_sees_its_variables(tmp_path: Pa
 
 
 def test_a_disabled_rule_leaves_the_fused_check(tmp_path: Path) -> None:
-    from linter.config import Config
-    from linter.expr import activation
-    from linter.governance import select_policies
+    from linter.policy.expr import activation
+    from linter.run.config import Config
+    from linter.run.governance import select_policies
 
     policies = _policy(
         tmp_path,

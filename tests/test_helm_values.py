@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from linter.documents import parse_yaml
 from linter.helm.strvals import SetError, check_set, typed_value
 from linter.helm.values import (
     Clash,
@@ -16,6 +15,7 @@ from linter.helm.values import (
     values_document,
 )
 from linter.model.workload import Origin
+from linter.parsing.documents import parse_yaml
 
 CHART = """\
 replicaCount: 1

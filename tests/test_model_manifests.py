@@ -7,7 +7,7 @@ from pathlib import Path
 from linter.model.extract import extract_workloads
 from linter.model.settings import ModelSettings
 from linter.model.workload import Workload
-from linter.parsers import parse
+from linter.run.parsers import parse
 
 MODEL = Path(__file__).parent / "fixtures" / "model" / "manifests"
 

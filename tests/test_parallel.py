@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from linter import parallel
 from linter.cli import main
+from linter.run import parallel
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SECRET = "hf_abcdefghijklmnopqrstuvwxyz0123"

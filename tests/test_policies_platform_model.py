@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from linter.model.extract import extract_workloads
-from linter.parsers import parse
+from linter.run.parsers import parse
 
 FIXTURES = Path(__file__).parent / "fixtures" / "platform"
 

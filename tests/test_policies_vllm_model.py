@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from linter.model.extract import extract_workloads
-from linter.parsers import parse
+from linter.run.parsers import parse
 
 FIXTURES = Path(__file__).parent / "fixtures" / "vllm" / "model"
 

@@ -15,11 +15,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from linter.documents import parse_json, parse_yaml
 from linter.findings import Severity, exit_code
+from linter.parsing.documents import parse_json, parse_yaml
 from linter.policy import load_policies
 from linter.policy.model import Policy
-from linter.runner import lint
+from linter.run.runner import lint
 from linter.sources.files import Input
 
 SETTINGS = settings(

@@ -16,7 +16,7 @@ from linter.reporters.github import (
     escape_property,
     format_annotation,
 )
-from linter.runner import RunResult
+from linter.run.runner import RunResult
 
 REPORTERS = Path(__file__).parent / "fixtures" / "reporters"
 POLICIES = ["--no-config", "--no-builtin", "--policy-dir", "policies"]

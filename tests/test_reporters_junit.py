@@ -13,7 +13,7 @@ from click.testing import Result
 
 from linter.findings import Finding, Severity, Suppression
 from linter.reporters.junit import JunitReporter
-from linter.runner import RunResult
+from linter.run.runner import RunResult
 
 REPORTERS = Path(__file__).parent / "fixtures" / "reporters"
 POLICIES = ["--no-config", "--no-builtin", "--policy-dir", "policies"]

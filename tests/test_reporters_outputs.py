@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-import linter.runner
+import linter.run.runner
 from linter.cli import main
 from linter.reporters.outputs import OutputSpec, parse_spec, plan_outputs
 
@@ -40,13 +40,13 @@ def test_text_on_terminal_and_three_files_from_one_evaluation(
     run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[int] = []
-    real_lint = linter.runner.lint
+    real_lint = linter.run.runner.lint
 
-    def counting_lint(*args: Any, **kwargs: Any) -> linter.runner.RunResult:
+    def counting_lint(*args: Any, **kwargs: Any) -> linter.run.runner.RunResult:
         calls.append(1)
         return real_lint(*args, **kwargs)
 
-    monkeypatch.setattr(linter.runner, "lint", counting_lint)
+    monkeypatch.setattr(linter.run.runner, "lint", counting_lint)
     sarif, junit, gh = tmp_path / "out.sarif", tmp_path / "junit.xml", tmp_path / "gh.txt"
     result = run_line(
         [

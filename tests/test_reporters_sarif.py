@@ -18,7 +18,7 @@ from linter import __version__
 from linter.findings import Finding, Severity, Suppression
 from linter.policy import load_policies
 from linter.reporters.sarif import SarifReporter, as_sarif, fingerprint
-from linter.runner import RunResult
+from linter.run.runner import RunResult
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REPORTERS = FIXTURES / "reporters"

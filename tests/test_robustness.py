@@ -233,19 +233,19 @@ def test_unreadable_file_is_a_read_error(tmp_path: Path, monkeypatch: pytest.Mon
 def test_file_removed_between_listing_and_reading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import linter.lintplan
+    import linter.run.lintplan
 
     generate.write_policy(tmp_path)
     generate.write_good(tmp_path / "in")
     (tmp_path / "in" / "gone.yaml").write_text("a: 1\n")
-    real_expand: Callable[..., list[object]] = linter.lintplan.expand
+    real_expand: Callable[..., list[object]] = linter.run.lintplan.expand
 
     def expand_then_remove(paths: tuple[str, ...]) -> list[object]:
         inputs = real_expand(paths)
         (tmp_path / "in" / "gone.yaml").unlink()
         return inputs
 
-    monkeypatch.setattr(linter.lintplan, "expand", expand_then_remove)
+    monkeypatch.setattr(linter.run.lintplan, "expand", expand_then_remove)
     assert _in_process(tmp_path, "in") == (
         3,
         (

@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import Result
 
 from linter.policy import load_policies
-from linter.ruledocs import REGENERATE, render_markdown
+from linter.reporters.ruledocs import REGENERATE, render_markdown
 
 POLICIES = Path(__file__).parent / "fixtures" / "authoring" / "policies"
 RULES_MD = Path(__file__).parent.parent / "docs" / "rules.md"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from linter.secrets import is_secret_name
+from linter.secrets.patterns import is_secret_name
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from linter.secrets import (
+from linter.secrets.patterns import (
     MASK,
     is_secret_name,
     is_secret_path,

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from linter.documents import parse_json, parse_yaml
 from linter.findings import Finding, Severity
 from linter.model.workload import Origin, Workload
-from linter.suppress import annotated, inline
+from linter.parsing.documents import parse_json, parse_yaml
+from linter.run.suppress import annotated, inline
 
 POLICIES = Path(__file__).parent / "fixtures" / "authoring" / "policies"
 TODAY = "2026-06-01"

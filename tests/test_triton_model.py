@@ -9,7 +9,7 @@ import pytest
 
 from linter.model.settings import DEFAULT_SETTINGS
 from linter.model.workload import Origin, Workload
-from linter.parsers import parse
+from linter.run.parsers import parse
 from linter.triton.extract import extract_triton
 from linter.triton.graphs import ranges_text
 

@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from linter.cli import cli
-from linter.documents import parse_yaml
-from linter.engine import document_subject, evaluate
+from linter.parsing.documents import parse_yaml
 from linter.policy import load_policies
+from linter.policy.engine import document_subject, evaluate
 
 HEADER = (
     "apiVersion: servelint/v1\nkind: Policy\nmetadata:\n  name: {name}\n"

@@ -14,11 +14,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from linter.documents import Document
 from linter.drift.normalize import Normalized, normalize
 from linter.drift.sides import LiveError
 from linter.helm.values import MergedValues
 from linter.model.workload import Origin, Workload
+from linter.parsing.documents import Document
 from linter.positions import PathT, format_path
 
 # Engine fields that describe the invocation rather than a setting.

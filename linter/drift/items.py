@@ -22,7 +22,7 @@ from linter.drift.result import FETCH_ERROR_RULE, NOT_READY_RULE, Target
 from linter.findings import Finding, Severity
 from linter.model.workload import Origin
 from linter.positions import PathT
-from linter.secrets import is_secret_path, mask, mask_value
+from linter.secrets.patterns import is_secret_path, mask, mask_value
 
 _MAX_TEXT = 80
 

@@ -19,16 +19,16 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from linter import engine
-from linter.documents import DEFAULT_LIMITS, Document, Limits, ParsedFile, parse_yaml
 from linter.errors import SourceError
 from linter.findings import Finding, Severity, summarize
 from linter.helm.render import find_helm, render
 from linter.helm.values import MergedValues, ValuesError, merge_values, values_document
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Workload
+from linter.parsing.documents import DEFAULT_LIMITS, Document, Limits, ParsedFile, parse_yaml
+from linter.policy import engine
 from linter.policy.model import Policy
-from linter.runner import RunResult, lint_parsed, read_inputs
+from linter.run.runner import RunResult, lint_parsed, read_inputs
 from linter.sources.files import Input
 
 VALUES_RULE = "helm-values"

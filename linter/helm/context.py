@@ -21,7 +21,6 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from linter.documents import Document, Limits, ParsedFile
 from linter.findings import Finding
 from linter.helm.chart import (
     Chart,
@@ -34,8 +33,9 @@ from linter.helm.chart import (
 )
 from linter.helm.layout import CHART_VALUES, chart_of, chart_values_name, environment_name
 from linter.model.settings import ModelSettings
+from linter.parsing.documents import Document, Limits, ParsedFile
 from linter.policy.model import Policy
-from linter.runner import ContextRun, read_inputs
+from linter.run.runner import ContextRun, read_inputs
 from linter.sources.files import Input
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from linter.documents import Document
 from linter.model.workload import Origin
+from linter.parsing.documents import Document
 from linter.positions import PathT, format_path
 
 

@@ -16,9 +16,9 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from linter.documents import ParsedFile, parse_yaml
 from linter.errors import SourceError
 from linter.findings import Finding, Severity
+from linter.parsing.documents import ParsedFile, parse_yaml
 
 RENDER_RULE = "helm-template"
 RENDERED_SUFFIX = " (rendered)"

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from linter import baseline as baselines
 from linter.findings import Finding
 from linter.helm.chart import ChartRequest, environment_notes, lint_chart, ordered
-from linter.runner import RunResult
+from linter.run import baseline as baselines
+from linter.run.runner import RunResult
 
 if TYPE_CHECKING:
-    from linter.lintplan import LintPlan
+    from linter.run.lintplan import LintPlan
 
 
 def run_chart(plan: LintPlan, plain: RunResult, request: ChartRequest) -> RunResult:

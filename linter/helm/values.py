@@ -21,11 +21,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from linter.documents import Document, parse_yaml
 from linter.errors import LinterError
 from linter.helm.nodes import Node, unwrap, where, wrap_document
 from linter.helm.strvals import SET_SOURCE, SetError, apply_set
 from linter.model.workload import Origin, nearest_origin
+from linter.parsing.documents import Document, parse_yaml
 from linter.positions import PathT, Span, format_path
 
 

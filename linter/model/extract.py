@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from linter.documents import ParsedFile
 from linter.model.inputs import extract_manifests, extract_values
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Workload
+from linter.parsing.documents import ParsedFile
 from linter.triton.extract import extract_triton
 
 Extractor = Callable[[Sequence[ParsedFile], ModelSettings], list[Workload]]

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from linter.documents import Document, ParsedFile
 from linter.model.manifests import document_locate, workloads_from_manifest
 from linter.model.settings import ModelSettings
 from linter.model.values import looks_like_values, workloads_from_values
 from linter.model.workload import Workload
+from linter.parsing.documents import Document, ParsedFile
 
 
 def _is_object(document: Document) -> bool:

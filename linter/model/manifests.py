@@ -15,12 +15,12 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from linter.documents import Document
 from linter.model import custom
 from linter.model.build import Meta, build_workloads, relative
 from linter.model.facts import Locate, lookup
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Origin, Workload
+from linter.parsing.documents import Document
 from linter.positions import PathT, format_path
 
 # kind → [(pod spec path, role, replicas path)]

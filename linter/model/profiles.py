@@ -59,7 +59,7 @@ def user_profiles(dirs: tuple[str, ...]) -> tuple[Profile, ...]:
 
 
 def _load_user(path: Path) -> Profile:
-    from linter.documents import parse_yaml
+    from linter.parsing.documents import parse_yaml
 
     try:
         text = path.read_text(encoding="utf-8")

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from linter._resources import schema_file
-from linter.expr import runtime_fingerprint
+from linter.policy.expr import runtime_fingerprint
 from linter.policy.model import Policy
 
 PolicyFile = tuple[str, str, bool]  # (source, text, built in)
@@ -37,15 +37,15 @@ _DIGEST = hashlib.sha256().digest_size
 KEEP = 8  # entries kept: a few policy sets (repositories, --policy-dir) and versions
 # The modules whose classes are pickled, or whose code decides what is stored.
 _CODE = (
-    "linter.expr",
+    "linter.policy.expr",
     "linter.findings",
     "linter.policy.model",
     "linter.policy.fused",
     "linter.policy.load",
     "linter.policy.cache",
     "linter.policy.schema",
-    "linter.documents",
-    "linter.yaml_events",
+    "linter.parsing.documents",
+    "linter.parsing.yaml_events",
     "linter.positions",
     "linter.errors",
 )

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from linter.errors import ExpressionError
-from linter.expr import CompiledExpr, EvaluationLimit, variable_references
+from linter.policy.expr import CompiledExpr, EvaluationLimit, variable_references
 from linter.policy.model import Policy
 
 SKIP = "skip"  # the fused answer when a match condition is not true

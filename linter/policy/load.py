@@ -12,17 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from linter import _resources
-from linter.documents import Document, parse_yaml
 from linter.errors import ExpressionError, PolicyError
-from linter.expr import (
+from linter.findings import Severity
+from linter.parsing.documents import Document, parse_yaml
+from linter.policy import cache as policy_cache
+from linter.policy.expr import (
     CompiledExpr,
     CompileError,
     compile_expression,
     deferred_expression,
     variable_references,
 )
-from linter.findings import Severity
-from linter.policy import cache as policy_cache
 from linter.policy.fused import fuse
 from linter.policy.model import NamedExpr, Policy, Rule
 from linter.policy.schema import schema_errors

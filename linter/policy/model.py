@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from linter.expr import CompiledExpr
 from linter.findings import Severity
+from linter.policy.expr import CompiledExpr
 
 if TYPE_CHECKING:
     from linter.policy.fused import FusedCheck

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from linter._resources import load_schema
-from linter.documents import Document
+from linter.parsing.documents import Document
 from linter.positions import format_path
 
 

@@ -13,13 +13,13 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from linter.config import model_settings
-from linter.documents import Document, parse_yaml
 from linter.errors import LinterError
+from linter.parsing.documents import Document, parse_yaml
 from linter.policy import load_policies
 from linter.policy.model import Policy
 from linter.policytest.model import Case, Expectation, PolicyTestFile
 from linter.positions import PathT
+from linter.run.config import model_settings
 
 TEST_SUFFIXES = ("_test.yaml", "_test.yml")
 API_VERSION = "servelint/v1"
@@ -69,7 +69,7 @@ def load(path: Path, named: bool, cache: PolicyCache) -> PolicyTestFile | None:
     data = document.data
     if not named and not (isinstance(data, dict) and data.get("apiVersion") == API_VERSION):
         return None
-    from linter.schemacheck import schema_errors
+    from linter.parsing.schemacheck import schema_errors
 
     errors = schema_errors(document, "policytest.schema.json")
     if errors:

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from linter.documents import ParsedFile
 from linter.findings import Finding
-from linter.parsers import parse
+from linter.parsing.documents import ParsedFile
 from linter.policytest.load import InvalidTest, PolicyCache, discover, load
 from linter.policytest.model import (
     Case,
@@ -23,7 +22,8 @@ from linter.policytest.model import (
     Outcome,
     PolicyTestFile,
 )
-from linter.runner import lint_parsed
+from linter.run.parsers import parse
+from linter.run.runner import lint_parsed
 from linter.sources.files import Input, read
 
 EVALUATION_ERROR = "cannot evaluate rule:"

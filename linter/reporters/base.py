@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, TextIO
 
 if TYPE_CHECKING:
-    from linter.runner import RunResult
+    from linter.run.runner import RunResult
 
 
 class Reporter(Protocol):

@@ -15,7 +15,7 @@ from linter.reporters.meta import repo_path
 from linter.reporters.text import format_summary
 
 if TYPE_CHECKING:
-    from linter.runner import RunResult
+    from linter.run.runner import RunResult
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 

@@ -13,7 +13,7 @@ from linter.errors import LinterError
 from linter.reporters import REPORTERS, get
 
 if TYPE_CHECKING:
-    from linter.runner import RunResult
+    from linter.run.runner import RunResult
 
 DEFAULT_FORMAT = "text"
 
@@ -60,7 +60,7 @@ def write_outputs(
 
     Standard output comes first, so the findings are shown even if a file fails.
     """
-    from linter import redact
+    from linter.secrets import redact
 
     # The one door to every format: no report can show a secret value of the inputs.
     result = redact.result(result)

@@ -25,7 +25,7 @@ from linter.reporters.meta import (
 )
 
 if TYPE_CHECKING:
-    from linter.runner import RunResult
+    from linter.run.runner import RunResult
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = (

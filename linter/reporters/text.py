@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, TextIO
 from linter.findings import Finding, Severity, summarize
 
 if TYPE_CHECKING:
-    from linter.runner import RunResult
+    from linter.run.runner import RunResult
 
 _COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
 _DIM = "\033[2m"

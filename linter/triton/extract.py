@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import PurePath
 from typing import Any
 
-from linter.documents import Document, ParsedFile
 from linter.model.settings import ModelSettings
 from linter.model.workload import Origin, Workload
+from linter.parsing.documents import Document, ParsedFile
 from linter.positions import PathT, format_path
 from linter.triton import jsonform
 from linter.triton.derive import derive

@@ -15,8 +15,8 @@ import re
 import sys
 from typing import Any
 
-from linter.documents import Document, ParsedFile, syntax_finding
 from linter.findings import Finding, Severity
+from linter.parsing.documents import Document, ParsedFile, syntax_finding
 from linter.positions import PathT, Span, format_path
 from linter.triton.detect import is_model_config_name, looks_like_model_config
 

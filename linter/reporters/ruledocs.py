@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from linter.policy.model import Policy, Rule
-from linter.rulemeta import PIPELINE_RULES, RuleMeta
+from linter.policy.rulemeta import PIPELINE_RULES, RuleMeta
 
 REGENERATE = "servelint rules --format markdown > docs/rules.md"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import PurePath
 
-from linter.documents import DEFAULT_LIMITS, Limits, ParsedFile, parse_json, parse_yaml
+from linter.parsing.documents import DEFAULT_LIMITS, Limits, ParsedFile, parse_json, parse_yaml
 from linter.triton.detect import looks_like_pbtxt
 from linter.triton.pbtxt import parse_pbtxt
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from linter.findings import Finding, syntax_finding
 
 if TYPE_CHECKING:
-    from linter.documents import ParsedFile
+    from linter.parsing.documents import ParsedFile
 
 _MAX_TEXT_FINDINGS = 20  # per file and kind: enough to act on, bounded on hostile input
 

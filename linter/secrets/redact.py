@@ -13,13 +13,13 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from linter import secrets
-from linter.documents import Document, ParsedFile
 from linter.findings import Finding
+from linter.parsing.documents import Document, ParsedFile
 from linter.positions import PathT
+from linter.secrets import patterns as secrets
 
 if TYPE_CHECKING:
-    from linter.runner import RunResult
+    from linter.run.runner import RunResult
 
 # Shorter values are not scrubbed from text: replacing "true" or "1" everywhere would
 # garble messages without protecting anything.
@@ -59,7 +59,7 @@ def values(found: SecretsFound) -> frozenset[str]:
 def _harmless(value: str) -> bool:
     """Numbers, booleans and placeholders: masking them would only garble messages (a
     ``--max-num-batched-token`` value is a count, not a token)."""
-    from linter.checks.literal_secrets import names_a_reference
+    from linter.secrets.literal import names_a_reference
 
     return (
         value.replace(".", "", 1).isdigit()

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from linter.config import Config
-from linter.documents import ParsedFile
 from linter.findings import Finding
-from linter.globs import matches_any, relative_to
-from linter.suppress import annotated, inline
-from linter.suppress.apply import apply
-from linter.suppress.model import META_RULES, Directive
+from linter.parsing.documents import ParsedFile
+from linter.run.config import Config
+from linter.run.globs import matches_any, relative_to
+from linter.run.suppress import annotated, inline
+from linter.run.suppress.apply import apply
+from linter.run.suppress.model import META_RULES, Directive
 
 __all__ = ["META_RULES", "Directive", "apply", "collect"]
 

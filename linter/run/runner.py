@@ -6,17 +6,19 @@ import dataclasses
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from linter import checks, engine, parallel, redact
-from linter.documents import DEFAULT_LIMITS, Limits, ParsedFile
 from linter.findings import Finding, Severity, sort_findings
 from linter.model.extract import extract_workloads
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
-from linter.parsers import parse
+from linter.parsing.documents import DEFAULT_LIMITS, Limits, ParsedFile
+from linter.policy import engine
 from linter.policy.model import Policy
+from linter.run import parallel
+from linter.run.parsers import parse
+from linter.secrets import checks, redact
 from linter.sources import files as file_sources
 
 if TYPE_CHECKING:
-    from linter.governance import Governance
+    from linter.run.governance import Governance
 
 
 @dataclasses.dataclass

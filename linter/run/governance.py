@@ -14,16 +14,16 @@ from collections.abc import Collection, Sequence
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
-from linter import baseline as baselines
-from linter import suppress
-from linter.config import EMPTY, Config
-from linter.documents import ParsedFile
 from linter.findings import Finding, sort_findings
+from linter.parsing.documents import ParsedFile
 from linter.policy.fused import fuse
 from linter.policy.model import Policy
+from linter.run import baseline as baselines
+from linter.run import suppress
+from linter.run.config import EMPTY, Config
 
 if TYPE_CHECKING:
-    from linter.runner import RunResult
+    from linter.run.runner import RunResult
 
 # Input that was not checked at all can never be switched off.
 ALWAYS_ON = ("syntax", "read-error", "input-limit")
@@ -102,7 +102,7 @@ def select_policies(policies: Sequence[Policy], config: Config) -> list[Policy]:
 
 
 def known_rules(policies: Sequence[Policy]) -> set[str]:
-    from linter.rulemeta import PIPELINE_RULES
+    from linter.policy.rulemeta import PIPELINE_RULES
 
     return {
         *CORE_RULES,

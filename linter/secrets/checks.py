@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from linter.checks import literal_secrets
-from linter.documents import Document
 from linter.findings import Finding
+from linter.parsing.documents import Document
 from linter.positions import PathT
-from linter.redact import SecretsFound
+from linter.secrets import literal as literal_secrets
+from linter.secrets.redact import SecretsFound
 
 Check = Callable[[Document, Sequence[tuple[PathT, str]]], list[Finding]]
 

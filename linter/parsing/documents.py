@@ -17,9 +17,9 @@ from typing import Any
 import yaml
 
 from linter.findings import Finding, limit_finding, syntax_finding
+from linter.parsing.text_problems import explain_text_problems, line_text, tab_in_indentation
+from linter.parsing.yaml_events import EventBuilder, LimitExceeded
 from linter.positions import PathT, Span
-from linter.text_problems import explain_text_problems, line_text, tab_in_indentation
-from linter.yaml_events import EventBuilder, LimitExceeded
 
 try:  # pragma: no branch - libyaml is present in every PyYAML wheel we support
     from yaml import CSafeLoader as _Loader

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 
-from linter.documents import ParsedFile
 from linter.findings import Finding
-from linter.parsers import format_for
-from linter.suppress.model import Directive, invalid_finding, parse_date
+from linter.parsing.documents import ParsedFile
+from linter.run.parsers import format_for
+from linter.run.suppress.model import Directive, invalid_finding, parse_date
 
 MARKER = "servelint:"
 _COMMENT = re.compile(r"(?:^|\s)#\s*servelint:\s*(?P<body>.*?)\s*$")

@@ -13,10 +13,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from linter import redact, secrets
-from linter.documents import Document
 from linter.findings import Finding, Severity
+from linter.parsing.documents import Document
 from linter.positions import PathT, format_path
+from linter.secrets import patterns as secrets
+from linter.secrets import redact
 
 RULE_ID = "secrets/literal-secret"
 REFERENCES = (

@@ -20,9 +20,9 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from linter.documents import Limits, ParsedFile
 from linter.findings import Finding
 from linter.model.settings import ModelSettings
+from linter.parsing.documents import Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.sources.files import Input
 
@@ -95,7 +95,7 @@ def collect(
 
 
 def _lint_chunk(inputs: list[Input]) -> Collected:
-    from linter import runner
+    from linter.run import runner
 
     assert _JOB is not None
     policies, limits, settings = _JOB

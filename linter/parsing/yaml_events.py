@@ -16,7 +16,7 @@ from linter.findings import Finding, Severity
 from linter.positions import PathT, Span, format_path
 
 if TYPE_CHECKING:
-    from linter.documents import Limits
+    from linter.parsing.documents import Limits
 
 _TAG = "tag:yaml.org,2002:"
 _MERGE_TAG = _TAG + "merge"

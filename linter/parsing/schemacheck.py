@@ -11,7 +11,7 @@ import functools
 from typing import Any
 
 from linter._resources import load_schema
-from linter.documents import Document
+from linter.parsing.documents import Document
 from linter.positions import PathT, format_path
 
 _BASE = "https://servelint.dev/schemas/"

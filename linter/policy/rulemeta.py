@@ -9,9 +9,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Sequence
 
-from linter.checks import literal_secrets
 from linter.findings import Severity
 from linter.policy.model import Policy, Rule
+from linter.secrets import literal as literal_secrets
 
 INFORMATION_URI = "https://github.com/servelint/servelint"
 _CORE_HELP = f"{INFORMATION_URI}#findings-the-pipeline-itself-reports"

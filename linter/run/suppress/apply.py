@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from fnmatch import fnmatchcase
 
 from linter.findings import Finding, Suppression
-from linter.suppress.model import (
+from linter.run.suppress.model import (
     EXPIRED,
     LOCAL_SOURCES,
     META_RULES,

@@ -11,17 +11,17 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from linter.documents import Document
 from linter.errors import ExpressionError
-from linter.expr import (
+from linter.findings import Finding
+from linter.model.workload import Origin, Workload
+from linter.parsing.documents import Document
+from linter.policy.expr import (
     EVALUATION_MEMORY,
     Bindings,
     EvaluationLimit,
     activation,
     memory_limit,
 )
-from linter.findings import Finding
-from linter.model.workload import Origin, Workload
 from linter.policy.model import Policy, Rule
 from linter.positions import PathT, format_path, parse_path
 

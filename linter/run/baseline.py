@@ -19,7 +19,7 @@ from typing import Any
 
 from linter.errors import ConfigError
 from linter.findings import Finding, Suppression
-from linter.globs import relative_to
+from linter.run.globs import relative_to
 
 BASELINE_VERSION = 1
 # A file that could not be read or parsed was not checked at all: never hide that.

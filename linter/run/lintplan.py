@@ -13,16 +13,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from linter import baseline as baselines
-from linter import runner
-from linter.config import EMPTY, Config, find_config, load_config
-from linter.documents import Limits
 from linter.findings import Severity
-from linter.globs import matches_any, relative_to
-from linter.governance import Governance, config_notes, known_rules, select_policies
 from linter.model.settings import ModelSettings
+from linter.parsing.documents import Limits
 from linter.policy import load_policies
 from linter.policy.model import Policy
+from linter.run import baseline as baselines
+from linter.run import runner
+from linter.run.config import EMPTY, Config, find_config, load_config
+from linter.run.globs import matches_any, relative_to
+from linter.run.governance import Governance, config_notes, known_rules, select_policies
 from linter.sources.files import STDIN_NAME, Input, expand
 
 if TYPE_CHECKING:

@@ -17,9 +17,9 @@ import datetime
 import re
 from typing import Any
 
-from linter.documents import Document, ParsedFile
 from linter.findings import Finding
-from linter.suppress.model import Directive, invalid_finding, parse_date
+from linter.parsing.documents import Document, ParsedFile
+from linter.run.suppress.model import Directive, invalid_finding, parse_date
 
 ANNOTATION = "servelint.io/ignore"
 _UNTIL = re.compile(r"\s+until=(\S+)\s*$")

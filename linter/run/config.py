@@ -20,11 +20,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from linter import tomlpos
-from linter.documents import DEFAULT_LIMITS, Document, Limits, parse_yaml
 from linter.errors import ConfigError
 from linter.findings import Severity
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
+from linter.parsing import tomlpos
+from linter.parsing.documents import DEFAULT_LIMITS, Document, Limits, parse_yaml
 
 CONFIG_NAMES = (".servelint.yaml", ".servelint.yml")
 PYPROJECT = "pyproject.toml"
@@ -114,7 +114,7 @@ def load_config(path: Path) -> Config:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read configuration file: {exc}") from exc
     document = _toml_document(path, text) if path.name == PYPROJECT else _yaml_document(path, text)
-    from linter.schemacheck import schema_errors
+    from linter.parsing.schemacheck import schema_errors
 
     errors = schema_errors(document, "config.schema.json")
     if errors:

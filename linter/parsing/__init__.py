@@ -1,0 +1,1 @@
+"""Reading inputs: YAML, JSON and TOML into plain data with positions, and schema checks."""

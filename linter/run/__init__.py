@@ -1,0 +1,1 @@
+"""One lint run: configuration, inputs, the pipeline, governance (suppressions, baselines)."""

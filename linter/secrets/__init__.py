@@ -1,0 +1,1 @@
+"""Secrets: what counts as one, finding literal ones, and masking them in every output."""
