@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from linter.model.settings import DEFAULT_SETTINGS
+from linter.model.triton_models import extract_triton
 from linter.model.workload import Origin, Workload
 from linter.run.parsers import parse
-from linter.triton.extract import extract_triton
 from linter.triton.graphs import ranges_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "triton"

@@ -6,9 +6,9 @@ from collections.abc import Callable, Sequence
 
 from linter.model.inputs import extract_manifests, extract_values
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
+from linter.model.triton_models import extract_triton
 from linter.model.workload import Workload
 from linter.parsing.documents import ParsedFile
-from linter.triton.extract import extract_triton
 
 Extractor = Callable[[Sequence[ParsedFile], ModelSettings], list[Workload]]
 
