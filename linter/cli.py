@@ -178,6 +178,19 @@ def cli(traceback: bool) -> None:
     type=click.Path(dir_okay=False, writable=True),
     help="Write the report to this file instead of standard output.",
 )
+@click.option(
+    "--fail-on-unchecked/--no-fail-on-unchecked",
+    default=None,
+    help="Exit 1 when an input that names an inference server was not understood, or "
+    "error-level rules were skipped for a missing fact (default: the configuration "
+    "file's failOnUnchecked, else off).",
+)
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Name every input not understood and every fact missing, with its fix.",
+)
 @_governance_options
 @_limit_options
 @chart_options
@@ -188,6 +201,8 @@ def lint(
     formats: list[OutputSpec],
     fail_level: str | None,
     output: str | None,
+    fail_on_unchecked: bool | None = None,
+    verbose: bool = False,
     chart: str | None = None,
     values_files: tuple[str, ...] = (),
     set_values: tuple[str, ...] = (),
@@ -217,6 +232,7 @@ def lint(
             fail_level,
             **governance,
             chart_context=not no_chart_context,
+            fail_on_unchecked=fail_on_unchecked,
         )
     )
     plan = _with_limits(plan, max_bytes, max_nodes, max_depth)
@@ -225,9 +241,11 @@ def lint(
         result = lint_with_chart(
             plan, result, chart, values_files, set_values, environments, helm, no_render
         )
-    write_outputs(result, outputs, sys.stdout, color=_use_color(sys.stdout))
+    write_outputs(result, outputs, sys.stdout, color=_use_color(sys.stdout), verbose=verbose)
     if result.read_failures:
         return EXIT_FAILURE
+    if plan.fail_on_unchecked and result.coverage.unchecked:
+        return EXIT_FINDINGS
     return exit_code(result.findings, plan.fail_level)
 
 

@@ -89,6 +89,17 @@ def test_json_output_contract(run_line: RunLine) -> None:
         ],
         "summary": {"error": 1, "warning": 1, "info": 0, "suppressed": 0, "files": 1},
         "notes": [],
+        "coverage": {
+            "version": 1,
+            "summary": {
+                "files": 1,
+                "workloads": 0,
+                "notUnderstood": 0,
+                "gaps": 0,
+                "unchecked": False,
+            },
+            "files": [{"file": f"{INPUTS}/deploy.yaml", "workloads": [], "notUnderstood": []}],
+        },
     }
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import Result
+from report_lines import report_lines
 
 RunLine = Callable[..., Result]
 ROOT = Path(__file__).parents[1]
@@ -495,7 +496,7 @@ def test_fixture_findings(run_line: RunLine, case: str) -> None:
     options = CONFIGS.get(case, ["--no-config"])
     result = run_line(["lint", *options, "--no-builtin", *POLICIES, str(FIXTURES / case)])
     prefix = f"{FIXTURES / case}/"
-    assert [line.removeprefix(prefix) for line in result.output.splitlines()] == [
+    assert [line.removeprefix(prefix) for line in report_lines(result.output)] == [
         *findings,
         summary,
     ]

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import Result
+from report_lines import report_lines
 
 RunLine = Callable[..., Result]
 ROOT = Path(__file__).parents[1]
@@ -158,7 +159,7 @@ def test_fixture_findings(run_line: RunLine, case: str) -> None:
     code, findings, summary = CASES[case]
     result = run_line(["lint", *POLICY, str(FIXTURES / case)])
     prefix = f"{FIXTURES / case}/"
-    assert [line.removeprefix(prefix) for line in result.output.splitlines()] == [
+    assert [line.removeprefix(prefix) for line in report_lines(result.output)] == [
         *findings,
         summary,
     ]
@@ -217,7 +218,7 @@ def test_cuda_graph_max_bs_by_version(
         encoding="utf-8",
     )
     result = run_line(["lint", *POLICY, str(manifest)])
-    lines = result.output.splitlines()[:-1]
+    lines = report_lines(result.output)[:-1]
     if severity is None:
         assert lines == []
     else:

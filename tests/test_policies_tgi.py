@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import Result
+from report_lines import report_lines
 
 RunLine = Callable[..., Result]
 ROOT = Path(__file__).parents[1]
@@ -290,7 +291,7 @@ def test_fixture_findings(run_line: RunLine, case: str) -> None:
     folder = FIXTURES / case
     result = run_line(["lint", *_config(folder), *POLICY, str(folder)])
     prefix = f"{folder}/"
-    assert [line.removeprefix(prefix) for line in result.output.splitlines()] == [
+    assert [line.removeprefix(prefix) for line in report_lines(result.output)] == [
         *findings,
         summary,
     ]
@@ -356,7 +357,7 @@ def test_kv_cache_dtype_in_env_by_version(
         encoding="utf-8",
     )
     result = run_line(["lint", "--no-config", *POLICY, str(manifest)])
-    lines = result.output.splitlines()
+    lines = report_lines(result.output)
     assert lines[:-1] == ([f"{manifest}:9:34: {expected}"] if expected else [])
     assert result.exit_code == (1 if expected and expected.startswith("error") else 0)
 
@@ -383,7 +384,7 @@ def test_shared_memory_findings_are_never_two_errors_on_one_line(run_line: RunLi
         ["lint", "--no-config", str(FIXTURES / "shell"), str(FIXTURES / "values_generic")]
     )
     errors: dict[str, list[str]] = {}
-    for line in result.output.splitlines()[:-1]:
+    for line in report_lines(result.output)[:-1]:
         where, severity, rule = line.split(" ")[:3]
         if severity == "error" and "shm" in rule:
             errors.setdefault(where, []).append(rule)
@@ -448,7 +449,7 @@ def test_a_deep_learning_container_version_gates_the_rules(
         encoding="utf-8",
     )
     result = run_line(["lint", "--no-config", *POLICY, str(manifest)])
-    assert result.output.splitlines() == [
+    assert report_lines(result.output) == [
         f"{manifest}:11:44: error tgi/input-above-prefill max_input_tokens 3000 exceeds "
         "max_batch_prefill_tokens 2048 and prefill chunking is off (TGI 2.3 always checks "
         "this): the router refuses to start (Argument validation error: "

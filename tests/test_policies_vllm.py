@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import Result
+from report_lines import report_lines
 
 from linter.policy import load_policies
 
@@ -714,7 +715,7 @@ def _fired(form: str) -> set[tuple[str, str]]:
 def test_every_finding_of_each_input_form(run_line: RunLine, form: str) -> None:
     result = run_line(["lint", *POLICIES, str(FIXTURES / form)])
     prefix = f"{FIXTURES / form}/"
-    assert [line.removeprefix(prefix) for line in result.output.splitlines()] == [
+    assert [line.removeprefix(prefix) for line in report_lines(result.output)] == [
         *_lines(form),
         SUMMARIES[form],
     ]
@@ -731,7 +732,10 @@ def test_every_rule_fires_in_every_input_form() -> None:
 
 def test_inputs_within_the_limits_draw_no_finding(run_line: RunLine) -> None:
     result = run_line(["lint", *POLICIES, str(FIXTURES / "clean")])
-    assert (result.exit_code, result.output) == (0, "0 errors, 0 warnings, 0 info in 11 files\n")
+    assert (result.exit_code, report_lines(result.output)) == (
+        0,
+        ["0 errors, 0 warnings, 0 info in 11 files"],
+    )
 
 
 TWINS = {  # the error rule → its warning twin for what the input cannot prove
@@ -820,7 +824,7 @@ def test_scenario_one_a_values_change_is_stopped(run_line: RunLine) -> None:
     assert (
         f"{chart}/values-prod.yaml:4:3: error vllm-kv/one-sequence-does-not-fit "
         f"{MESSAGES[('long-context', 'vllm-kv/one-sequence-does-not-fit')]}"
-    ) in result.output.splitlines()
+    ) in report_lines(result.output)
     explained = run_line(["explain", "vllm-kv/one-sequence-does-not-fit"])
     assert explained.exit_code == 0
     assert "Catalog VLLM-010" in explained.output

@@ -148,7 +148,31 @@ def test_driver_and_rule_metadata(fixture_log: dict[str, Any]) -> None:
     assert run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": REPORTERS.as_uri() + "/"}}
     assert (run["columnKind"], run["invocations"]) == (
         "unicodeCodePoints",
-        [{"executionSuccessful": True}],
+        [
+            {
+                "executionSuccessful": True,
+                "properties": {
+                    "coverage": {
+                        "version": 1,
+                        "summary": {
+                            "files": 3,
+                            "workloads": 0,
+                            "notUnderstood": 0,
+                            "gaps": 0,
+                            "unchecked": False,
+                        },
+                        "files": [
+                            {"file": f, "workloads": [], "notUnderstood": []}
+                            for f in (
+                                "inputs/broken.yaml",
+                                "inputs/deploy.yaml",
+                                "inputs/values.yaml",
+                            )
+                        ],
+                    }
+                },
+            }
+        ],
     )
 
 
@@ -340,6 +364,19 @@ def test_unknown_rule_ids_notes_and_read_failures(tmp_path: Path) -> None:
             "toolExecutionNotifications": [
                 {"level": "note", "message": {"text": "helm not found"}}
             ],
+            "properties": {
+                "coverage": {
+                    "version": 1,
+                    "summary": {
+                        "files": 0,
+                        "workloads": 0,
+                        "notUnderstood": 0,
+                        "gaps": 0,
+                        "unchecked": False,
+                    },
+                    "files": [],
+                }
+            },
         }
     ]
     assert [r.get("properties") for r in run["results"]] == [

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import pytest
 from click.testing import CliRunner
+from report_lines import report_lines
 
 from linter.cli import cli
 from tests.robustness import generate
@@ -201,7 +202,7 @@ def _in_process(folder: Path, *paths: str) -> tuple[int, str]:
         )
     finally:
         os.chdir(previous)
-    return result.exit_code, result.output
+    return result.exit_code, "".join(f"{line}\n" for line in report_lines(result.output))
 
 
 def test_unreadable_file_is_a_read_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from report_lines import report_lines
 
 from linter.cli import cli
 
@@ -36,7 +37,7 @@ def _lint(cwd: Path, *args: str) -> tuple[int, str]:
         )
     finally:
         os.chdir(previous)
-    return result.exit_code, result.output
+    return result.exit_code, "".join(f"{line}\n" for line in report_lines(result.output))
 
 
 def test_literal_secrets_are_flagged_and_references_and_placeholders_are_not() -> None:

@@ -19,6 +19,9 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
+from linter.coverage import gaps
+from linter.coverage.model import Coverage, combine
+from linter.coverage.unrecognised import not_understood
 from linter.errors import SourceError
 from linter.findings import Finding, Severity, summarize
 from linter.helm.render import find_helm, render
@@ -144,15 +147,24 @@ def lint_chart(
     notes: list[str] = [request.render_note] if request.render_note else []
     parsed = list(as_written)
     per_environment: list[tuple[Environment, list[Finding]]] = []
+    coverages = [Coverage(tuple(p.source for p in as_written))]
     for env in request.environments:
-        env_findings, env_notes, rendered = lint_environment(
+        env_findings, env_notes, rendered, coverage = lint_environment(
             policies, request, env, documents, settings
         )
         per_environment.append((env, env_findings))
         parsed.extend(rendered)
         notes.extend(env_notes)
+        coverages.append(coverage)
     findings.extend(by_environment(per_environment))
-    result = RunResult(ordered(findings), len(parsed) + failures, failures, notes, tuple(policies))
+    result = RunResult(
+        ordered(findings),
+        len(parsed) + failures,
+        failures,
+        notes,
+        tuple(policies),
+        coverage=combine(coverages),
+    )
     return ChartRun(result, parsed)
 
 
@@ -238,9 +250,10 @@ def lint_environment(
     env: Environment,
     documents: dict[str, Document | None],
     settings: ModelSettings,
-) -> tuple[list[Finding], list[str], list[ParsedFile]]:
+) -> tuple[list[Finding], list[str], list[ParsedFile], Coverage]:
     """One release: workload policies on its merged values, and its rendered chart (when
-    ``request.helm`` is set). Returns findings, notes and the rendered files."""
+    ``request.helm`` is set). Returns findings, notes, the rendered files and what was
+    recognised."""
     files = [*request.common_files, *env.files]
     broken = [
         f
@@ -256,6 +269,7 @@ def lint_environment(
                 "read as a values file (see its finding)"
             ],
             [],
+            Coverage(),
         )
     findings: list[Finding] = []
     chart_doc = documents[request.chart.values] if request.chart.values else None
@@ -264,14 +278,19 @@ def lint_environment(
             chart_doc, [d for f in files if (d := documents[f])], request.sets, label=label
         )
     except ValuesError as exc:
-        return [_values_finding(exc)], [], []
+        return [_values_finding(exc)], [], [], Coverage()
     findings.extend(_clash_findings(merged))
     workload_policies = [p for p in policies if p.target == "workload"]
+    coverage = Coverage()
     if workload_policies:
-        subjects = [engine.workload_subject(w) for w in values_workloads(merged, settings)]
-        findings.extend(engine.evaluate(workload_policies, subjects))
+        workloads = values_workloads(merged, settings)
+        findings.extend(
+            engine.evaluate(workload_policies, [engine.workload_subject(w) for w in workloads])
+        )
+        layers = [request.chart.values, *files] if request.chart.values else files
+        coverage = _values_coverage(env, layers, documents, workloads, workload_policies)
     if request.helm is None:
-        return findings, [], []
+        return findings, [], [], coverage
     rendered = render(
         request.helm,
         request.chart.directory,
@@ -285,13 +304,35 @@ def lint_environment(
     # goes; on the rendered objects it only adds what the values did not show.
     from_values = {f.rule_id for f in findings}
     workload_rules = {r.id for p in workload_policies for r in p.rules}
+    rendered_run = lint_parsed(policies, rendered.files, settings=settings)
     findings.extend(
         f
-        for f in lint_parsed(policies, rendered.files, settings=settings).findings
+        for f in rendered_run.findings
         if not (f.rule_id in workload_rules and f.rule_id in from_values)
     )
     notes = [f"{_env_words(env)}helm: {line}" for line in rendered.warnings]
-    return findings, notes, rendered.files
+    # The rendered objects are the truth of what the chart deploys: a values layout the
+    # model could not read is understood once rendered.
+    if rendered_run.coverage.workloads:
+        coverage = Coverage(coverage.files, coverage.workloads)
+    return findings, notes, rendered.files, coverage.merged(rendered_run.coverage)
+
+
+def _values_coverage(
+    env: Environment,
+    files: Sequence[str],
+    documents: dict[str, Document | None],
+    workloads: Sequence[Workload],
+    policies: Sequence[Policy],
+) -> Coverage:
+    """What the merged values of one release showed; its values files are not understood
+    when they name a server and the model found no workload in them."""
+    entries = tuple(gaps.entry(w, policies, env.name) for w in workloads)
+    if workloads:
+        return Coverage((), entries)
+    layers = [d for d in documents.values() if d is not None and d.source in files]
+    unknown = not_understood([ParsedFile(d.source, "", [d], []) for d in layers], set())
+    return Coverage((), entries, tuple(unknown))
 
 
 def values_workloads(merged: MergedValues, settings: ModelSettings) -> list[Workload]:

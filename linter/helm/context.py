@@ -21,6 +21,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from linter.coverage.model import combine
 from linter.findings import Finding
 from linter.helm.chart import (
     Chart,
@@ -61,6 +62,7 @@ class ChartContext:
             tuple(f for run in runs for f in run.findings),
             tuple(n for run in runs for n in run.notes),
             tuple(p for run in runs for p in run.files),
+            combine([run.coverage for run in runs]),
         )
 
     def notes(self, findings: Sequence[Finding]) -> list[str]:
@@ -130,11 +132,10 @@ def _lint_chart(
         if documents[chart_values] is None:
             return ContextRun(findings=tuple(findings), notes=_unmerged(request))
     claimed, envs = _claim(request, given, documents, findings)
-    per_environment = [
-        (env, lint_environment(policies, request, env, documents, settings)[0]) for env in envs
-    ]
-    findings.extend(by_environment(per_environment))
-    return ContextRun(frozenset(claimed), tuple(findings), (), tuple(context_files))
+    runs = [(env, lint_environment(policies, request, env, documents, settings)) for env in envs]
+    findings.extend(by_environment([(env, run[0]) for env, run in runs]))
+    coverage = combine([run[3] for _, run in runs])
+    return ContextRun(frozenset(claimed), tuple(findings), (), tuple(context_files), coverage)
 
 
 def _claim(

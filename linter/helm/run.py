@@ -31,6 +31,7 @@ def run_chart(plan: LintPlan, plain: RunResult, request: ChartRequest) -> RunRes
         plain.read_failures + chart.read_failures,
         notes,
         tuple(dict.fromkeys([*plain.policies, *chart.policies])),
+        coverage=plain.coverage.merged(chart.coverage),
     )
 
 

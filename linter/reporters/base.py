@@ -9,7 +9,7 @@ if TYPE_CHECKING:
 
 
 class Reporter(Protocol):
-    def __init__(self, *, color: bool = False) -> None: ...
+    def __init__(self, *, color: bool = False, verbose: bool = False) -> None: ...
 
     def report(self, result: RunResult, stream: TextIO) -> None:
         """Write ``result`` to ``stream``."""

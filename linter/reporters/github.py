@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from linter.coverage.text import summary_lines
 from linter.findings import Finding, Severity
 from linter.reporters.meta import repo_path
 from linter.reporters.text import format_summary
@@ -46,8 +47,9 @@ def format_annotation(finding: Finding, root: Path) -> str:
 
 
 class GithubReporter:
-    def __init__(self, *, color: bool = False) -> None:
+    def __init__(self, *, color: bool = False, verbose: bool = False) -> None:
         self.color = color
+        self.verbose = verbose
 
     def report(self, result: RunResult, stream: TextIO) -> None:
         root = Path.cwd()
@@ -56,4 +58,6 @@ class GithubReporter:
         for finding in result.findings:
             if not finding.suppressed:
                 stream.write(format_annotation(finding, root) + "\n")
+        for line in summary_lines(result.coverage, verbose=self.verbose):
+            stream.write(line + "\n")
         stream.write(format_summary(result) + "\n")

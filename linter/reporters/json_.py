@@ -21,11 +21,12 @@ def as_dict(result: RunResult) -> dict[str, Any]:
         "findings": [finding.to_json() for finding in result.findings],
         "summary": summary,
         "notes": list(result.notes),
+        "coverage": result.coverage.to_json(),
     }
 
 
 class JsonReporter:
-    def __init__(self, *, color: bool = False) -> None:
+    def __init__(self, *, color: bool = False, verbose: bool = False) -> None:
         self.color = color
 
     def report(self, result: RunResult, stream: TextIO) -> None:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from itertools import groupby
 from typing import TYPE_CHECKING, TextIO
 
+from linter.coverage.text import summary_lines
 from linter.findings import Finding
 from linter.reporters.meta import TOOL_NAME
 from linter.reporters.text import format_summary
@@ -82,12 +83,20 @@ def as_junit(result: RunResult) -> ET.Element:
     suite = ET.SubElement(suites, "testsuite", {"name": TOOL_NAME, **counts})
     suite.extend(cases)
     out = ET.SubElement(suite, "system-out")
-    out.text = _clean("\n".join([*(f"note: {n}" for n in result.notes), format_summary(result)]))
+    out.text = _clean(
+        "\n".join(
+            [
+                *(f"note: {n}" for n in result.notes),
+                *summary_lines(result.coverage),
+                format_summary(result),
+            ]
+        )
+    )
     return suites
 
 
 class JunitReporter:
-    def __init__(self, *, color: bool = False) -> None:
+    def __init__(self, *, color: bool = False, verbose: bool = False) -> None:
         self.color = color
 
     def report(self, result: RunResult, stream: TextIO) -> None:

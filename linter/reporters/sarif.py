@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
 from linter import __version__
+from linter.coverage.text import summary_lines
 from linter.findings import Finding, Severity, Suppression
 from linter.reporters.meta import (
     INFORMATION_URI,
@@ -80,10 +81,16 @@ def _rule(rule: RuleMeta) -> dict[str, Any]:
 
 def _invocation(result: RunResult) -> dict[str, Any]:
     out: dict[str, Any] = {"executionSuccessful": result.read_failures == 0}
-    if result.notes:
+    # Coverage: what was not understood or not checked is a notification of the run, and
+    # the whole section is kept under the invocation's properties.
+    coverage = result.coverage
+    detail = coverage.gaps or coverage.not_understood
+    notes = [*result.notes, *(summary_lines(coverage, verbose=True) if detail else [])]
+    if notes:
         out["toolExecutionNotifications"] = [
-            {"level": "note", "message": {"text": note}} for note in result.notes
+            {"level": "note", "message": {"text": note}} for note in notes
         ]
+    out["properties"] = {"coverage": coverage.to_json()}
     return out
 
 
@@ -145,7 +152,7 @@ def fingerprint(finding: Finding, relative: str | None = None) -> str:
 
 
 class SarifReporter:
-    def __init__(self, *, color: bool = False) -> None:
+    def __init__(self, *, color: bool = False, verbose: bool = False) -> None:
         self.color = color
 
     def report(self, result: RunResult, stream: TextIO) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TextIO
 
+from linter.coverage.text import summary_lines
 from linter.findings import Finding, Severity, summarize
 
 if TYPE_CHECKING:
@@ -46,12 +47,15 @@ def format_summary(result: RunResult) -> str:
 
 
 class TextReporter:
-    def __init__(self, *, color: bool = False) -> None:
+    def __init__(self, *, color: bool = False, verbose: bool = False) -> None:
         self.color = color
+        self.verbose = verbose
 
     def report(self, result: RunResult, stream: TextIO) -> None:
         for note in result.notes:
             stream.write(f"note: {note}\n")
         for finding in result.findings:
             stream.write(format_finding(finding, color=self.color) + "\n")
+        for line in summary_lines(result.coverage, verbose=self.verbose):
+            stream.write(line + "\n")
         stream.write(format_summary(result) + "\n")

@@ -70,6 +70,7 @@ class Config:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     fail_level: Severity | None = None
+    fail_on_unchecked: bool | None = None
     baseline: str | None = None
     limits: Limits = DEFAULT_LIMITS
     model: ModelSettings = DEFAULT_SETTINGS
@@ -181,6 +182,7 @@ def _build(document: Document, path: Path) -> Config:
         include=tuple(data.get("include", ())),
         exclude=tuple(data.get("exclude", ())),
         fail_level=Severity.parse(data["failLevel"]) if "failLevel" in data else None,
+        fail_on_unchecked=data.get("failOnUnchecked"),
         baseline=data.get("baseline"),
         limits=Limits(
             limits.get("maxBytes", DEFAULT_LIMITS.max_bytes),

@@ -42,6 +42,8 @@ class LintOptions:
     today: datetime.date | None = None
     # Values files beside a Chart.yaml are linted merged with the chart's values.yaml.
     chart_context: bool = True
+    # None: as the configuration file says (default off).
+    fail_on_unchecked: bool | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,6 +57,8 @@ class LintPlan:
     write_baseline: Path | None
     notes: tuple[str, ...]
     context: ChartContext | None = None
+    # Coverage gaps fail the run (docs/coverage.md).
+    fail_on_unchecked: bool = False
 
 
 def read_config(path: str | None, no_config: bool) -> Config:
@@ -95,7 +99,13 @@ def build(options: LintOptions) -> LintPlan:
         Path(options.write_baseline) if options.write_baseline else None,
         tuple(notes),
         _chart_context(inputs) if options.chart_context else None,
+        _choose(options.fail_on_unchecked, config.fail_on_unchecked),
     )
+
+
+def _choose(flag: bool | None, configured: bool | None) -> bool:
+    """The command line wins; then the configuration file; off by default."""
+    return bool(flag if flag is not None else configured)
 
 
 def execute(plan: LintPlan) -> runner.RunResult:

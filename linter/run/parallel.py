@@ -20,6 +20,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from linter.coverage.model import NO_COVERAGE, Coverage, combine
 from linter.findings import Finding
 from linter.model.settings import ModelSettings
 from linter.parsing.documents import Limits, ParsedFile
@@ -39,6 +40,7 @@ class Collected:
     parsed: list[ParsedFile]
     failures: list[Finding]
     secrets: frozenset[str]
+    coverage: Coverage = NO_COVERAGE
 
 
 def workers_for(policies: Sequence[Policy], inputs: Sequence[Input], has_context: bool) -> int:
@@ -91,7 +93,8 @@ def collect(
         parsed.extend(part.parsed)
         failures.extend(part.failures)
         secrets.update(part.secrets)
-    return Collected(findings, parsed, failures, frozenset(secrets))
+    coverage = combine([part.coverage for part in parts])
+    return Collected(findings, parsed, failures, frozenset(secrets), coverage)
 
 
 def _lint_chunk(inputs: list[Input]) -> Collected:
@@ -100,10 +103,9 @@ def _lint_chunk(inputs: list[Input]) -> Collected:
     assert _JOB is not None
     policies, limits, settings = _JOB
     parsed, failures = runner.read_inputs(inputs, limits)
-    findings, secrets = runner.raw_findings(
-        policies, parsed, failures, settings=settings, builtin_checks=True
-    )
-    return Collected(findings, [_for_governance(p) for p in parsed], failures, secrets)
+    raw = runner.raw_findings(policies, parsed, failures, settings=settings, builtin_checks=True)
+    governed = [_for_governance(p) for p in parsed]
+    return Collected(raw.findings, governed, failures, raw.secrets, raw.coverage)
 
 
 def _for_governance(parsed: ParsedFile) -> Any:

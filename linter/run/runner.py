@@ -6,6 +6,9 @@ import dataclasses
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from linter.coverage import gaps
+from linter.coverage.model import NO_COVERAGE, Coverage
+from linter.coverage.unrecognised import not_understood
 from linter.findings import Finding, Severity, sort_findings
 from linter.model.extract import extract_workloads
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
@@ -31,6 +34,8 @@ class RunResult:
     policies: tuple[Policy, ...] = ()
     # Literal secret values found in the inputs; scrubbed from every report (redact.py).
     secrets: frozenset[str] = frozenset()
+    # What the run recognised and what it could not check (coverage/).
+    coverage: Coverage = NO_COVERAGE
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,6 +49,7 @@ class ContextRun:
     # Files read only for the context: their suppression comments and secrets count,
     # but they are not inputs of the run.
     files: tuple[ParsedFile, ...] = ()
+    coverage: Coverage = NO_COVERAGE
 
 
 class WorkloadContext(Protocol):
@@ -97,7 +103,12 @@ def lint(
         collected = parallel.collect(policies, inputs, limits, settings, workers)
         parsed, extra = collected.parsed, ContextRun()
         result = _result(
-            policies, collected.findings, parsed, collected.failures, collected.secrets
+            policies,
+            collected.findings,
+            parsed,
+            collected.failures,
+            collected.secrets,
+            collected.coverage,
         )
     else:
         parsed, failures = read_inputs(inputs, limits)
@@ -118,6 +129,7 @@ def lint(
 
 
 def _with_context(result: RunResult, extra: ContextRun) -> RunResult:
+    result = dataclasses.replace(result, coverage=result.coverage.merged(extra.coverage))
     if not (extra.findings or extra.notes or extra.files):
         return result
     secret_values = result.secrets | redact.collect(extra.files)
@@ -140,7 +152,7 @@ def lint_parsed(
     claimed: Collection[str] = frozenset(),
 ) -> RunResult:
     """``claimed`` inputs get their workloads elsewhere (``ContextRun``), not from here."""
-    findings, secret_values = raw_findings(
+    raw = raw_findings(
         policies,
         parsed,
         failures,
@@ -148,7 +160,16 @@ def lint_parsed(
         builtin_checks=builtin_checks,
         claimed=claimed,
     )
-    return _result(policies, findings, parsed, failures, secret_values)
+    return _result(policies, raw.findings, parsed, failures, raw.secrets, raw.coverage)
+
+
+@dataclasses.dataclass(frozen=True)
+class Raw:
+    """What evaluating some inputs found, before secrets are scrubbed and findings sorted."""
+
+    findings: list[Finding]
+    secrets: frozenset[str]
+    coverage: Coverage
 
 
 def raw_findings(
@@ -159,8 +180,9 @@ def raw_findings(
     settings: ModelSettings = DEFAULT_SETTINGS,
     builtin_checks: bool = False,
     claimed: Collection[str] = frozenset(),
-) -> tuple[list[Finding], frozenset[str]]:
-    """The findings of ``parsed``, not yet scrubbed or sorted, and its secret values."""
+) -> Raw:
+    """The findings of ``parsed``, not yet scrubbed or sorted, its secret values and what
+    was recognised in it."""
     findings: list[Finding] = list(failures)
     for parsed_file in parsed:
         findings.extend(parsed_file.problems)
@@ -168,11 +190,23 @@ def raw_findings(
     if builtin_checks:
         findings.extend(checks.run(secrets_found))
     subjects = [engine.document_subject(d) for f in parsed for d in f.documents]
-    if any(p.target == "workload" for p in policies):
+    coverage = Coverage(tuple(f.source for f in parsed))
+    workload_policies = [p for p in policies if p.target == "workload"]
+    if workload_policies:
         standalone = [f for f in parsed if f.source not in claimed]
-        subjects.extend(engine.workload_subject(w) for w in extract_workloads(standalone, settings))
+        workloads = extract_workloads(standalone, settings)
+        subjects.extend(engine.workload_subject(w) for w in workloads)
+        coverage = Coverage(
+            coverage.files,
+            tuple(gaps.entry(w, workload_policies) for w in workloads),
+            tuple(
+                not_understood(
+                    standalone, {(w.anchor.source, w.anchor.doc_index) for w in workloads}
+                )
+            ),
+        )
     findings.extend(engine.evaluate(policies, subjects))
-    return findings, redact.values(secrets_found)
+    return Raw(findings, redact.values(secrets_found), coverage)
 
 
 def _result(
@@ -181,6 +215,7 @@ def _result(
     parsed: Sequence[ParsedFile],
     failures: Sequence[Finding],
     secret_values: frozenset[str],
+    coverage: Coverage = NO_COVERAGE,
 ) -> RunResult:
     # Secrets are scrubbed here, before anything else sees the findings, and again by
     # the reporters' entry point (reporters/outputs.py) with the values kept below.
@@ -190,4 +225,5 @@ def _result(
         len(failures),
         policies=tuple(policies),
         secrets=secret_values,
+        coverage=coverage,
     )

@@ -159,10 +159,12 @@ def findings(items: Iterable[Finding], values: frozenset[str]) -> list[Finding]:
 
 
 def result(run: RunResult) -> RunResult:
-    """The last pass before reporters: findings and notes scrubbed of the run's secrets."""
+    """The last pass before reporters: findings, notes and coverage scrubbed of the run's
+    secrets."""
     values: frozenset[str] = getattr(run, "secrets", frozenset())
     return dataclasses.replace(
         run,
         findings=findings(run.findings, values),
         notes=[scrub(note, values) for note in run.notes],
+        coverage=run.coverage.map_text(lambda text: scrub(text, values)),
     )

@@ -1,0 +1,221 @@
+"""The facts a recognised workload lacks, and the rules that lack cost.
+
+Which rules need which fact is read from the policies themselves, so a team's own
+policies are covered too: a rule needs a fact when its policy's match conditions, the
+variables it uses or its own expression read ``workload.capacity`` (the model's
+architecture and the GPU's memory together) or ``workload.model.…`` (the architecture), and
+it is version-gated when it reads ``workload.engine.version…``. A policy that names servers
+in its match conditions (``== 'vllm'``) applies to those servers only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from linter.coverage.model import Gap, WorkloadEntry
+from linter.findings import Severity
+from linter.model.workload import Origin, Workload
+from linter.policy.model import Policy, Rule
+
+# The servers whose KV-cache and memory arithmetic the serving model does.
+CAPACITY_SERVERS = ("vllm", "tgi", "sglang")
+SERVERS = ("vllm", "tgi", "sglang", "triton", "trtllm")
+_SERVER_LITERAL = re.compile(r"""['"](vllm|tgi|sglang|triton|trtllm)['"]""")
+_NEEDS_CAPACITY = re.compile(r"\bworkload\.capacity\b")
+_NEEDS_MODEL = re.compile(r"\bworkload\.model\.(?!id\b)")
+_VERSION_GATED = re.compile(r"\bworkload\.engine\.version")
+
+MODEL_FIX = (
+    "give its architecture in .servelint.yaml: model: {{modelConfigs: {{{model}: "
+    "path/to/config.json}}}} (or model.presets), see docs/serving-model.md"
+)
+GPU_FIX = (
+    "name the GPU in the pod's node selector or affinity (for example "
+    "cloud.google.com/gke-accelerator: nvidia-l4 or nvidia.com/gpu.product), or set "
+    "model.gpuProduct / model.gpuMemory in .servelint.yaml"
+)
+VERSION_FIX = "pin the image to a release tag (for example {example})"
+_VERSION_EXAMPLES = {
+    "vllm": "vllm/vllm-openai:v0.11.0",
+    "tgi": "ghcr.io/huggingface/text-generation-inference:3.3.6",
+    "sglang": "lmsysorg/sglang:v0.5.6.post2",
+    "triton": "nvcr.io/nvidia/tritonserver:25.08-py3",
+    "trtllm": "nvcr.io/nvidia/tritonserver:25.08-trtllm-python-py3",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class _RuleNeeds:
+    rule: Rule
+    servers: frozenset[str]  # empty: every server
+    capacity: bool  # the model's architecture and the GPU's memory
+    model: bool  # the model's architecture alone
+    version_gated: bool
+
+
+def entry(
+    workload: Workload, policies: Sequence[Policy], environment: str | None = None
+) -> WorkloadEntry:
+    """The coverage entry of one workload evaluated with ``policies``."""
+    data = workload.data
+    engine = _mapping(data.get("engine"))
+    model = _mapping(data.get("model"))
+    gpu = _mapping(data.get("gpu"))
+    server = engine.get("name") if isinstance(engine.get("name"), str) else None
+    version = engine.get("version") if isinstance(engine.get("version"), str) else None
+    model_id = model.get("id") if isinstance(model.get("id"), str) else None
+    gaps = _gaps(workload, server, version, model_id, model, gpu, _needs(tuple(policies)))
+    return WorkloadEntry(
+        name=workload.name,
+        kind=str(data.get("kind", "")),
+        file=workload.anchor.source,
+        line=workload.anchor.line,
+        server=server,
+        version=version,
+        model=model_id,
+        model_source=_model_source(model),
+        gpu=gpu.get("product") if isinstance(gpu.get("product"), str) else None,
+        gpu_memory_known=isinstance(gpu.get("memory_bytes"), int),
+        gaps=gaps,
+        environment=environment,
+    )
+
+
+def _gaps(
+    workload: Workload,
+    server: str | None,
+    version: str | None,
+    model_id: str | None,
+    model: Mapping[str, Any],
+    gpu: Mapping[str, Any],
+    needs: Sequence[_RuleNeeds],
+) -> tuple[Gap, ...]:
+    if server not in SERVERS:
+        return ()
+    mine = [n for n in needs if not n.servers or server in n.servers]
+    gaps: list[Gap] = []
+    capacity_rules = [n.rule for n in mine if n.capacity]
+    model_rules = [n.rule for n in mine if n.capacity or n.model]
+    if server in CAPACITY_SERVERS:
+        if model_id is not None and not model.get("known") and model_rules:
+            gaps.append(
+                _gap(
+                    "model architecture",
+                    f"{model_id} is not in the model catalogue",
+                    "did not run",
+                    model_rules,
+                    MODEL_FIX.format(model=model_id),
+                    workload.locate(("engine", "model_id")),
+                )
+            )
+        if capacity_rules and not isinstance(gpu.get("memory_bytes"), int) and _asks_for_gpus(gpu):
+            candidates = gpu.get("candidates")
+            detail = (
+                f"GPU type not known from {', '.join(map(str, candidates))}"
+                if isinstance(candidates, list) and candidates
+                else "the pod does not name its GPU type"
+            )
+            gaps.append(
+                _gap(
+                    "GPU memory",
+                    detail,
+                    "did not run",
+                    capacity_rules,
+                    GPU_FIX,
+                    workload.locate(("gpu", "resource")),
+                )
+            )
+    gated = [n.rule for n in mine if n.version_gated and n.rule.severity is Severity.ERROR]
+    if version is None and gated and isinstance(workload.data.get("engine"), Mapping):
+        image = workload.data["engine"].get("image")
+        detail = (
+            f"image {image} names no release" if isinstance(image, str) else "no image is named"
+        )
+        gaps.append(
+            _gap(
+                "server version",
+                detail,
+                "report warnings instead of errors",
+                gated,
+                VERSION_FIX.format(example=_VERSION_EXAMPLES[server]),
+                workload.locate(("engine", "image")),
+            )
+        )
+    return tuple(gaps)
+
+
+def _gap(
+    fact: str, detail: str, effect: str, rules: Sequence[Rule], fix: str, origin: Origin
+) -> Gap:
+    return Gap(
+        fact,
+        detail,
+        effect,
+        tuple(sorted(rule.id for rule in rules)),
+        sum(rule.severity is Severity.ERROR for rule in rules),
+        fix,
+        origin.source,
+        origin.line,
+        origin.column,
+    )
+
+
+def _asks_for_gpus(gpu: Mapping[str, Any]) -> bool:
+    count = gpu.get("count")
+    return "resource" in gpu and not (isinstance(count, int) and count <= 0)
+
+
+def _model_source(model: Mapping[str, Any]) -> str | None:
+    if not model.get("known"):
+        return None
+    source = str(model.get("source", ""))
+    return {"preset": "catalogue", "settings": "configuration"}.get(source, "config.json")
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+# Keyed by the identity of a run's policies, which the entry keeps alive.
+_NEEDS: dict[tuple[int, ...], tuple[tuple[Policy, ...], tuple[_RuleNeeds, ...]]] = {}
+
+
+def _needs(policies: tuple[Policy, ...]) -> tuple[_RuleNeeds, ...]:
+    key = tuple(map(id, policies))
+    cached = _NEEDS.get(key)
+    if cached is None:
+        if len(_NEEDS) > 8:
+            _NEEDS.clear()
+        cached = _NEEDS[key] = (policies, _analyse(policies))
+    return cached[1]
+
+
+def _analyse(policies: tuple[Policy, ...]) -> tuple[_RuleNeeds, ...]:
+    out: list[_RuleNeeds] = []
+    for policy in policies:
+        if policy.target != "workload":
+            continue
+        guard = " ".join(c.expr.text for c in policy.match_conditions)
+        servers = frozenset(_SERVER_LITERAL.findall(guard))
+        variables = {v.name: v.expr.text for v in policy.variables}
+        for rule in policy.rules:
+            text = " ".join(
+                [
+                    guard,
+                    rule.expression.text,
+                    *(variables.get(name, "") for name in rule.needs),
+                ]
+            )
+            out.append(
+                _RuleNeeds(
+                    rule,
+                    servers,
+                    bool(_NEEDS_CAPACITY.search(text)),
+                    bool(_NEEDS_MODEL.search(text)),
+                    bool(_VERSION_GATED.search(text)),
+                )
+            )
+    return tuple(out)

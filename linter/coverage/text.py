@@ -1,0 +1,58 @@
+"""Coverage in words: one or two summary lines, or one line per gap with ``-v``."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from linter.coverage.model import Coverage, Gap
+
+DETAIL_HINT = " (-v for details)"
+
+
+def summary_lines(coverage: Coverage, *, verbose: bool = False) -> list[str]:
+    """What the run recognised and what it could not check. Without ``verbose``, nothing
+    when everything was checked: the closing count already names the files."""
+    if not coverage.files and not coverage.workloads:
+        return []
+    if not verbose and not coverage.gaps and not coverage.not_understood:
+        return []
+    servers = Counter(w.server or "no server" for w in coverage.workloads)
+    recognised = ", ".join(f"{name} {count}" for name, count in sorted(servers.items()))
+    count = len(coverage.workloads)
+    head = (
+        f"coverage: {_plural(len(coverage.files), 'file')}, "
+        f"{_plural(count, 'workload')} recognised" + (f" ({recognised})" if count else "")
+    )
+    if coverage.not_understood:
+        head += f", {_plural(len(coverage.not_understood), 'input')} not understood"
+    lines = [head]
+    gaps = coverage.gaps
+    if gaps:
+        facts = Counter(gap.fact for gap in gaps)
+        parts = ", ".join(f"{fact} on {_plural(n, 'workload')}" for fact, n in facts.items())
+        lines.append(
+            f"coverage: not checked for a missing fact: {parts}" + ("" if verbose else DETAIL_HINT)
+        )
+    elif coverage.not_understood and not verbose:
+        lines[0] += DETAIL_HINT
+    if verbose:
+        lines.extend(
+            f"not understood: {item.file}:{item.line}:{item.column}: {item.what}: "
+            f"{item.evidence}; fix: {item.fix}"
+            for item in coverage.not_understood
+        )
+        lines.extend(gap_line(gap) for gap in gaps)
+    return lines
+
+
+def gap_line(gap: Gap) -> str:
+    errors = f" ({gap.error_rules} error-level)" if gap.error_rules else ""
+    return (
+        f"not checked: {gap.file}:{gap.line}:{gap.column}: {gap.fact} ({gap.detail}): "
+        f"{_plural(len(gap.rules), 'rule')}{errors} {gap.effect} "
+        f"({', '.join(gap.rules)}); fix: {gap.fix}"
+    )
+
+
+def _plural(number: int, word: str) -> str:
+    return f"{number} {word}{'s' * (number != 1)}"

@@ -1,0 +1,149 @@
+"""Inputs that name an inference server but yielded no workload: said, never skipped.
+
+A document counts as an inference deployment when an image key (``image``,
+``repository``, ``imageName``) names a server image, or a ``command``/``args``/``cmd``
+entry starts a server. Objects that only carry such text for something else — a
+ConfigMap's script, a Kustomization's image override, a CI workflow's job container —
+are not deployments and stay quiet.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from linter.coverage.model import NotUnderstood
+from linter.model.images import parse_image
+from linter.parsing.documents import Document, ParsedFile
+from linter.positions import PathT, format_path
+
+_IMAGE_KEYS = frozenset({"image", "repository", "imageName", "img"})
+_COMMAND_KEYS = frozenset({"command", "args", "cmd", "entrypoint"})
+_SERVER_COMMAND = re.compile(
+    r"(?:^|[\s/;&|])(?:vllm\s+serve|vllm\.entrypoints|text-generation-launcher"
+    r"|sglang\.launch_server|sglang\s+serve|tritonserver)\b"
+)
+# Every marker below contains one of these words: a file without any is not walked.
+_NAMES_A_SERVER = re.compile(r"vllm|text-generation|tgi|sglang|tritonserver", re.IGNORECASE)
+# Kinds that mention server images without running them.
+_NOT_DEPLOYMENTS = frozenset(
+    {
+        "ConfigMap",
+        "Secret",
+        "Kustomization",
+        "Component",
+        "Application",
+        "ApplicationSet",
+        "ImagePolicy",
+        "ImageRepository",
+        "ImageUpdateAutomation",
+        "CustomResourceDefinition",
+    }
+)
+_SERVER_NAMES = {
+    "vllm": "vLLM",
+    "tgi": "TGI",
+    "sglang": "SGLang",
+    "triton": "Triton",
+    "trtllm": "Triton TensorRT-LLM",
+}
+KIND_FIX = (
+    "servelint has no reading of this kind yet: lint the rendered pod template, or describe "
+    "the layout with a chart profile (docs/serving-model.md#profiles)"
+)
+VALUES_FIX = (
+    "describe this values layout with a chart profile (docs/serving-model.md#profiles), "
+    "or lint the chart with --chart so the rendered manifests are read"
+)
+
+
+def not_understood(
+    parsed: Sequence[ParsedFile], recognised: set[tuple[str, int]]
+) -> list[NotUnderstood]:
+    """Documents of ``parsed`` that look like inference deployments, none of whose
+    ``(source, document index)`` is in ``recognised``."""
+    out: list[NotUnderstood] = []
+    for parsed_file in parsed:
+        if parsed_file.problems and not parsed_file.documents:
+            continue  # its syntax finding already says it was not read
+        if parsed_file.text and not _NAMES_A_SERVER.search(parsed_file.text):
+            continue  # no server named anywhere: nothing to walk
+        for document in parsed_file.documents:
+            if (document.source, document.index) in recognised:
+                continue
+            found = describe(document)
+            if found is not None:
+                out.append(found)
+    return out
+
+
+def describe(document: Document) -> NotUnderstood | None:
+    """A note for ``document`` when it names an inference server; None otherwise."""
+    data = document.data
+    if not isinstance(data, dict) or _is_workflow(data):
+        return None
+    kind = data.get("kind")
+    if isinstance(kind, str) and kind in _NOT_DEPLOYMENTS:
+        return None
+    marker = next(_markers(data, ()), None)
+    if marker is None:
+        return None
+    path, evidence = marker
+    if isinstance(kind, str) and "apiVersion" in data:
+        what = f"kind {kind} ({data.get('apiVersion')})"
+        fix = KIND_FIX
+    else:
+        what = "values layout"
+        fix = VALUES_FIX
+    span = document.span(path)
+    return NotUnderstood(
+        document.source,
+        span.line,
+        span.column,
+        what,
+        f"{evidence} at {format_path(path)}",
+        fix,
+    )
+
+
+def _markers(node: Any, path: PathT) -> Iterator[tuple[PathT, str]]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            here = (*path, key)
+            if isinstance(value, str):
+                found = _marker(key, value)
+                if found is not None:
+                    yield here, found
+            elif isinstance(value, list) and key in _COMMAND_KEYS:
+                for index, item in enumerate(value):
+                    if isinstance(item, str) and _SERVER_COMMAND.search(item):
+                        yield (*here, index), f"command {_short(item)}"
+                        break
+                else:
+                    yield from _markers(value, here)
+            else:
+                yield from _markers(value, here)
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            yield from _markers(item, (*path, index))
+
+
+def _marker(key: object, value: str) -> str | None:
+    if key in _IMAGE_KEYS and value and " " not in value.strip():
+        server = parse_image(value).server
+        if server:
+            return f"{_SERVER_NAMES[server]} image {value}"
+    if key in _COMMAND_KEYS and _SERVER_COMMAND.search(value):
+        return f"command {_short(value)}"
+    return None
+
+
+def _short(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= 60 else line[:57] + "..."
+
+
+def _is_workflow(data: dict[str, Any]) -> bool:
+    """A CI workflow (GitHub Actions, GitLab CI): its jobs run images, they deploy nothing."""
+    return ("jobs" in data and ("on" in data or True in data)) or "stages" in data
