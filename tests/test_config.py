@@ -154,7 +154,7 @@ def test_pyproject_table_reads_like_the_yaml_file(repo: Path) -> None:
             ".servelint.yaml",
             "failLevel: warning\npolicy_dirs: [x]\n",
             ".servelint.yaml:2:1: policy_dirs: unknown key 'policy_dirs' (known keys: baseline, "
-            "builtin, disable, exclude, failLevel, include, limits, model, policyDirs, severity, "
+            "builtin, disable, exclude, failLevel, failOnUnchecked, include, limits, model, policyDirs, severity, "
             "suppressions)",
         ),
         (
@@ -440,7 +440,7 @@ def test_config_error_is_exit_3_with_the_line(repo: Path, run_line: Callable[...
         3,
         (
             "servelint: .servelint.yaml:2:1: exlude: unknown key 'exlude' (known keys: baseline, "
-            "builtin, disable, exclude, failLevel, include, limits, model, policyDirs, severity, "
+            "builtin, disable, exclude, failLevel, failOnUnchecked, include, limits, model, policyDirs, severity, "
             "suppressions)\n"
         ),
     )
