@@ -1,0 +1,308 @@
+"""``servelint show``: the serving model built from the inputs, as ``helm template`` shows
+what a chart renders. Each workload with its kind, server, version, model (and where its
+architecture came from), GPU (and where it was told), parallelism, every setting with its
+value and origin, and the facts that are unknown. The JSON shape is in
+``docs/coverage.md`` and stable (``SHOW_VERSION``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from linter.coverage import gaps
+from linter.coverage.unrecognised import not_understood
+from linter.errors import SourceError
+from linter.helm.layout import CHART_VALUES, chart_of, chart_values_name, environment_name
+from linter.helm.values import ValuesError, merge_values, values_document
+from linter.model.extract import extract_workloads
+from linter.model.settings import ModelSettings
+from linter.model.workload import Workload
+from linter.parsing.documents import Document, Limits, ParsedFile
+from linter.policy.model import Policy
+from linter.positions import PathT, format_path
+from linter.run.runner import read_inputs
+from linter.sources.files import Input, expand
+
+SHOW_VERSION = 1
+# Sections of a workload that are settings; the rest (pod, container, effective) are the
+# object around them, shown through the summary fields.
+_SETTING_SECTIONS = ("engine", "model", "gpu", "grpc", "triton", "pod")
+# Bulky views of what the settings already show one by one.
+_SKIP = frozenset(
+    {
+        ("engine", "args"),
+        ("engine", "flags"),
+        ("engine", "env"),
+        ("engine", "version_parts"),
+        ("engine", "inline_bool_flags"),
+    }
+)
+_PARALLELISM = (
+    "tensor_parallel_size",
+    "pipeline_parallel_size",
+    "data_parallel_size",
+    "tp_size",
+    "pp_size",
+    "dp_size",
+    "nnodes",
+    "num_shard",
+)
+
+
+def show_paths(
+    paths: Sequence[str],
+    policies: Sequence[Policy],
+    settings: ModelSettings,
+    limits: Limits,
+    *,
+    chart: str | None = None,
+    values: Sequence[str] = (),
+    sets: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The serving model of ``paths`` (and of ``--chart`` with its ``-f``/``--set``)."""
+    inputs = expand(paths)
+    parsed, failures = read_inputs(inputs, limits)
+    errors = [f"{f.file}:{f.line}:{f.column}: {f.message}" for f in failures]
+    for parsed_file in parsed:
+        errors.extend(
+            f"{p.file}:{p.line}:{p.column}: {p.message}"
+            for p in parsed_file.problems
+            if p.rule_id != "duplicate-key"
+        )
+    workloads: list[tuple[Workload, str | None]] = []
+    standalone: list[ParsedFile] = []
+    for parsed_file in parsed:
+        folder = chart_of(parsed_file.source) if os.path.exists(parsed_file.source) else None
+        merged = None if folder is None else _in_chart(folder, [parsed_file], (), settings)
+        if merged is None:
+            standalone.append(parsed_file)
+        else:
+            workloads.extend((w, environment_name(parsed_file.source)) for w in merged)
+    found = extract_workloads(standalone, settings)
+    workloads.extend((w, None) for w in found)
+    unknown = not_understood(standalone, {(w.anchor.source, w.anchor.doc_index) for w in found})
+    if chart is not None:
+        files, chart_failures = read_inputs([Input(v, Path(v)) for v in values], limits)
+        errors.extend(f"{f.file}:{f.line}:{f.column}: {f.message}" for f in chart_failures)
+        in_chart = _in_chart(chart, files, sets, settings)
+        if in_chart is None:
+            raise SourceError(f"{chart}: the chart's values could not be merged")
+        workloads.extend((w, None) for w in in_chart)
+    workload_policies = [p for p in policies if p.target == "workload"]
+    return {
+        "version": SHOW_VERSION,
+        "workloads": [describe(w, workload_policies, environment) for w, environment in workloads],
+        "notUnderstood": [item.to_json() for item in unknown],
+        "errors": errors,
+    }
+
+
+def _in_chart(
+    folder: str, files: Sequence[ParsedFile], sets: Sequence[str], settings: ModelSettings
+) -> list[Workload] | None:
+    """Workloads of ``files`` merged over the chart's ``values.yaml``, as Helm merges them;
+    None when a layer cannot be read as values."""
+    from linter.helm.chart import values_workloads
+
+    chart_values = chart_values_name(folder)
+    layers: list[Document] = []
+    chart_doc: Document | None = None
+    try:
+        if os.path.isfile(chart_values):
+            own = next((f for f in files if os.path.basename(f.source) == CHART_VALUES), None)
+            if own is None:
+                read, _ = read_inputs([Input(chart_values, Path(chart_values))])
+                own = read[0] if read else None
+            if own is not None and own.documents:
+                chart_doc = values_document(own.source, own.documents)
+        for parsed_file in files:
+            if parsed_file.source == chart_values or not parsed_file.documents:
+                continue
+            layers.append(values_document(parsed_file.source, parsed_file.documents))
+        merged = merge_values(chart_doc, layers, sets, label=f"helm:{folder}")
+    except ValuesError:
+        return None
+    return values_workloads(merged, settings)
+
+
+def describe(
+    workload: Workload, policies: Sequence[Policy], environment: str | None = None
+) -> dict[str, Any]:
+    """One workload as ``show`` prints it."""
+    data = workload.data
+    entry = gaps.entry(workload, policies, environment)
+    engine = _mapping(data.get("engine"))
+    model = _mapping(data.get("model"))
+    gpu = _mapping(data.get("gpu"))
+    out: dict[str, Any] = {
+        "name": workload.name,
+        "kind": entry.kind,
+        "at": _where(workload.anchor.source, workload.anchor.line, workload.anchor.column),
+        "server": entry.server,
+        "version": entry.version,
+        "model": {
+            "id": entry.model,
+            "architecture": entry.model_source or "unknown",
+        },
+        "gpu": {
+            "product": entry.gpu,
+            "toldBy": gpu.get("product_source"),
+            "count": gpu.get("count"),
+            "memoryBytes": gpu.get("memory_bytes"),
+        },
+        "parallelism": {
+            name: engine[name] for name in _PARALLELISM if isinstance(engine.get(name), int)
+        },
+        "settings": _settings(workload, entry.model_source),
+        "unknown": _unknown(entry.server, engine, model, gpu),
+        "gaps": [gap.to_json() for gap in entry.gaps],
+    }
+    if environment is not None:
+        out["environment"] = environment
+    return out
+
+
+def _settings(workload: Workload, model_source: str | None) -> list[dict[str, Any]]:
+    """Every leaf setting; ``at`` is where it was written, ``from`` what it was looked up in
+    (the model catalogue, the configuration, a config.json) or ``derived``."""
+    out: list[dict[str, Any]] = []
+    for section in _SETTING_SECTIONS:
+        for path, value in _leaves(workload.data.get(section), (section,)):
+            origin = workload.origins.get(path)
+            if origin is not None:
+                where: dict[str, str | None] = {
+                    "at": _where(origin.source, origin.line, origin.column)
+                }
+                where["writtenAs"] = origin.key or None
+            else:
+                looked_up = section == "model" and model_source is not None
+                where = {"from": model_source if looked_up else "derived"}
+            out.append({"setting": format_path(path), "value": value, **where})
+    return out
+
+
+def _leaves(node: Any, path: PathT) -> list[tuple[PathT, Any]]:
+    if path in _SKIP:
+        return []
+    if isinstance(node, Mapping):
+        return [leaf for key, value in node.items() for leaf in _leaves(value, (*path, key))]
+    if isinstance(node, list) and any(isinstance(item, Mapping | list) for item in node):
+        return [leaf for i, value in enumerate(node) for leaf in _leaves(value, (*path, i))]
+    return [(path, node)]
+
+
+def _unknown(
+    server: str | None,
+    engine: Mapping[str, Any],
+    model: Mapping[str, Any],
+    gpu: Mapping[str, Any],
+) -> list[str]:
+    out = []
+    if server is None:
+        out.append("server (no recognised image or command)")
+    elif not engine.get("version"):
+        out.append("server version")
+    if not model.get("id"):
+        out.append("model")
+    elif not model.get("known"):
+        out.append("model architecture")
+    if "resource" in gpu and not isinstance(gpu.get("memory_bytes"), int):
+        out.append("GPU type and memory")
+    return out
+
+
+def _where(source: str, line: int, column: int) -> str:
+    return f"{source}:{line}:{column}"
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def render_text(shown: Mapping[str, Any]) -> str:
+    """The text form: one block per workload, one line per setting."""
+    lines: list[str] = []
+    for workload in shown["workloads"]:
+        env = f" [{workload['environment']}]" if "environment" in workload else ""
+        lines.append(f"{workload['name']}{env} ({workload['kind']}) at {workload['at']}")
+        lines.append(
+            f"  server: {workload['server'] or 'unknown'}"
+            f" {workload['version'] or '(version unknown)'}"
+        )
+        model = workload["model"]
+        lines.append(f"  model: {model['id'] or 'unknown'} (architecture: {model['architecture']})")
+        gpu = workload["gpu"]
+        told = f", told by {gpu['toldBy']}" if gpu["toldBy"] else ""
+        lines.append(f"  gpu: {gpu['product'] or 'unknown'} × {gpu['count'] or '?'}{told}")
+        if workload["parallelism"]:
+            pairs = ", ".join(f"{k}={v}" for k, v in workload["parallelism"].items())
+            lines.append(f"  parallelism: {pairs}")
+        lines.append("  settings:")
+        for setting in workload["settings"]:
+            where = setting.get("at") or f"from {setting['from']}"
+            written = f", {setting['writtenAs']}" if setting.get("writtenAs") else ""
+            lines.append(f"    {setting['setting']} = {setting['value']!r}  ({where}{written})")
+        if workload["unknown"]:
+            lines.append(f"  unknown: {', '.join(workload['unknown'])}")
+        lines.extend(
+            f"  not checked: {gap['fact']} ({gap['detail']}): {len(gap['rules'])} rules "
+            f"{gap['effect']}; fix: {gap['fix']}"
+            for gap in workload["gaps"]
+        )
+        lines.append("")
+    lines.extend(
+        f"not understood: {item['file']}:{item['line']}:{item['column']}: {item['what']}: "
+        f"{item['evidence']}"
+        for item in shown["notUnderstood"]
+    )
+    lines.extend(f"not read: {error}" for error in shown["errors"])
+    if not shown["workloads"] and not shown["notUnderstood"]:
+        lines.append("no workload recognised")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def show_live(path: str, limits: Limits) -> dict[str, Any]:
+    """What a running server reported (a config, ``/info``, ``/get_server_info``,
+    ``/v1/models``), read the way ``drift`` reads it."""
+    from linter.model.live import engine_settings_from_live
+
+    parsed, failures = read_inputs(expand([path]), limits)
+    if failures:
+        raise SourceError(f"{failures[0].file}: {failures[0].message}")
+    live = []
+    for parsed_file in parsed:
+        for document in parsed_file.documents:
+            found = engine_settings_from_live(document.data)
+            if found is None:
+                raise SourceError(
+                    f"{document.source}: not a server configuration servelint can read "
+                    "(a vLLM config or /v1/models, TGI /info, SGLang /get_server_info)"
+                )
+            live.append(
+                {
+                    "file": document.source,
+                    "server": found.server,
+                    "version": found.version or None,
+                    "model": found.model_id or None,
+                    "settings": [
+                        {"setting": f"engine.{name}", "value": value}
+                        for name, value in sorted(found.settings.items())
+                    ],
+                    "other": list(found.other),
+                }
+            )
+    return {"version": SHOW_VERSION, "live": live}
+
+
+def render_live_text(shown: Mapping[str, Any]) -> str:
+    lines: list[str] = []
+    for item in shown["live"]:
+        version = item["version"] or "(version unknown)"
+        lines.append(f"{item['file']}: {item['server']} {version}, model {item['model']}")
+        lines.extend(f"  {s['setting']} = {s['value']!r}" for s in item["settings"])
+        if item["other"]:
+            lines.append(f"  not settings (not compared): {', '.join(item['other'])}")
+    return "\n".join(lines) + "\n"
