@@ -125,7 +125,7 @@ def _gaps(
                     "did not run",
                     capacity_rules,
                     GPU_FIX,
-                    workload.locate(("gpu", "resource")),
+                    _gpu_request(workload, gpu),
                 )
             )
     gated = [n.rule for n in mine if n.version_gated and n.rule.severity is Severity.ERROR]
@@ -161,6 +161,16 @@ def _gap(
         origin.line,
         origin.column,
     )
+
+
+def _gpu_request(workload: Workload, gpu: Mapping[str, Any]) -> Origin:
+    """Where the pod asks for GPUs: the fact the missing GPU type is about."""
+    resource = gpu.get("resource")
+    for side in ("limits", "requests"):
+        origin = workload.origins.get(("gpu", "resources", side, str(resource)))
+        if origin is not None:
+            return origin
+    return workload.locate(("gpu",))
 
 
 def _asks_for_gpus(gpu: Mapping[str, Any]) -> bool:

@@ -171,6 +171,8 @@ def _settings(workload: Workload, model_source: str | None) -> list[dict[str, An
     out: list[dict[str, Any]] = []
     for section in _SETTING_SECTIONS:
         for path, value in _leaves(workload.data.get(section), (section,)):
+            if value is None:
+                continue  # a section the input did not fill
             origin = workload.origins.get(path)
             if origin is not None:
                 where: dict[str, str | None] = {
@@ -242,7 +244,10 @@ def render_text(shown: Mapping[str, Any]) -> str:
             lines.append(f"  parallelism: {pairs}")
         lines.append("  settings:")
         for setting in workload["settings"]:
-            where = setting.get("at") or f"from {setting['from']}"
+            looked_up = setting.get("from")
+            where = setting.get("at") or (
+                "derived" if looked_up == "derived" else f"from {looked_up}"
+            )
             written = f", {setting['writtenAs']}" if setting.get("writtenAs") else ""
             lines.append(f"    {setting['setting']} = {setting['value']!r}  ({where}{written})")
         if workload["unknown"]:

@@ -1,0 +1,327 @@
+"""Coverage: each kind of gap gets its exact note, not-understood inputs are named, files that
+are not deployments stay quiet, and --fail-on-unchecked makes it a gate."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+
+FIXTURES = Path(__file__).parent / "fixtures" / "coverage"
+RunLine = Callable[..., Result]
+
+VLLM_KV = [
+    "vllm-kv/max-num-seqs-exceeds-kv-cache",
+    "vllm-kv/one-sequence-does-not-fit",
+    "vllm-kv/one-sequence-may-not-fit",
+    "vllm-kv/weights-do-not-fit",
+    "vllm-kv/weights-may-not-fit",
+]
+MODEL_RULES = sorted(
+    [
+        "probes/liveness-budget-below-load-time",
+        "probes/liveness-kills-before-load",
+        "probes/startup-budget-below-load-time",
+        "probes/startup-kills-before-load",
+        *VLLM_KV,
+        "vllm/attention-heads-not-divisible",
+        "vllm/tensor-parallel-above-kv-heads",
+    ]
+)
+VERSION_RULES = [
+    "vllm/batched-tokens-below-max-model-len",
+    "vllm/block-size-invalid",
+    "vllm/bool-flag-with-value",
+    "vllm/cuda-graph-flag-unsupported",
+    "vllm/cudagraph-capture-size-mismatch",
+    "vllm/gpu-memory-utilization-out-of-range",
+    "vllm/kv-cache-dtype-invalid",
+    "vllm/max-num-seqs-above-batched-tokens",
+    "vllm/max-seq-len-to-capture-removed",
+    "vllm/swap-space-removed",
+]
+BEST_EFFORT = (
+    "warning kubernetes-qos/gpu-pod-best-effort no container sets cpu or memory requests or "
+    "limits (only nvidia.com/gpu), so the pod is BestEffort: under node memory pressure the "
+    "kubelet evicts it first; set cpu and memory requests (and limits equal to them for "
+    "Guaranteed)"
+)
+
+
+def _lint(run_line: RunLine, *args: str) -> tuple[int, list[str]]:
+    result = run_line(["lint", "--no-config", *args])
+    return result.exit_code, result.output.splitlines()
+
+
+def test_unknown_model_names_the_fact_the_rules_and_the_fix(run_line: RunLine) -> None:
+    path = FIXTURES / "unknown-model.yaml"
+    assert _lint(run_line, "-v", str(path)) == (
+        0,
+        [
+            f"{path}:19:11: {BEST_EFFORT}",
+            "coverage: 1 file, 1 workload recognised (vllm 1)",
+            "coverage: not checked for a missing fact: model architecture on 1 workload",
+            f"not checked: {path}:18:29: model architecture (acme/private-llm-13b is not in "
+            f"the model catalogue): 11 rules (5 error-level) did not run "
+            f"({', '.join(MODEL_RULES)}); fix: give its architecture in .servelint.yaml: "
+            "model: {modelConfigs: {acme/private-llm-13b: path/to/config.json}} (or "
+            "model.presets), see docs/serving-model.md",
+            "0 errors, 1 warning, 0 info in 1 file",
+        ],
+    )
+
+
+def test_without_verbose_the_gaps_are_one_summary_line(run_line: RunLine) -> None:
+    path = FIXTURES / "unknown-model.yaml"
+    assert _lint(run_line, str(path))[1][1:] == [
+        "coverage: 1 file, 1 workload recognised (vllm 1)",
+        "coverage: not checked for a missing fact: model architecture on 1 workload "
+        "(-v for details)",
+        "0 errors, 1 warning, 0 info in 1 file",
+    ]
+
+
+def test_unknown_gpu_points_at_the_gpu_request(run_line: RunLine) -> None:
+    path = FIXTURES / "unknown-gpu.yaml"
+    assert _lint(run_line, "-v", str(path))[1][3] == (
+        f"not checked: {path}:19:15: GPU memory (the pod does not name its GPU type): 5 rules "
+        f"(2 error-level) did not run ({', '.join(VLLM_KV)}); fix: name the GPU in the pod's "
+        "node selector or affinity (for example cloud.google.com/gke-accelerator: nvidia-l4 "
+        "or nvidia.com/gpu.product), or set model.gpuProduct / model.gpuMemory in "
+        ".servelint.yaml"
+    )
+
+
+def test_unpinned_server_says_errors_become_warnings(run_line: RunLine) -> None:
+    path = FIXTURES / "unpinned.yaml"
+    assert _lint(run_line, "-v", str(path))[1][3] == (
+        f"not checked: {path}:17:11: server version (image vllm/vllm-openai:latest names no "
+        f"release): 10 rules (10 error-level) report warnings instead of errors "
+        f"({', '.join(VERSION_RULES)}); fix: pin the image to a release tag (for example "
+        "vllm/vllm-openai:v0.11.0)"
+    )
+
+
+def test_unknown_kind_with_a_server_image_is_not_understood(run_line: RunLine) -> None:
+    path = FIXTURES / "unknown-kind.yaml"
+    assert _lint(run_line, "-v", str(path)) == (
+        0,
+        [
+            "coverage: 1 file, 0 workloads recognised, 1 input not understood",
+            f"not understood: {path}:7:5: kind ModelDeployment (serving.acme.io/v1): vLLM "
+            "image vllm/vllm-openai:v0.11.0 at spec.engine.image; fix: servelint has no "
+            "reading of this kind yet: lint the rendered pod template, or describe the layout "
+            "with a chart profile (docs/serving-model.md#profiles)",
+            "0 errors, 0 warnings, 0 info in 1 file",
+        ],
+    )
+
+
+def test_unrecognised_values_layout_in_its_chart_is_not_understood(run_line: RunLine) -> None:
+    path = FIXTURES / "chart" / "values.yaml"
+    assert _lint(run_line, str(path)) == (
+        0,
+        [
+            "coverage: 1 file, 0 workloads recognised, 1 input not understood (-v for details)",
+            "0 errors, 0 warnings, 0 info in 1 file",
+        ],
+    )
+    assert _lint(run_line, "-v", str(path))[1][1] == (
+        f"not understood: {path}:3:5: values layout: TGI image "
+        "ghcr.io/huggingface/text-generation-inference:3.3.6 at server.container.img; fix: "
+        "describe this values layout with a chart profile (docs/serving-model.md#profiles), "
+        "or lint the chart with --chart so the rendered manifests are read"
+    )
+
+
+def test_files_that_are_not_deployments_stay_quiet(run_line: RunLine) -> None:
+    assert _lint(run_line, "-v", str(FIXTURES / "quiet")) == (
+        0,
+        ["coverage: 3 files, 0 workloads recognised", "0 errors, 0 warnings, 0 info in 3 files"],
+    )
+    assert _lint(run_line, str(FIXTURES / "quiet")) == (
+        0,
+        ["0 errors, 0 warnings, 0 info in 3 files"],
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [
+        ("unknown-model.yaml", 1),
+        ("unknown-gpu.yaml", 1),
+        ("unpinned.yaml", 1),
+        ("unknown-kind.yaml", 1),
+        ("quiet", 0),
+    ],
+)
+def test_fail_on_unchecked_is_a_gate(run_line: RunLine, name: str, code: int) -> None:
+    path = str(FIXTURES / name)
+    assert _lint(run_line, "--fail-on-unchecked", path)[0] == code
+    assert _lint(run_line, path)[0] == 0
+
+
+def test_fail_on_unchecked_from_the_configuration_and_overridden(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / ".servelint.yaml").write_text("failOnUnchecked: true\n")
+    target = tmp_path / "deploy.yaml"
+    target.write_text((FIXTURES / "unknown-kind.yaml").read_text())
+    monkeypatch.chdir(tmp_path)
+    assert run_line(["lint", "deploy.yaml"]).exit_code == 1
+    assert run_line(["lint", "--no-fail-on-unchecked", "deploy.yaml"]).exit_code == 0
+
+
+def test_json_coverage_section(run_line: RunLine) -> None:
+    path = FIXTURES / "unknown-gpu.yaml"
+    result = run_line(["lint", "--no-config", "--format", "json", str(path)])
+    coverage = json.loads(result.output)["coverage"]
+    assert coverage["summary"] == {
+        "files": 1,
+        "workloads": 1,
+        "notUnderstood": 0,
+        "gaps": 1,
+        "unchecked": True,
+    }
+    [entry] = coverage["files"]
+    [workload] = entry["workloads"]
+    assert (entry["file"], entry["notUnderstood"]) == (str(path), [])
+    assert {k: v for k, v in workload.items() if k != "gaps"} == {
+        "name": "Deployment/default/llama",
+        "kind": "Deployment",
+        "line": 1,
+        "server": "vllm",
+        "version": "0.11.0",
+        "model": "meta-llama/Llama-3.1-8B-Instruct",
+        "modelSource": "catalogue",
+        "gpu": None,
+        "gpuMemoryKnown": False,
+    }
+    assert [(g["fact"], g["errorRules"], g["rules"], g["line"]) for g in workload["gaps"]] == [
+        ("GPU memory", 2, VLLM_KV, 19)
+    ]
+
+
+def test_sarif_carries_coverage_as_notifications_and_properties(run_line: RunLine) -> None:
+    path = FIXTURES / "unknown-kind.yaml"
+    result = run_line(["lint", "--no-config", "--format", "sarif", str(path)])
+    [invocation] = json.loads(result.output)["runs"][0]["invocations"]
+    texts = [n["message"]["text"] for n in invocation["toolExecutionNotifications"]]
+    assert texts[0] == "coverage: 1 file, 0 workloads recognised, 1 input not understood"
+    assert texts[1].startswith(f"not understood: {path}:7:5: kind ModelDeployment")
+    assert invocation["properties"]["coverage"]["summary"]["notUnderstood"] == 1
+
+
+@pytest.mark.parametrize("fmt", ["junit", "github"])
+def test_junit_and_github_carry_the_summary_line(run_line: RunLine, fmt: str) -> None:
+    path = FIXTURES / "unknown-kind.yaml"
+    result = run_line(["lint", "--no-config", "--format", fmt, str(path)])
+    assert (
+        "coverage: 1 file, 0 workloads recognised, 1 input not understood (-v for details)"
+        in result.output
+    )
+
+
+def test_show_a_manifest_locates_every_written_setting(run_line: RunLine) -> None:
+    path = FIXTURES / "unknown-gpu.yaml"
+    result = run_line(["show", "--no-config", "--format", "json", str(path)])
+    assert result.exit_code == 0
+    [workload] = json.loads(result.output)["workloads"]
+    where = {s["setting"]: (s.get("at"), s.get("from")) for s in workload["settings"]}
+    assert where["engine.image"] == (f"{path}:15:11", None)
+    assert where["engine.model"] == (f"{path}:16:29", None)
+    assert where["model.num_hidden_layers"] == (None, "catalogue")
+    assert workload["unknown"] == ["GPU type and memory"]
+    assert workload["model"] == {
+        "id": "meta-llama/Llama-3.1-8B-Instruct",
+        "architecture": "catalogue",
+    }
+
+
+def test_show_a_values_file_in_its_chart_context(run_line: RunLine) -> None:
+    chart = Path(__file__).parent.parent / "examples" / "charts" / "vllm"
+    result = run_line(["show", "--no-config", str(chart / "values-prod.yaml")])
+    lines = result.output.splitlines()
+    assert result.exit_code == 0
+    assert lines[0] == f"helm:{chart} [prod] (HelmValues) at {chart}/values.yaml:1:1"
+    assert lines[1:5] == [
+        "  server: vllm 0.11.0",
+        "  model: meta-llama/Llama-3.1-8B-Instruct (architecture: catalogue)",
+        "  gpu: NVIDIA-L4 × 1, told by manifest",
+        "  parallelism: tensor_parallel_size=1",
+    ]
+    assert (
+        f"    engine.max_model_len = 131072  ({chart}/values-prod.yaml:42:7, "
+        "vllm.engineArgs.model.maxModelLen)"
+    ) in lines
+
+
+def test_show_chart_with_values_and_set(run_line: RunLine) -> None:
+    chart = Path(__file__).parent.parent / "examples" / "charts" / "vllm"
+    result = run_line(
+        [
+            "show",
+            "--no-config",
+            "--format",
+            "json",
+            "--chart",
+            str(chart),
+            "-f",
+            str(chart / "values-prod.yaml"),
+            "--set",
+            "vllm.engineArgs.model.maxModelLen=4096",
+        ]
+    )
+    [workload] = json.loads(result.output)["workloads"]
+    [setting] = [s for s in workload["settings"] if s["setting"] == "engine.max_model_len"]
+    assert setting == {
+        "setting": "engine.max_model_len",
+        "value": 4096,
+        "at": "<--set>:1:1",
+        "writtenAs": "vllm.engineArgs.model.maxModelLen",
+    }
+
+
+def test_show_a_triton_config(run_line: RunLine) -> None:
+    path = FIXTURES / "model.pbtxt"
+    result = run_line(["show", "--no-config", str(path)])
+    lines = result.output.splitlines()
+    assert lines[:5] == [
+        f"ensemble (TritonModelConfig) at {path}:1:1",
+        "  server: triton (version unknown)",
+        "  model: unknown (architecture: unknown)",
+        "  gpu: unknown × ?",
+        "  settings:",
+    ]
+    assert f"    triton.models[0].max_batch_size = 8  ({path}:3:1, max_batch_size)" in lines
+    assert lines[-1] == "  unknown: server version, model"
+
+
+def test_show_a_live_config(run_line: RunLine) -> None:
+    path = FIXTURES / "live-sglang.json"
+    result = run_line(["show", "--no-config", "--live", str(path)])
+    assert (result.exit_code, result.output.splitlines()) == (
+        0,
+        [
+            f"{path}: sglang 0.5.2, model Qwen/Qwen2.5-7B-Instruct",
+            "  engine.chunked_prefill_size = 8192",
+            "  engine.context_length = 32768",
+            "  engine.mem_fraction_static = 0.85",
+            "  engine.model_path = 'Qwen/Qwen2.5-7B-Instruct'",
+            "  engine.served_model_name = 'qwen'",
+            "  engine.tp_size = 2",
+            "  not settings (not compared): version",
+        ],
+    )
+
+
+def test_show_usage_errors(run_line: RunLine) -> None:
+    assert run_line(["show"]).exit_code == 2
+    assert run_line(["show", "-f", "x.yaml", "a.yaml"]).exit_code == 2
+    live = str(FIXTURES / "live-sglang.json")
+    assert run_line(["show", "--live", live, "a.yaml"]).exit_code == 2
+    unreadable = run_line(["show", "--no-config", "--live", str(FIXTURES / "model.pbtxt")])
+    assert unreadable.exit_code == 3
