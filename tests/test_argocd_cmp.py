@@ -71,7 +71,11 @@ def test_good_values_print_only_the_manifests(helm: str, app_dir: Path, tmp_path
         text=True,
         check=True,
     ).stdout
-    assert (done.returncode, done.stderr) == (0, "0 errors, 0 warnings, 0 info in 4 files\n")
+    assert (done.returncode, done.stderr) == (
+        0,
+        "coverage: 4 files, 2 workloads recognised (vllm 2)\n"
+        "0 errors, 0 warnings, 0 info in 4 files\n",
+    )
     assert done.stdout == expected
     kinds = [d["kind"] for d in yaml.safe_load_all(done.stdout) if d]
     assert kinds == ["Service", "Deployment"]
@@ -88,6 +92,7 @@ def test_bad_values_fail_generation_with_findings_on_stderr(
     assert done.stderr.splitlines() == [
         "values-prod-latest.yaml:3:3: error values-image/no-latest image.tag latest is not a "
         "release",
+        "coverage: 5 files, 2 workloads recognised (vllm 2)",
         "1 error, 0 warnings, 0 info in 5 files",
     ]
 

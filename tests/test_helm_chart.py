@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
+from report_lines import report_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 CHART = "tests/fixtures/helm/chart/vllm"
@@ -41,7 +42,7 @@ def no_helm_on_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def lines(result: Result) -> list[str]:
-    return result.output.splitlines()
+    return report_lines(result.output)
 
 
 def test_two_environments_one_result_each(run_line: Run, helm: str) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
+from report_lines import report_lines
 
 from linter.helm.layout import chart_of, environment_name
 
@@ -47,7 +48,7 @@ def charts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def lines(result: Result) -> list[str]:
-    return result.output.splitlines()
+    return report_lines(result.output)
 
 
 def test_a_values_file_is_linted_with_its_charts_values(run_line: Run) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
+from report_lines import report_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 CHART = "examples/charts/vllm"
@@ -51,7 +52,7 @@ def _in_repository(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_scenario_1_the_prod_values_file_alone_fails_with_the_kv_finding(run_line: Run) -> None:
     result = run_line(["lint", *BEFORE, f"{CHART}/values-prod.yaml"])
-    assert (result.exit_code, result.output.splitlines()) == (
+    assert (result.exit_code, report_lines(result.output)) == (
         1,
         [
             KV + KV_REST,
@@ -85,7 +86,7 @@ def test_scenario_2_ci_gate_text_and_sarif_at_the_values_line(
             f"sarif:{sarif}",
         ]
     )
-    assert (result.exit_code, result.output.splitlines()) == (
+    assert (result.exit_code, report_lines(result.output)) == (
         1,
         [
             KV + KV_REST,
@@ -109,7 +110,7 @@ def test_scenario_2_ci_gate_text_and_sarif_at_the_values_line(
 
 def test_readme_first_command_shows_the_examples_findings(run_line: Run) -> None:
     result = run_line(["lint", *BEFORE, CHART])
-    assert (result.exit_code, result.output.splitlines()) == (
+    assert (result.exit_code, report_lines(result.output)) == (
         1,
         [
             *NOTES,
@@ -124,7 +125,7 @@ def test_readme_first_command_shows_the_examples_findings(run_line: Run) -> None
 
 def test_after_the_end_date_the_staging_warning_counts_again(run_line: Run) -> None:
     result = run_line(["lint", "--no-config", "--today", "2027-01-01", CHART])
-    assert (result.exit_code, result.output.splitlines()) == (
+    assert (result.exit_code, report_lines(result.output)) == (
         1,
         [
             *NOTES,

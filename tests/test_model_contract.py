@@ -74,6 +74,7 @@ def test_scenario_one_through_the_cli(run_line: Callable[..., Result]) -> None:
         f"{source}:8:3: error model-kv/one-sequence-does-not-fit max_model_len 131072 needs "
         "16.0 GiB of KV cache (128 KiB per token); about 5 GiB are left after the weights "
         "(Llama-3.1-8B-Instruct, TP=1, NVIDIA L4, gpu_memory_utilization 0.90)\n"
+        "coverage: 1 file, 1 workload recognised (vllm 1)\n"
         "1 error, 0 warnings, 0 info in 1 file\n"
     )
 

@@ -482,6 +482,7 @@ def test_model_findings_are_suppressed_where_they_point(
             "matches no finding; remove it\n"
             f"{values}:3:3: error eager/enforce-eager --enforce-eager disables CUDA graphs "
             "[suppressed (inline): profiling INC-2231]\n"
+            "coverage: 2 files, 1 workload recognised (pod with no known server 1)\n"
             "0 errors, 1 warning, 0 info, 1 suppressed in 2 files\n"
         ),
     )

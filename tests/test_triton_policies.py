@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from click.testing import Result
+from report_lines import report_lines
 
 RunLine = Callable[..., Result]
 ROOT = Path(__file__).parents[1]
@@ -290,7 +291,7 @@ def test_fixture_findings(run_line: RunLine, case: str) -> None:
     code, findings, summary = CASES[case]
     result = run_line(["lint", *POLICIES, str(FIXTURES / case)])
     prefix = f"{FIXTURES / case}/"
-    assert [line.removeprefix(prefix) for line in result.output.splitlines()] == [
+    assert [line.removeprefix(prefix) for line in report_lines(result.output)] == [
         *findings,
         summary,
     ]
@@ -322,7 +323,7 @@ def test_bad_pbtxt_does_not_stop_the_other_inputs(run_line: RunLine) -> None:
         ["lint", *POLICIES, str(FIXTURES / "bad_syntax"), str(FIXTURES / "negative_max")]
     )
     assert result.exit_code == 1
-    assert result.output.splitlines() == [
+    assert report_lines(result.output) == [
         f"{FIXTURES}/bad_syntax/config.pbtxt:6:3: error syntax invalid Triton model "
         'configuration: Message type "inference.ModelDynamicBatching" has no field named '
         '"max_queue_delay_micros".',
@@ -336,7 +337,7 @@ def test_bad_pbtxt_does_not_stop_the_other_inputs(run_line: RunLine) -> None:
 def test_config_pbtxt_on_stdin_is_recognised_by_content(run_line: RunLine) -> None:
     text = (FIXTURES / "trt_graphs_default" / "config.pbtxt").read_text()
     result = run_line(["lint", *POLICIES, "-"], input=text)
-    assert result.output.splitlines()[0].startswith(
+    assert report_lines(result.output)[0].startswith(
         "<stdin>:7:5: warning triton/cuda-graphs-default-batch-sizes CUDA graphs are "
         "captured only for batch sizes 1, 8 "
     )
@@ -380,7 +381,7 @@ def test_malformed_json_form_is_read_without_crashing(run_line: RunLine, tmp_pat
         ' "optimization": {"cuda": {"graphs": true, "graph_spec": 7}}}\n'
     )
     result = run_line(["lint", *POLICIES, str(model)])
-    assert result.output.splitlines() == [
+    assert report_lines(result.output) == [
         f"{model}:3:28: warning triton/cuda-graphs-default-batch-sizes CUDA graphs are "
         "captured only for batch sizes 1, 8 (without graph_spec: 1, the preferred batch sizes "
         "and max_batch_size; preferred_batch_size is not set, so Triton uses [8]); batches of "
@@ -419,7 +420,7 @@ def test_gpt_model_type_on_the_cpp_backend(
     )
     result = run_line(["lint", *POLICIES, str(config)])
     line = "4:46" if parameters else "3:1"  # the value, else the parameters block
-    assert result.output.splitlines() == [
+    assert report_lines(result.output) == [
         f"{config}:{line}: error tensorrt-llm/gpt-model-type-invalid {message}",
         "1 error, 0 warnings, 0 info in 1 file",
     ]
@@ -432,7 +433,7 @@ def test_cuda_graph_spec_on_vllm_is_ignored(run_line: RunLine, tmp_path: Path) -
         'backend: "vllm"\noptimization { cuda { graph_spec [ { batch_size: 4 } ] } }\n'
     )
     result = run_line(["lint", *POLICIES, str(config)])
-    assert result.output.splitlines() == [
+    assert report_lines(result.output) == [
         f"{config}:2:23: warning triton/cuda-graphs-ignored optimization.cuda.graph_spec is only "
         "read by the TensorRT backend; this model uses vllm, so no CUDA graph is captured (vLLM "
         "captures its own graphs unless enforce_eager is set in model.json)",

@@ -11,12 +11,13 @@ DETAIL_HINT = " (-v for details)"
 
 def summary_lines(coverage: Coverage, *, verbose: bool = False) -> list[str]:
     """What the run recognised and what it could not check. Without ``verbose``, nothing
-    when everything was checked: the closing count already names the files."""
+    for inputs that hold no inference deployment at all (CI workflows, Chart.yaml): the
+    closing count already names the files."""
     if not coverage.files and not coverage.workloads:
         return []
-    if not verbose and not coverage.gaps and not coverage.not_understood:
+    if not verbose and not coverage.workloads and not coverage.not_understood:
         return []
-    servers = Counter(w.server or "no server" for w in coverage.workloads)
+    servers = Counter(w.server or "pod with no known server" for w in coverage.workloads)
     recognised = ", ".join(f"{name} {count}" for name, count in sorted(servers.items()))
     count = len(coverage.workloads)
     head = (
