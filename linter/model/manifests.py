@@ -18,6 +18,7 @@ from typing import Any
 from linter.model import custom
 from linter.model.build import Meta, build_workloads, relative
 from linter.model.facts import Locate, lookup
+from linter.model.platform_pods import with_platform_defaults
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Origin, Workload
 from linter.parsing.documents import Document
@@ -115,8 +116,12 @@ def workloads_from_manifest(
     )
     templates = _templates(kind, data)
     if templates is None:
-        extra = custom.custom_workloads(kind, data, locate, base, settings)
-        return extra
+        found = custom.custom_workloads(kind, data, locate, base, settings)
+        if found:
+            return found
+        # An unknown kind is never skipped: every pod template inside it is read as a pod.
+        templates = _embedded_pod_specs(data)
+    grouped = {path for path, _, _ in templates if _in_pod_group(data, path)}
     out: list[Workload] = []
     multi = (
         kind == "LeaderWorkerSet"
@@ -126,12 +131,80 @@ def workloads_from_manifest(
         spec = _get(data, path)
         if not isinstance(spec, Mapping) or not isinstance(spec.get("containers"), list):
             continue
-        meta = _meta(base, data, role, replicas_path, locate, multi or role == "worker")
+        meta = _meta(
+            base, data, role, replicas_path, locate, multi or role == "worker" or path in grouped
+        )
         meta = dataclasses.replace(
             custom.with_hints(kind, data, locate, meta), blocks=literal_blocks(document, text, path)
         )
-        out.extend(build_workloads(spec, relative(locate, path), meta, settings))
+        completed, located = with_platform_defaults(kind, spec, relative(locate, path))
+        out.extend(build_workloads(completed, located, meta, settings))
     return out
+
+
+# Deep enough for a Ray cluster inside a fleet template inside a CRD (aibrix
+# RayClusterFleet: spec.template.spec.workerGroupSpecs[0].template.spec).
+_MAX_POD_SPEC_DEPTH = 12
+# Path segments that mark a Ray cluster's groups: their pods form one multi-node server.
+_RAY_GROUPS = ("headGroupSpec", "workerGroupSpecs")
+
+
+def _embedded_pod_specs(data: Mapping[str, Any]) -> list[tuple[PathT, str, PathT | None]]:
+    """Every pod spec (a ``containers`` list of images) inside an object of unknown kind,
+    with a role named after where it sits and the ``replicas`` beside its template."""
+    out: list[tuple[PathT, str, PathT | None]] = []
+
+    def walk(node: object, path: PathT) -> None:
+        if len(path) > _MAX_POD_SPEC_DEPTH:
+            return
+        if isinstance(node, Mapping):
+            containers = node.get("containers")
+            if isinstance(containers, list) and any(
+                isinstance(c, Mapping) and isinstance(c.get("image"), str) for c in containers
+            ):
+                out.append((path, _role(path), _replicas_beside(data, path)))
+                return
+            for key, value in node.items():
+                walk(value, (*path, key))
+        elif isinstance(node, list):
+            for index, item in enumerate(node):
+                walk(item, (*path, index))
+
+    walk(data.get("spec"), ("spec",))
+    return out
+
+
+# Keys beside a template that make its pods one group spread over several nodes (aibrix
+# StormService roles' podGroupSize, LeaderWorkerSet-like size, Ray worker groups).
+_GROUP_KEYS = frozenset({"podGroupSize", "size", "groupSize", "nnodes", "numNodes", "workers"})
+
+
+def _in_pod_group(data: Mapping[str, Any], path: PathT) -> bool:
+    """Whether the pods of the template at ``path`` may form one multi-node server: then the
+    GPUs of one pod are not all the server has, and per-pod GPU checks must not judge it."""
+    if any(part in _RAY_GROUPS for part in path):
+        return True
+    for end in range(len(path) - 1, 0, -1):
+        if path[end] == "template":
+            holder = _get(data, path[:end])
+            return isinstance(holder, Mapping) and not _GROUP_KEYS.isdisjoint(holder)
+    return False
+
+
+def _role(path: PathT) -> str:
+    """``spec.roles[1].template.spec`` → ``roles/1``: where the pod sits, without the
+    template wrapping that every pod spec has."""
+    kept = [str(p) for p in path[1:] if p not in ("template", "spec", "podTemplate")]
+    return "/".join(kept)
+
+
+def _replicas_beside(data: Mapping[str, Any], path: PathT) -> PathT | None:
+    """``replicas`` of the object that holds the template (``…/template/spec`` → ``…/replicas``)."""
+    for end in range(len(path) - 1, 0, -1):
+        if path[end] == "template":
+            candidate = (*path[:end], "replicas")
+            return candidate if _size(data, candidate) is not None else None
+    return None
 
 
 def _templates(kind: str, data: Mapping[str, Any]) -> list[tuple[PathT, str, PathT | None]] | None:

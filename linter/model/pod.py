@@ -20,6 +20,8 @@ _CGROUP_WRITE = re.compile(
     r"(?:>>?|\btee(?:\s+-a)?)\s*[\"']?[^\s;|&\"']*(memory\.(?:high|max|min|low))\b"
 )
 _SHM_PATH = "/dev/shm"
+# Key of a volume that an operator adds to the pods it creates (platform_pods.py).
+ADDED_BY = "servelint.io/added-by"
 
 
 class ContainerView(NamedTuple):
@@ -132,6 +134,8 @@ def _volumes(spec: Mapping[str, Any], locate: Locate, facts: Facts) -> dict[str,
 
 def _volume(volume: Mapping[str, Any]) -> dict[str, Any]:
     record: dict[str, Any] = {"name": str(volume.get("name", ""))}
+    if isinstance(volume.get(ADDED_BY), str):
+        record["added_by"] = volume[ADDED_BY]
     for kind in (
         "emptyDir",
         "hostPath",
