@@ -334,7 +334,8 @@ def estimate_parameters(config: Mapping[str, Any]) -> int | None:
         mlp = 3 * h * moe_inter * experts + h * experts + (3 * h * shared + h if shared else 0)
     else:
         mlp = 3 * h * inter * (experts or 1) + (h * experts if experts else 0)
-    norms = (4 if model_type.startswith("gemma") else 2) * h
+    # Gemma 2 and 3 add a norm after attention and after the MLP to the two pre-norms.
+    norms = (4 if model_type in ("gemma2", "gemma3", "gemma3_text") else 2) * h
     tied = config.get("tie_word_embeddings", model_type.startswith("gemma")) is True
     return vocab * h * (1 if tied else 2) + layers * (attention + mlp + norms) + h
 
