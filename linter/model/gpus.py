@@ -43,7 +43,7 @@ class GpuProduct(NamedTuple):
 class InstanceType(NamedTuple):
     name: str  # p5.48xlarge, a3-highgpu-8g, Standard_ND96asr_v4
     product: str
-    count: int
+    gpu_count: int
 
 
 class Catalogue(NamedTuple):
@@ -225,7 +225,7 @@ def _instance_facts(types: Sequence[InstanceType], out: dict[str, Any]) -> None:
     if not types:
         return
     out["instance_types"] = list(dict.fromkeys(t.name for t in types))
-    counts = {t.count for t in types}
+    counts = {t.gpu_count for t in types}
     if len(counts) == 1:
         out["node_gpus"] = counts.pop()
 
