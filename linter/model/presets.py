@@ -253,8 +253,9 @@ def model_facts(
     if "num_key_value_heads" not in out and "num_attention_heads" in out:
         out["num_key_value_heads"] = out["num_attention_heads"]
     checkpoint = str(config.get("torch_dtype") or config.get("dtype") or "bfloat16")
-    # vLLM, SGLang and TGI load a float32 checkpoint in 16 bits when --dtype is auto
-    # (vllm/config/model.py _get_and_verify_dtype), so its KV cache is 16-bit too.
+    # vLLM loads a float32 checkpoint in 16 bits when --dtype is auto ("Downcast for
+    # float32 models", vllm-project/vllm:vllm/config/model.py _resolve_auto_dtype), so its
+    # weights and KV cache take 2 bytes per value; 4 would invent a shortfall.
     out["dtype"] = "bfloat16" if checkpoint in ("float32", "float") else checkpoint
     if out["dtype"] != checkpoint:
         out["checkpoint_dtype"] = checkpoint
