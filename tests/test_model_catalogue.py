@@ -76,6 +76,10 @@ def test_the_catalogue_covers_the_families_people_serve() -> None:
         r"deepseek-r1-distill",
         r"gpt-oss",
         r"command-r",
+        r"granite-3",
+        r"codestral",
+        r"ministral",
+        r"mistral-large",
         r"glm-4",
         r"falcon",
         r"olmo-2",
@@ -113,6 +117,8 @@ def test_the_catalogue_covers_the_families_people_serve() -> None:
         ("hf://nvidia/Llama-3.1-Nemotron-70B-Instruct-HF", "meta-llama/Llama-3.1-70B"),
         ("CohereLabs/c4ai-command-r-v01", "CohereForAI/c4ai-command-r-v01"),
         ("zai-org/glm-4-9b-chat-hf", "THUDM/glm-4-9b-chat-hf"),
+        ("ibm-granite/granite-3.3-8b-instruct", "ibm-granite/granite-3.1-8b-instruct"),
+        ("deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct", "deepseek-ai/DeepSeek-V2-Lite"),
     ],
 )
 def test_model_ids_find_their_entry(model_id: str, entry: str) -> None:
@@ -205,6 +211,7 @@ def _kv(model_id: str, tp: int = 1, kv_cache_dtype: str | None = None) -> tuple[
         ("CohereForAI/c4ai-command-r-v01", 1, None, 2 * 40 * 64 * 128 * 2, True),
         ("tiiuae/falcon-7b-instruct", 1, None, 2 * 32 * 1 * 64 * 2, True),
         ("THUDM/glm-4-9b-chat", 1, None, 2 * 40 * 2 * 128 * 2, True),
+        ("ibm-granite/granite-3.1-8b-instruct", 2, None, 2 * 40 * 4 * 128 * 2, True),
         # MLA: one latent of kv_lora_rank + qk_rope_head_dim per layer, not split by TP.
         ("deepseek-ai/DeepSeek-V3", 8, None, 61 * (512 + 64) * 2, True),
         ("deepseek-ai/DeepSeek-V2-Lite-Chat", 1, None, 27 * (512 + 64) * 2, True),
