@@ -305,6 +305,34 @@ def test_a_product_label_and_an_instance_type_that_agree() -> None:
     )
 
 
+def test_an_unknown_instance_type_beside_a_product_label_tells_nothing() -> None:
+    # GKE's N1 machines carry attached T4 or V100 GPUs: the machine type names no GPU.
+    spec = {
+        "nodeSelector": {
+            "cloud.google.com/gke-accelerator": "nvidia-tesla-t4",
+            "node.kubernetes.io/instance-type": "n1-standard-8",
+        }
+    }
+    facts = gpus.gpu_facts(spec, {"limits": {"nvidia.com/gpu": 1}}, ModelSettings())
+    assert (facts["product"], facts["memory_bytes"], "node_gpus" in facts) == (
+        "Tesla-T4",
+        15360 * MIB,
+        False,
+    )
+
+
+def test_labels_that_contradict_each_other_name_no_product() -> None:
+    spec = {
+        "nodeSelector": {
+            "cloud.google.com/gke-accelerator": "nvidia-l4",
+            "node.kubernetes.io/instance-type": "a3-highgpu-8g",
+        }
+    }
+    facts = gpus.gpu_facts(spec, {"limits": {"nvidia.com/gpu": 8}}, ModelSettings())
+    assert "product" not in facts and "memory_bytes" not in facts
+    assert facts["node_gpus"] == 8
+
+
 def test_the_configured_gpu_applies_when_the_manifest_names_none() -> None:
     settings = ModelSettings(gpu_product="Gaudi3")
     cpu_node = gpus.gpu_facts(

@@ -190,14 +190,11 @@ def gpu_facts(
         out["candidates"] = candidates
     resolved = [node_label_product(label, value, settings) for label, value in labelled]
     _instance_facts([t for _, t in resolved if t is not None], out)
-    known = [p for p, _ in resolved if p is not None]
-    distinct = {p.name: p for p in known}
-    # One product only when every named value is known and they all agree: an unknown
-    # value among alternatives may be where the pod lands.
-    everything_known = len(known) == len(resolved)
-    chosen = next(iter(distinct.values())) if len(distinct) == 1 and everything_known else None
+    possible = _possible_products(labelled, resolved)
+    known = list(possible.values()) if possible else []
+    chosen = known[0] if len(known) == 1 else None
     names_product = any(label in PRODUCT_LABELS for label, _ in labelled)
-    if chosen is None and not known and not names_product and settings.gpu_product:
+    if possible is None and not names_product and settings.gpu_product:
         chosen = product(settings.gpu_product, settings)
         out["product_source"] = "settings"
     if chosen is not None:
@@ -209,7 +206,7 @@ def gpu_facts(
             out["peer_to_peer"] = chosen.peer_to_peer
         if chosen.interconnect:
             out["interconnect"] = chosen.interconnect
-    elif known and everything_known and len({p.memory_mib for p in known}) == 1:
+    elif known and len({p.memory_mib for p in known}) == 1:
         # Several products the pod may land on, all with the same memory.
         out.setdefault("memory_bytes", known[0].memory_mib * MIB)
         p2p = {p.peer_to_peer for p in known}
@@ -219,6 +216,32 @@ def gpu_facts(
         out["memory_bytes"] = settings.gpu_memory_bytes
         out["memory_source"] = "settings"
     return out
+
+
+def _possible_products(
+    labelled: Sequence[tuple[str, str]],
+    resolved: Sequence[tuple[GpuProduct | None, InstanceType | None]],
+) -> dict[str, GpuProduct] | None:
+    """The products the pod can land on, or None when the labels do not tell.
+
+    A node carries every label the pod requires, so each label narrows the products; the
+    values of one label are alternatives, so a label with an unknown value among known ones
+    leaves the product open (the pod may land on the unknown one): no product, no memory.
+    A label none of whose values is known (an n1-standard-8 beside a GKE accelerator
+    label) tells nothing and is passed over.
+    """
+    by_label: dict[str, list[GpuProduct | None]] = {}
+    for (label, _), (found, _) in zip(labelled, resolved, strict=True):
+        by_label.setdefault(label, []).append(found)
+    possible: dict[str, GpuProduct] | None = None
+    for products in by_label.values():
+        named = {p.name: p for p in products if p is not None}
+        if not named:
+            continue
+        if None in products:
+            return {}
+        possible = named if possible is None else {k: v for k, v in possible.items() if k in named}
+    return possible
 
 
 def _instance_facts(types: Sequence[InstanceType], out: dict[str, Any]) -> None:
