@@ -137,16 +137,14 @@ class Catalogue(NamedTuple):
 
 def match_key(model_id: str) -> str:
     """``/models/Meta-Llama-3.1-8B-Instruct-AWQ`` → ``llama-3.1-8b``."""
-    text = model_id.strip().lower()
-    for prefix in ("hf://", "pvc://", "s3://", "gs://", "oci://"):
-        text = text.removeprefix(prefix)
-    text = text.rstrip("/").rsplit("/", 1)[-1]
+    text = _variant_key(model_id).rsplit("/", 1)[-1]
     text = text.removesuffix(".gguf").removeprefix("meta-")
     text = _SUFFIXES.sub("", text)
     return _SUFFIXES.sub("", _WORDS.sub("", text))
 
 
 def _variant_key(model_id: str) -> str:
+    """The id as a lower-case path without a storage scheme: how variants are listed."""
     text = model_id.strip().lower()
     for prefix in ("hf://", "pvc://", "s3://", "gs://", "oci://"):
         text = text.removeprefix(prefix)
