@@ -81,6 +81,7 @@ def test_the_catalogue_covers_the_families_people_serve() -> None:
         r"ministral",
         r"mistral-large",
         r"glm-4",
+        r"yi-6b",
         r"falcon",
         r"olmo-2",
         r"starcoder2",
