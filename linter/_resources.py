@@ -1,6 +1,7 @@
-"""Access to the data shipped in the wheel: built-in policies, profiles and schemas.
+"""Access to the data shipped in the wheel: built-in policies, profiles, catalogues and schemas.
 
-The repository keeps ``policies/`` and ``schemas/`` at its top level; the wheel maps
+The repository keeps ``policies/``, ``profiles/``, ``catalogue/`` and ``schemas/`` at its
+top level; the wheel maps
 them into ``linter/_data/`` (see pyproject.toml). A source checkout run in place (or an
 editable install) has no ``_data`` folder, so the checkout's top-level folders are used.
 """
@@ -39,8 +40,13 @@ def builtin_policies() -> Traversable:
 
 
 def builtin_profiles() -> Traversable:
-    """Chart-layout profiles and model presets (``profiles/`` in the repository)."""
+    """Chart-layout profiles (``profiles/`` in the repository)."""
     return data_root() / "profiles"
+
+
+def builtin_catalogue() -> Traversable:
+    """The model and GPU catalogues (``catalogue/`` in the repository)."""
+    return data_root() / "catalogue"
 
 
 def schema_file(name: str) -> Traversable:

@@ -198,7 +198,7 @@ def test_pyproject_table_reads_like_the_yaml_file(repo: Path) -> None:
             "pyproject.toml",
             "[tool.servelint]\nfailLevel = 'info'\n\n[tool.servelint.model]\ngpu_memory = 1\n",
             "pyproject.toml:5:1: model.gpu_memory: unknown key 'gpu_memory' (known keys: gpuMemory, "
-            "gpuProduct, modelConfigs, modelLoadTime, presets, profileDirs)",
+            "gpuProduct, gpus, instanceTypes, modelConfigs, modelLoadTime, presets, profileDirs)",
         ),
         (
             "pyproject.toml",

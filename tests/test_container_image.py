@@ -148,6 +148,9 @@ def test_build_context_makes_a_wheel_with_the_data(tmp_path: Path) -> None:
         "linter/cli.py",
         "linter/_data/policies/README.md",
         "linter/_data/schemas/policy.schema.json",
+        "linter/_data/catalogue/models.yaml",
+        "linter/_data/catalogue/gpus.yaml",
+        "linter/_data/schemas/models.schema.json",
     } <= names
     assert "servelint = linter.cli:main" in entry_points.splitlines()
     assert not [n for n in names if n.startswith(("tests/", "linter/_data/tests"))]

@@ -167,6 +167,7 @@ def test_gpu_model_and_capacity() -> None:
         "product_source": "manifest",
         "memory_bytes": 23034 * 2**20,
         "peer_to_peer": False,
+        "interconnect": "pcie",
     }
     model = w.data["model"]
     assert (

@@ -170,7 +170,11 @@ def _requested(
 
 
 def _sliding(model: Mapping[str, Any]) -> bool:
+    """Layers that keep less than the whole sequence: a sliding window, or Llama 4's
+    chunked local attention (attention_chunk_size)."""
     window = model.get("sliding_window")
+    if isinstance(model.get("attention_chunk_size"), int):
+        return True
     return isinstance(window, int) and model.get("use_sliding_window") is not False
 
 

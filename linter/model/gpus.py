@@ -1,92 +1,155 @@
 """GPU facts: which GPU resource a workload asks for, which GPU product it lands on, and
 that product's memory and peer-to-peer capability.
 
-Memory is the total that ``nvidia-smi`` reports (MiB), as seen in published ``nvidia-smi``
-outputs, e.g. "NVIDIA L4 … 23034MiB", "NVIDIA A10G … 23028 MiB" (TGI usage stats),
-"NVIDIA H100 80GB HBM3 … 81559MiB". ``peer_to_peer`` is False for PCIe GPUs without
-peer-to-peer support (T4, L4, L40S, A10/A10G: errata item 3), True for NVLink/NVSwitch
-parts, None when not known.
+The products, the node-label values that name them and the cloud instance types that carry
+them are data: the packaged ``catalogue/gpus.yaml`` (schema ``schemas/gpus.schema.json``,
+every entry with its vendor or cloud source) overlaid with the configuration's
+``model.gpus`` and ``model.instanceTypes``. Memory is one device's total as the driver
+reports it (``nvidia-smi``: "NVIDIA L4 … 23034MiB") or, where no published output shows it,
+the nominal size read as GiB, which is never below the driver's figure. ``peer_to_peer`` is
+False for PCIe GPUs without peer-to-peer (T4, L4, L40S, A10/A10G), True for NVLink,
+NVSwitch and xGMI parts, None when it depends on the system.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+import yaml
+
+from linter import _resources
 from linter.model.settings import ModelSettings
+
+try:  # pragma: no branch - libyaml ships in the PyYAML wheels
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 MIB = 2**20
 GIB = 2**30
 
 
 class GpuProduct(NamedTuple):
-    name: str  # GPU feature discovery's nvidia.com/gpu.product value
+    name: str  # GPU feature discovery's nvidia.com/gpu.product value (or the vendor's name)
     memory_mib: int
     peer_to_peer: bool | None
+    interconnect: str | None = None
+    vendor: str | None = None
 
 
-_PRODUCTS = {
-    p.name: p
-    for p in (
-        GpuProduct("NVIDIA-L4", 23034, False),
-        GpuProduct("Tesla-T4", 15360, False),
-        GpuProduct("NVIDIA-L40S", 46068, False),
-        GpuProduct("NVIDIA-L40", 46068, False),
-        GpuProduct("NVIDIA-A10", 23028, False),
-        GpuProduct("NVIDIA-A10G", 23028, False),
-        GpuProduct("NVIDIA-A40", 46068, None),
-        GpuProduct("NVIDIA-A100-SXM4-40GB", 40960, True),
-        GpuProduct("NVIDIA-A100-SXM4-80GB", 81920, True),
-        GpuProduct("NVIDIA-A100-PCIE-40GB", 40960, None),
-        GpuProduct("NVIDIA-A100-80GB-PCIe", 81920, None),
-        GpuProduct("NVIDIA-H100-80GB-HBM3", 81559, True),
-        GpuProduct("NVIDIA-H100-PCIe", 81559, None),
-        GpuProduct("NVIDIA-H200", 143771, True),
-        GpuProduct("NVIDIA-B200", 183359, True),
-        GpuProduct("Tesla-V100-SXM2-16GB", 16160, True),
-        GpuProduct("Tesla-V100-PCIE-16GB", 16160, None),
-    )
-}
-# Other spellings of the same products (label values of other node labels, cloud names).
-_ALIASES = {
-    "NVIDIA-T4": "Tesla-T4",
-    "NVIDIA-TESLA-T4": "Tesla-T4",
-    "T4": "Tesla-T4",
-    "NVIDIA-L4": "NVIDIA-L4",
-    "L4": "NVIDIA-L4",
-    "L40S": "NVIDIA-L40S",
-    "A10G": "NVIDIA-A10G",
-    "A10": "NVIDIA-A10",
-    "NVIDIA-TESLA-A100": "NVIDIA-A100-SXM4-40GB",
-    "NVIDIA-A100-80GB": "NVIDIA-A100-SXM4-80GB",
-    "NVIDIA-H100-80GB": "NVIDIA-H100-80GB-HBM3",
-    "NVIDIA-H100-MEGA-80GB": "NVIDIA-H100-80GB-HBM3",
-    "H100": "NVIDIA-H100-80GB-HBM3",
-    "NVIDIA-H100": "NVIDIA-H100-80GB-HBM3",
-    "NVIDIA-H100-SXM5-80GB": "NVIDIA-H100-80GB-HBM3",
-    "NVIDIA-H200-141GB": "NVIDIA-H200",
-    "H200": "NVIDIA-H200",
-    "B200": "NVIDIA-B200",
-    "NVIDIA-TESLA-V100": "Tesla-V100-SXM2-16GB",
-    "V100": "Tesla-V100-SXM2-16GB",
-}
-_BY_UPPER = {name.upper(): name for name in _PRODUCTS} | {k.upper(): v for k, v in _ALIASES.items()}
-# Node labels that name the GPU product (GPU feature discovery, GKE, Karpenter on AWS).
+class InstanceType(NamedTuple):
+    name: str  # p5.48xlarge, a3-highgpu-8g, Standard_ND96asr_v4
+    product: str
+    gpu_count: int
+
+
+class Catalogue(NamedTuple):
+    products: Mapping[str, GpuProduct]  # canonical name → product
+    names: Mapping[str, str]  # upper-case name or alias → canonical name
+    instance_types: Mapping[str, InstanceType]  # lower-case instance type → its GPUs
+
+
+# Node labels that name the GPU product: GPU feature discovery (GPU operator, NFD), GKE,
+# Karpenter on AWS, AMD's node labeller.
 PRODUCT_LABELS = (
     "nvidia.com/gpu.product",
     "cloud.google.com/gke-accelerator",
     "karpenter.k8s.aws/instance-gpu-name",
+    "amd.com/gpu.product-name",
 )
+# Node labels that name the instance type (EKS, GKE, AKS, Karpenter) or, on AWS, its family.
+INSTANCE_TYPE_LABELS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
+INSTANCE_FAMILY_LABELS = ("karpenter.k8s.aws/instance-family",)
+NODE_LABELS = (*PRODUCT_LABELS, *INSTANCE_TYPE_LABELS, *INSTANCE_FAMILY_LABELS)
 _GPU_RESOURCE = re.compile(r"^(nvidia\.com/(gpu|mig-.+)|amd\.com/gpu|gpu\.intel\.com/.+)$")
 _MIG = re.compile(r"^nvidia\.com/mig-(\d+)g\.(\d+)gb$")
 
 
-def product(name: str) -> GpuProduct | None:
+def _key(name: str) -> str:
     key = re.sub(r"[\s_]+", "-", name.strip()).upper()
-    key = re.sub(r"-SHARED$", "", key)
-    canonical = _BY_UPPER.get(key)
-    return _PRODUCTS.get(canonical) if canonical else None
+    return re.sub(r"-SHARED$", "", key)  # GPU feature discovery's time-slicing suffix
+
+
+@functools.cache
+def packaged_catalogue() -> Catalogue:
+    text = (_resources.builtin_catalogue() / "gpus.yaml").read_text(encoding="utf-8")
+    loaded = yaml.load(text, Loader=_Loader)
+    return build_catalogue(loaded.get("gpus") or {}, _instance_entries(loaded), None)
+
+
+def _instance_entries(loaded: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    out: dict[str, Mapping[str, Any]] = {}
+    for family in loaded.get("instanceTypes") or ():
+        for name, count in family["sizes"].items():
+            out[name] = {"gpu": family["gpu"], "count": count}
+    return out
+
+
+def build_catalogue(
+    gpus: Mapping[str, Mapping[str, Any]],
+    instance_types: Mapping[str, Mapping[str, Any]],
+    base: Catalogue | None,
+) -> Catalogue:
+    """``gpus`` and ``instance_types`` (catalogue entries) over ``base``: an entry of the
+    same name replaces the base's, and its aliases win over the base's aliases."""
+    products = dict(base.products) if base else {}
+    names = dict(base.names) if base else {}
+    for name, entry in gpus.items():
+        products[name] = GpuProduct(
+            name,
+            int(entry["memoryMiB"]),
+            entry.get("peerToPeer"),
+            entry.get("interconnect"),
+            entry.get("vendor"),
+        )
+        for alias in (name, *entry.get("aliases", ())):
+            names[_key(alias)] = name
+    types = dict(base.instance_types) if base else {}
+    for name, entry in instance_types.items():
+        product = names.get(_key(str(entry["gpu"])), str(entry["gpu"]))
+        types[name.lower()] = InstanceType(name, product, int(entry["count"]))
+    return Catalogue(products, names, types)
+
+
+def catalogue(settings: ModelSettings | None = None) -> Catalogue:
+    """The packaged catalogue with the configuration's ``model.gpus`` and
+    ``model.instanceTypes`` over it."""
+    packaged = packaged_catalogue()
+    if settings is None or not (settings.gpus or settings.instance_types):
+        return packaged
+    return build_catalogue(settings.gpus, settings.instance_types, packaged)
+
+
+def product(name: str, settings: ModelSettings | None = None) -> GpuProduct | None:
+    """The product a label value or name stands for (case, ``_`` and spaces ignored)."""
+    table = catalogue(settings)
+    canonical = table.names.get(_key(name))
+    return table.products.get(canonical) if canonical else None
+
+
+def instance_type(name: str, settings: ModelSettings | None = None) -> InstanceType | None:
+    return catalogue(settings).instance_types.get(name.strip().lower())
+
+
+def node_label_product(
+    label: str, value: str, settings: ModelSettings | None = None
+) -> tuple[GpuProduct | None, InstanceType | None]:
+    """What one node-label value tells: the product, and for an instance type its GPUs."""
+    table = catalogue(settings)
+    if label in INSTANCE_TYPE_LABELS:
+        found = table.instance_types.get(value.strip().lower())
+        return (table.products.get(found.product) if found else None), found
+    if label in INSTANCE_FAMILY_LABELS:
+        family = value.strip().lower()
+        members = {
+            t.product for key, t in table.instance_types.items() if key.split(".")[0] == family
+        }
+        only = members.pop() if len(members) == 1 else None
+        return (table.products.get(only) if only else None), None
+    return product(value, settings), None
 
 
 def is_gpu_resource(name: str) -> bool:
@@ -121,13 +184,18 @@ def gpu_facts(
         if mig is not None:
             out["mig"] = True
             out["memory_bytes"] = mig
-    candidates = product_candidates(pod_spec)
+    labelled = node_label_values(pod_spec)
+    candidates = list(dict.fromkeys(value for _, value in labelled))
     if candidates:
         out["candidates"] = candidates
-    known = [p for p in (product(c) for c in candidates) if p is not None]
-    chosen = known[0] if len(candidates) == 1 and known else None
-    if chosen is None and not candidates and settings.gpu_product:
-        chosen = product(settings.gpu_product)
+    resolved = [node_label_product(label, value, settings) for label, value in labelled]
+    _instance_facts([t for _, t in resolved if t is not None], out)
+    possible = _possible_products(labelled, resolved)
+    known = list(possible.values()) if possible else []
+    chosen = known[0] if len(known) == 1 else None
+    names_product = any(label in PRODUCT_LABELS for label, _ in labelled)
+    if possible is None and not names_product and settings.gpu_product:
+        chosen = product(settings.gpu_product, settings)
         out["product_source"] = "settings"
     if chosen is not None:
         out["product"] = chosen.name
@@ -136,7 +204,10 @@ def gpu_facts(
             out["memory_bytes"] = chosen.memory_mib * MIB
         if chosen.peer_to_peer is not None:
             out["peer_to_peer"] = chosen.peer_to_peer
-    elif len({p.memory_mib for p in known}) == 1 and len(known) == len(candidates) and known:
+        if chosen.interconnect:
+            out["interconnect"] = chosen.interconnect
+    elif known and len({p.memory_mib for p in known}) == 1:
+        # Several products the pod may land on, all with the same memory.
         out.setdefault("memory_bytes", known[0].memory_mib * MIB)
         p2p = {p.peer_to_peer for p in known}
         if len(p2p) == 1 and None not in p2p:
@@ -147,20 +218,68 @@ def gpu_facts(
     return out
 
 
+def _possible_products(
+    labelled: Sequence[tuple[str, str]],
+    resolved: Sequence[tuple[GpuProduct | None, InstanceType | None]],
+) -> dict[str, GpuProduct] | None:
+    """The products the pod can land on, or None when the labels do not tell.
+
+    A node carries every label the pod requires, so each label narrows the products; the
+    values of one label are alternatives, so a label with an unknown value among known ones
+    leaves the product open (the pod may land on the unknown one): no product, no memory.
+    A label none of whose values is known (an n1-standard-8 beside a GKE accelerator
+    label) tells nothing and is passed over.
+    """
+    by_label: dict[str, list[GpuProduct | None]] = {}
+    for (label, _), (found, _) in zip(labelled, resolved, strict=True):
+        by_label.setdefault(label, []).append(found)
+    possible: dict[str, GpuProduct] | None = None
+    for products in by_label.values():
+        named = {p.name: p for p in products if p is not None}
+        if not named:
+            continue
+        if None in products:
+            return {}
+        possible = named if possible is None else {k: v for k, v in possible.items() if k in named}
+    return possible
+
+
+def _instance_facts(types: Sequence[InstanceType], out: dict[str, Any]) -> None:
+    if not types:
+        return
+    out["instance_types"] = list(dict.fromkeys(t.name for t in types))
+    counts = {t.gpu_count for t in types}
+    if len(counts) == 1:
+        out["node_gpus"] = counts.pop()
+
+
 def product_candidates(pod_spec: Mapping[str, Any]) -> list[str]:
-    """GPU products the pod may land on, from its node selector and required affinity."""
-    found: list[str] = []
+    """Node-label values the pod is pinned to (GPU products, instance types or families),
+    from its node selector and required node affinity."""
+    return list(dict.fromkeys(value for _, value in node_label_values(pod_spec)))
+
+
+def node_label_values(pod_spec: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(label, value) pairs of the GPU-naming node labels the pod requires, in order."""
+    found: list[tuple[str, str]] = []
     selector = pod_spec.get("nodeSelector")
     if isinstance(selector, Mapping):
         found.extend(
-            selector[label] for label in PRODUCT_LABELS if isinstance(selector.get(label), str)
+            (label, selector[label])
+            for label in NODE_LABELS
+            if isinstance(selector.get(label), str)
         )
     for expression in _required_expressions(pod_spec.get("affinity")):
-        if expression.get("key") in PRODUCT_LABELS and expression.get("operator") == "In":
+        label = expression.get("key")
+        if label in NODE_LABELS and expression.get("operator") == "In":
             values = expression.get("values")
             if isinstance(values, list):
-                found.extend(str(v) for v in values)
-    return list(dict.fromkeys(found))
+                found.extend((str(label), str(v)) for v in values)
+    return _unique(found)
+
+
+def _unique(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    return list(dict.fromkeys(pairs))
 
 
 def _required_expressions(affinity: object) -> Sequence[Mapping[str, Any]]:

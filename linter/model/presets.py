@@ -1,8 +1,13 @@
-"""Model architecture: packaged presets, user presets and user ``config.json`` files.
+"""Model architecture: the packaged model catalogue, user presets and user ``config.json`` files.
 
-Public entry: ``model_facts(model_id, engine, settings)`` → the ``model`` section. A model id
-matches a preset case-insensitively, without its organisation or local directory, without
-``Meta-`` and without suffixes such as ``-Instruct``, ``-it``, ``-AWQ``, ``-FP8``.
+Public entry: ``model_facts(model_id, engine, settings)`` → the ``model`` section. The
+catalogue (``catalogue/models.yaml``, schema ``schemas/models.schema.json``) holds each
+model's Hugging Face ``config.json`` fields with the URL of that file, its parameter count,
+the quantisation of its own checkpoint and its known quantized variants. A model id
+matches an entry case-insensitively, without its organisation or local directory (or a
+``.gguf`` file name), without ``Meta-``, without the words ``Instruct``, ``chat``, ``it``,
+``hf`` and ``base`` and without trailing quantisation tags such as ``-AWQ``, ``-FP8``,
+``-GPTQ-Int4``, ``-bnb-4bit`` or ``-Q4_K_M``.
 """
 
 from __future__ import annotations
@@ -24,9 +29,14 @@ try:  # pragma: no branch - libyaml ships in the PyYAML wheels
 except ImportError:  # pragma: no cover
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
+# Words that name a fine-tune or a packaging of the same architecture, anywhere in the name
+# (Mistral-7B-Instruct-v0.3 is Mistral-7B-v0.3; Llama-2-7b-chat-hf is Llama-2-7b).
+_WORDS = re.compile(r"-(instruct|chat|it|hf|base)(?=-|$)")
+# Quantisation and packaging tags at the end of a name.
 _SUFFIXES = re.compile(
-    r"(-(instruct|chat|it|hf|base|awq|gptq|gguf|fp8|fp8-dynamic|int4|int8|w4a16|w8a8|"
-    r"w8a16|bnb-4bit|4bit|8bit|quantized(\.[a-z0-9.]+)?|dynamic))+$"
+    r"(-(awq|gptq|gguf|fp8|fp8-dynamic|fp8-block|int4|int8|w4a16|w8a8|w8a16|w4a8|nvfp4|"
+    r"mxfp4|bnb-4bit|bnb|4bit|8bit|unsloth|dynamic|quantized(\.[a-z0-9.]+)?|"
+    r"q[2-8](_[a-z0-9]+)*|iq[1-4](_[a-z0-9]+)*|f16|bf16))+$"
 )
 # Bytes per parameter of a checkpoint dtype; quantised weights are approximate.
 DTYPE_BYTES = {
@@ -45,11 +55,43 @@ _QUANT_HINTS = (
     ("int4", 0.5),
     ("w4a16", 0.5),
     ("4bit", 0.5),
+    ("nvfp4", 0.5),
+    ("mxfp4", 0.5),
     ("fp8", 1),
     ("int8", 1),
     ("w8a8", 1),
     ("w8a16", 1),
     ("8bit", 1),
+)
+# Bytes per parameter of a quantisation method named by the catalogue or the server's
+# --quantization: 4-bit methods hold about half a byte, 8-bit ones about one.
+QUANTIZATION_BYTES = {
+    "awq": 0.5,
+    "gptq": 0.5,
+    "bitsandbytes": 0.5,
+    "gguf": 0.5,
+    "mxfp4": 0.5,
+    "nvfp4": 0.5,
+    "fp8": 1,
+    "compressed-tensors": 1,
+}
+# Model types whose parameters estimate_parameters reproduces (checked against published
+# totals: tests/test_model_catalogue.py).
+_ESTIMATED_TYPES = frozenset(
+    {
+        "llama",
+        "mistral",
+        "mixtral",
+        "qwen2",
+        "qwen2_moe",
+        "qwen3",
+        "qwen3_moe",
+        "gemma",
+        "gemma2",
+        "gemma3",
+        "gemma3_text",
+        "phi3",
+    }
 )
 _FIELDS = (
     "num_hidden_layers",
@@ -58,18 +100,23 @@ _FIELDS = (
     "head_dim",
     "hidden_size",
     "intermediate_size",
+    "moe_intermediate_size",
     "max_position_embeddings",
     "vocab_size",
     "sliding_window",
     "use_sliding_window",
+    "attention_chunk_size",
     "rope_scaling",
     "tie_word_embeddings",
     "model_type",
     "num_local_experts",
     "num_experts",
+    "n_routed_experts",
+    "n_shared_experts",
     "num_experts_per_tok",
     "kv_lora_rank",
     "qk_rope_head_dim",
+    "q_lora_rank",
 )
 
 
@@ -78,39 +125,92 @@ class Preset(NamedTuple):
     config: Mapping[str, Any]
     parameters: int | None
     source: str  # "preset", "settings" or the path of a config.json
+    parameters_exact: bool = True  # False: a rounded count from the model card
+    quantization: str | None = None  # the checkpoint's own quantisation (fp8, mxfp4, …)
+    config_url: str | None = None  # the config.json the facts were taken from
+
+
+class Catalogue(NamedTuple):
+    by_key: Mapping[str, Preset]  # match key → preset
+    variants: Mapping[str, tuple[Preset, str]]  # lower-case variant id → (preset, method)
 
 
 def match_key(model_id: str) -> str:
     """``/models/Meta-Llama-3.1-8B-Instruct-AWQ`` → ``llama-3.1-8b``."""
+    text = _variant_key(model_id).rsplit("/", 1)[-1]
+    text = text.removesuffix(".gguf").removeprefix("meta-")
+    text = _SUFFIXES.sub("", text)
+    return _SUFFIXES.sub("", _WORDS.sub("", text))
+
+
+def _variant_key(model_id: str) -> str:
+    """The id as a lower-case path without a storage scheme: how variants are listed."""
     text = model_id.strip().lower()
     for prefix in ("hf://", "pvc://", "s3://", "gs://", "oci://"):
         text = text.removeprefix(prefix)
-    text = text.rstrip("/").rsplit("/", 1)[-1]
-    text = text.removeprefix("meta-")
-    return _SUFFIXES.sub("", text)
+    return text.rstrip("/")
 
 
 @functools.cache
-def _packaged() -> dict[str, Preset]:
-    text = (_resources.builtin_profiles() / "models.yaml").read_text(encoding="utf-8")
+def packaged_catalogue() -> Catalogue:
+    text = (_resources.builtin_catalogue() / "models.yaml").read_text(encoding="utf-8")
     loaded = yaml.load(text, Loader=_Loader)
+    return build_catalogue(loaded.get("models") or {}, "preset")
+
+
+def build_catalogue(entries: Mapping[str, Mapping[str, Any]], source: str) -> Catalogue:
+    """Catalogue entries (``models.schema.json#/$defs/model``) by match key and variant."""
     table: dict[str, Preset] = {}
-    for name, entry in (loaded.get("presets") or {}).items():
-        preset = Preset(name, entry.get("config", {}), entry.get("parameters"), "preset")
+    variants: dict[str, tuple[Preset, str]] = {}
+    for name, entry in entries.items():
+        preset = Preset(
+            name,
+            entry.get("config", {}),
+            entry.get("parameters"),
+            source,
+            entry.get("parametersExact", True),
+            entry.get("quantization"),
+            entry.get("source"),
+        )
         for alias in (name, *entry.get("aliases", [])):
             table.setdefault(match_key(alias), preset)
-    return table
+        for variant in entry.get("variants", ()):
+            variants[_variant_key(variant["id"])] = (preset, variant["quantization"])
+    return Catalogue(table, variants)
+
+
+def _user_entry(name: str, raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A ``model.presets`` value: a catalogue entry (with ``config``) or, as before,
+    the ``config.json`` fields themselves."""
+    return raw if isinstance(raw.get("config"), Mapping) else {"config": raw}
 
 
 def find_preset(model_id: str, settings: ModelSettings) -> Preset | None:
     key = match_key(model_id)
-    for name, config in settings.presets.items():
-        if match_key(name) == key:
-            return Preset(name, config, None, "settings")
+    user = build_catalogue(
+        {name: _user_entry(name, raw) for name, raw in settings.presets.items()}, "settings"
+    )
+    found = user.variants.get(_variant_key(model_id), (None, ""))[0] or user.by_key.get(key)
+    if found is not None:
+        return found
     for name, path in settings.model_configs.items():
         if match_key(name) == key:
             return Preset(name, _read_config(path), None, path)
-    return _packaged().get(key)
+    packaged = packaged_catalogue()
+    variant = packaged.variants.get(_variant_key(model_id))
+    return variant[0] if variant else packaged.by_key.get(key)
+
+
+def variant_quantization(model_id: str, settings: ModelSettings) -> str | None:
+    """The quantisation of a known quantized checkpoint (``Qwen/Qwen2.5-7B-Instruct-AWQ``)."""
+    key = _variant_key(model_id)
+    user = build_catalogue(
+        {name: _user_entry(name, raw) for name, raw in settings.presets.items()}, "settings"
+    )
+    for table in (user, packaged_catalogue()):
+        if key in table.variants:
+            return table.variants[key][1]
+    return None
 
 
 @functools.cache
@@ -137,6 +237,8 @@ def model_facts(
     config = preset.config
     out["source"] = preset.source
     out["preset"] = preset.key
+    if preset.config_url:
+        out["config_url"] = preset.config_url
     for field in _FIELDS:
         if field in config and config[field] is not None:
             out[field] = config[field]
@@ -148,14 +250,39 @@ def model_facts(
         out["head_dim"] = config["hidden_size"] // config["num_attention_heads"]
     if "num_key_value_heads" not in out and "num_attention_heads" in out:
         out["num_key_value_heads"] = out["num_attention_heads"]
-    out["dtype"] = str(config.get("torch_dtype") or config.get("dtype") or "bfloat16")
+    checkpoint = str(config.get("torch_dtype") or config.get("dtype") or "bfloat16")
+    # vLLM loads a float32 checkpoint in 16 bits when --dtype is auto ("Downcast for
+    # float32 models", vllm-project/vllm:vllm/config/model.py _resolve_auto_dtype), so its
+    # weights and KV cache take 2 bytes per value; 4 would invent a shortfall.
+    out["dtype"] = "bfloat16" if checkpoint in ("float32", "float") else checkpoint
+    if out["dtype"] != checkpoint:
+        out["checkpoint_dtype"] = checkpoint
+    quantization = _checkpoint_quantization(model_id, preset, config, settings)
+    if quantization:
+        out["quantization"] = quantization
     parameters = preset.parameters or estimate_parameters(config)
     if parameters:
         out["parameters"] = parameters
         per_param, exact = weight_dtype_bytes(model_id, engine, out["dtype"])
+        if quantization and exact:
+            per_param, exact = QUANTIZATION_BYTES.get(quantization, 1), False
         out["weight_bytes"] = int(parameters * per_param)
-        out["weight_bytes_exact"] = exact
+        out["weight_bytes_exact"] = exact and preset.parameters_exact
     return out
+
+
+def _checkpoint_quantization(
+    model_id: str, preset: Preset, config: Mapping[str, Any], settings: ModelSettings
+) -> str | None:
+    """How the checkpoint itself is quantized: a known variant, the entry, or the
+    ``quantization_config`` of a user's config.json."""
+    found = variant_quantization(model_id, settings) or preset.quantization
+    if found:
+        return found
+    qconfig = config.get("quantization_config")
+    if isinstance(qconfig, Mapping) and isinstance(qconfig.get("quant_method"), str):
+        return str(qconfig["quant_method"]).lower()
+    return None
 
 
 def weight_dtype_bytes(model_id: str, engine: Mapping[str, Any], dtype: str) -> tuple[float, bool]:
@@ -165,6 +292,8 @@ def weight_dtype_bytes(model_id: str, engine: Mapping[str, Any], dtype: str) -> 
     for hint, size in _QUANT_HINTS:
         if hint in quantization or re.search(rf"[-_.]{hint}([-_.]|$)", name):
             return size, False
+    if re.search(r"[-_.](i?q[2-8](_[a-z0-9]+)*)(\.gguf|$)|[-_.]gguf$", name):
+        return 0.5, False  # a GGUF file: mostly 4- to 8-bit blocks
     if quantization and quantization != "none":
         # nf4/fp4 (bitsandbytes-nf4, …) hold 4-bit weights; other schemes about 1 byte.
         return (0.5 if re.search(r"nf4|fp4|4bit|marlin", quantization) else 1), False
@@ -175,7 +304,16 @@ def weight_dtype_bytes(model_id: str, engine: Mapping[str, Any], dtype: str) -> 
 
 
 def estimate_parameters(config: Mapping[str, Any]) -> int | None:
-    """Parameters of a decoder-only transformer from its config (dense, GQA, Mixtral MoE)."""
+    """Parameters of a decoder-only transformer from its config: dense GQA models (Llama,
+    Mistral, Qwen 2/3, Gemma 2/3, Phi-3), Mixtral-style and Qwen-style MoE. None for the
+    model types the formula does not describe (MLA, interleaved MoE, per-layer block
+    configs, hybrid layers, biased or ungated MLPs), whose count it would overstate."""
+    model_type = str(config.get("model_type", ""))
+    if (model_type and model_type not in _ESTIMATED_TYPES) or any(
+        config.get(k) is not None
+        for k in ("kv_lora_rank", "block_configs", "n_routed_experts", "layers_block_type")
+    ):
+        return None
     h, layers, heads = (
         _int(config.get(k)) for k in ("hidden_size", "num_hidden_layers", "num_attention_heads")
     )
@@ -184,12 +322,19 @@ def estimate_parameters(config: Mapping[str, Any]) -> int | None:
         return None
     kv = _int(config.get("num_key_value_heads")) or heads
     dim = _int(config.get("head_dim")) or h // heads
-    model_type = str(config.get("model_type", ""))
-    bias = config.get("attention_bias") is True or model_type.startswith("qwen2")
+    bias = config.get("attention_bias") is True or model_type in ("qwen2", "qwen2_moe")
     attention = 2 * h * heads * dim + 2 * h * kv * dim + (heads * dim + 2 * kv * dim) * bias
+    if model_type in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text"):
+        attention += 2 * dim  # q_norm and k_norm
     experts = _int(config.get("num_local_experts")) or _int(config.get("num_experts"))
-    mlp = 3 * h * inter * (experts or 1) + (h * experts if experts else 0)
-    norms = (4 if model_type.startswith("gemma") else 2) * h
+    moe_inter = _int(config.get("moe_intermediate_size"))
+    if experts and moe_inter:
+        shared = _int(config.get("shared_expert_intermediate_size"))
+        mlp = 3 * h * moe_inter * experts + h * experts + (3 * h * shared + h if shared else 0)
+    else:
+        mlp = 3 * h * inter * (experts or 1) + (h * experts if experts else 0)
+    # Gemma 2 and 3 add a norm after attention and after the MLP to the two pre-norms.
+    norms = (4 if model_type in ("gemma2", "gemma3", "gemma3_text") else 2) * h
     tied = config.get("tie_word_embeddings", model_type.startswith("gemma")) is True
     return vocab * h * (1 if tied else 2) + layers * (attention + mlp + norms) + h
 

@@ -16,6 +16,9 @@ class ModelSettings:
     - ``model_configs``: paths of Hugging Face ``config.json`` files, keyed by model id.
     - ``gpu_memory_bytes``: GPU memory when the manifest does not name the GPU type.
     - ``gpu_product``: GPU type (``NVIDIA-L4``) when the manifest does not name it.
+    - ``gpus``: GPU catalogue entries added or replaced (``model.gpus``), keyed by product.
+    - ``instance_types``: cloud instance types added or replaced (``model.instanceTypes``),
+      each ``{"gpu": product, "count": GPUs per instance}``.
     - ``model_load_seconds``: the measured start-up time of the model servers (container
       start to ready, warm caches), for the probe rules: a probe that gives up sooner
       restarts the server forever (catalog PROBE-001/002).
@@ -26,6 +29,8 @@ class ModelSettings:
     model_configs: Mapping[str, str] = dataclasses.field(default_factory=dict)
     gpu_memory_bytes: int | None = None
     gpu_product: str | None = None
+    gpus: Mapping[str, Mapping[str, object]] = dataclasses.field(default_factory=dict)
+    instance_types: Mapping[str, Mapping[str, object]] = dataclasses.field(default_factory=dict)
     model_load_seconds: float | None = None
 
 

@@ -66,6 +66,12 @@ def _registry() -> Any:
 
     resources = [
         (f"{_BASE}{name}", Resource.from_contents(load_schema(name)))
-        for name in ("config.schema.json", "policy.schema.json", "policytest.schema.json")
+        for name in (
+            "config.schema.json",
+            "policy.schema.json",
+            "policytest.schema.json",
+            "models.schema.json",
+            "gpus.schema.json",
+        )
     ]
     return Registry().with_resources(resources)

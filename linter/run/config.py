@@ -207,8 +207,18 @@ def model_settings(raw: dict[str, Any], root: Path) -> ModelSettings:
         model_configs={model: str(root / p) for model, p in raw.get("modelConfigs", {}).items()},
         gpu_memory_bytes=None if memory is None else parse_quantity(memory),
         gpu_product=raw.get("gpuProduct"),
+        gpus={name: _gpu_entry(entry) for name, entry in raw.get("gpus", {}).items()},
+        instance_types=raw.get("instanceTypes", {}),
         model_load_seconds=None if load_time is None else parse_duration(load_time),
     )
+
+
+def _gpu_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A ``model.gpus`` entry as a catalogue entry: ``memory`` (a quantity) as ``memoryMiB``."""
+    out = {key: value for key, value in entry.items() if key != "memory"}
+    if "memory" in entry:
+        out["memoryMiB"] = parse_quantity(entry["memory"]) // 2**20
+    return out
 
 
 def parse_quantity(value: int | str) -> int:
