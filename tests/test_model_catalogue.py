@@ -390,7 +390,10 @@ def test_a_big_model_on_an_instance_type_fails_to_load(run_line: Callable[..., R
         "raise tensor_parallel_size (with as many GPUs) or use a quantized checkpoint"
     )
     # The MoE model over the four L40S of a g6e.12xlarge fits: nothing else is reported.
-    assert result.output.splitlines()[1:] == ["1 error, 0 warnings, 0 info in 1 file"]
+    assert result.output.splitlines()[1:] == [
+        "coverage: 1 file, 2 workloads recognised (vllm 2)",
+        "1 error, 0 warnings, 0 info in 1 file",
+    ]
 
 
 def test_user_catalogue_entries_reach_the_rules(run_line: Callable[..., Result]) -> None:
@@ -405,5 +408,6 @@ def test_user_catalogue_entries_reach_the_rules(run_line: Callable[..., Result])
         "TP=1, at or above the 14.4 GiB that gpu_memory_utilization 0.90 allows on the ACME "
         'Accel 16G (16.0 GiB): the weights load, then vLLM stops with "No available memory for '
         'the cache blocks"; raise gpu_memory_utilization or tensor_parallel_size',
+        "coverage: 1 file, 1 workload recognised (vllm 1)",
         "1 error, 0 warnings, 0 info in 1 file",
     ]
