@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import re
+import struct
 from pathlib import Path
+from random import Random
 
 import pytest
 
@@ -11,6 +14,7 @@ from linter.errors import PolicyError
 from linter.parsing.documents import parse_yaml
 from linter.policy import load_policies
 from linter.policy.engine import document_subject, evaluate
+from linter.policy.expr import activation, compile_expression
 from linter.policy.template import Placeholder, TemplateError, parse, text_of
 
 DOC = """\
@@ -159,6 +163,8 @@ def test_parse_skips_string_literals_and_escapes() -> None:
         (3, "3"),
         (2.0, "2"),
         (0.25, "0.25"),
+        (123456789.5, "1.234567895e+08"),
+        (float("nan"), "nan"),
         ("s", "s"),
         ([1, "a"], "1, a"),
         ({"k": 1}, "{k: 1}"),
@@ -167,3 +173,15 @@ def test_parse_skips_string_literals_and_escapes() -> None:
 )
 def test_values_as_text(value: object, text: str) -> None:
     assert text_of(value) == text
+
+
+def test_doubles_print_as_cel_string_prints_them() -> None:
+    """Placeholders and ``string()`` agree, so ``{{ x }}`` can replace ``string(x)``."""
+    random = Random(12)
+    values = [2.0, 0.9, 1e20, 1 / 3, 123456789.5, 1e-7, -0.0, 1e15, 0.1 + 0.2, 1e-4, 9.99e-5]
+    values += [999999.5, 1000000.0, -2.5, 5e-324, 1.7976931348623157e308, 1e300 * 10, -1e309]
+    values += [struct.unpack("d", struct.pack("Q", random.getrandbits(64)))[0] for _ in range(500)]
+    values += [random.uniform(-1e7, 1e7) for _ in range(500)]
+    values = [v for v in values if not math.isnan(v)]
+    string = compile_expression("string(doc)")
+    assert [text_of(v) for v in values] == [string.evaluate(activation({"doc": v})) for v in values]

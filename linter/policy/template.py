@@ -8,9 +8,9 @@ the policy loads. Its value is inserted as text and never read as a template aga
 
 - ``{{`` starts a placeholder, which runs to the first ``}}`` outside a CEL string
   literal; a literal ``{{`` in the text is written ``{{ '{{' }}``.
-- Strings print as they are, integers in decimal, whole doubles without ``.0``, other
-  doubles in full (``fixed(x, 2)`` rounds), booleans ``true``/``false``, null ``null``,
-  lists their items joined by ``, ``, durations as ``human_seconds`` prints them.
+- Scalars print as CEL's ``string()`` prints them (``0.9``, ``2`` for 2.0, ``1e+20``;
+  ``fixed(x, 2)`` rounds), null ``null``, lists their items joined by ``, ``, durations
+  as ``human_seconds`` prints them.
 - A placeholder that cannot be evaluated (a missing field not guarded with ``has()``)
   prints ``<error: WHAT>`` in its place: the rule failed, so its finding is reported,
   with its location and severity, whatever the message says.
@@ -132,9 +132,7 @@ def text_of(value: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, float):
-        if math.isfinite(value) and value.is_integer() and abs(value) < 1e16:
-            return f"{int(value)}"
-        return repr(value)
+        return double_text(value)
     if isinstance(value, list | tuple):
         return ", ".join(text_of(v) for v in value)
     if isinstance(value, dict):
@@ -144,3 +142,31 @@ def text_of(value: Any) -> str:
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
     return str(value)
+
+
+def double_text(value: float) -> str:
+    """A double as CEL's ``string()`` writes it: the shortest digits that read back as the
+    same double, in fixed notation for exponents from -4 to 5, else as ``1.5e+07``."""
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if value == 0:
+        return "-0" if math.copysign(1.0, value) < 0 else "0"
+    digits, exponent = _shortest_digits(abs(value))
+    sign = "-" if value < 0 else ""
+    if -4 <= exponent < 6:
+        return f"{sign}{abs(value):.{max(0, len(digits) - 1 - exponent)}f}"
+    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    return f"{sign}{mantissa}e{'+' if exponent >= 0 else '-'}{abs(exponent):02d}"
+
+
+def _shortest_digits(value: float) -> tuple[str, int]:
+    """The significant digits of ``repr(value)`` (positive) and its decimal exponent."""
+    mantissa, _, exponent_text = repr(value).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    fraction = "" if fraction == "0" else fraction
+    joined = whole + fraction
+    leading = len(joined) - len(joined.lstrip("0"))
+    exponent = len(whole) - 1 - leading + (int(exponent_text) if exponent_text else 0)
+    return joined.strip("0") or "0", exponent
