@@ -1,7 +1,7 @@
 """Loaded policies kept in the user's cache folder, keyed by their files' content.
 
-Parsing the policy files and compiling their CEL costs more than linting a values file
-(issue 8), and a pre-commit hook pays it on every commit although the policies rarely
+Parsing the policy files and compiling their CEL costs more than linting a values file,
+and a pre-commit hook pays it on every commit although the policies rarely
 change. So a loaded policy set is stored, with every expression compiled and serialised
 by cel-expr-python (deserialising is several times faster than compiling, and happens
 only for the expressions a run evaluates), in ``$XDG_CACHE_HOME/servelint`` (default

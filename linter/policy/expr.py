@@ -69,7 +69,7 @@ class Bindings:
 # it happens again for every new Activation. So each subject has one Activation, and
 # ``variables``, ``item`` and ``index`` reach an expression through functions that read
 # the bindings of the evaluation in progress: ``cel.bind(variables, servelint.variables(),
-# EXPR)`` sees exactly the values a fresh Activation would have held (issue 8).
+# EXPR)`` sees exactly the values a fresh Activation would have held.
 _CURRENT = threading.local()
 _UNWRAPPABLE = object()
 _BOUND_NAMES = {
