@@ -185,3 +185,14 @@ def test_doubles_print_as_cel_string_prints_them() -> None:
     values = [v for v in values if not math.isnan(v)]
     string = compile_expression("string(doc)")
     assert [text_of(v) for v in values] == [string.evaluate(activation({"doc": v})) for v in values]
+
+
+def test_every_builtin_template_compiles_and_validates() -> None:
+    """Built-in policies compile lazily; loaded as a user's they are schema-checked and
+    every placeholder is compiled, so a typo in a message fails here, not in a finding."""
+    folder = Path(__file__).resolve().parent.parent / "policies"
+    policies = load_policies([str(folder)], builtin=False)
+    templates = [r.message_template for p in policies for r in p.rules if r.message_template]
+    assert len(policies) == len(list(folder.glob("*.yaml")))
+    assert len(templates) >= 100
+    assert all(e.compiled for t in templates for e in t.expressions)
