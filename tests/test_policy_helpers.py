@@ -82,6 +82,18 @@ def test_helper_values(text: str, expected: object) -> None:
     [
         ("quantity_bytes('16GB')", "quantity_bytes(): '16GB' is not a Kubernetes quantity"),
         ("quantity_bytes('')", "quantity_bytes(): '' is not a Kubernetes quantity"),
+        (
+            "quantity_bytes('1e999999')",
+            "quantity_bytes(): '1e999999' is outside the 64-bit integer range",
+        ),
+        (
+            "quantity_bytes('1e99999999')",
+            "quantity_bytes(): '1e99999999' is not a Kubernetes quantity",
+        ),
+        (
+            "quantity_bytes('9Ei')",
+            "quantity_bytes(): '9Ei' is outside the 64-bit integer range",
+        ),
         ("seconds('30')", "seconds(): '30' has no unit (write 30s or 30ms)"),
         (
             "seconds('soon')",

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from linter.model.quantities import duration_ms, memory_bytes
+from linter.model.quantities import duration_ms, memory_bytes, parse_quantity
 
 _UNITS = {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 _HUMAN_UNITS = (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
@@ -64,10 +64,18 @@ def quantity_bytes(quantity: Any) -> int:
     as Kubernetes does."""
     if isinstance(quantity, float):
         _finite("quantity_bytes", quantity)
-    found = memory_bytes(quantity)
-    if found is None:
+    try:
+        parsed = parse_quantity(quantity)
+    except ArithmeticError:  # an exponent beyond Decimal's range
+        parsed = None
+    if parsed is None:
         raise ValueError(f"quantity_bytes(): {quantity!r} is not a Kubernetes quantity")
-    return _int64("quantity_bytes", found)
+    # Checked before converting: 1e999999 is a valid quantity whose integer takes minutes.
+    if abs(parsed) >= _INT64:
+        raise ValueError(f"quantity_bytes(): {quantity!r} is outside the 64-bit integer range")
+    found = memory_bytes(quantity)
+    assert found is not None  # parse_quantity read it
+    return found
 
 
 def human_bytes(count: float) -> str:
