@@ -216,3 +216,45 @@ def test_the_policy_cache_keys_on_the_helper_declarations(
     cache._code_key.cache_clear()
     assert before is not None and after is not None
     assert before != after
+
+
+@pytest.mark.parametrize(
+    ("expression", "error"),
+    [
+        (
+            "seconds(doc.metadata.name) > 0.0",
+            "seconds(): 'vllm' is not a duration such as 30s, 1m30s or 500ms",
+        ),
+        ("fixed(1.0, size(doc.metadata.name) * 2) != ''", "fixed(): digits must be 0 to 6, not 8"),
+        (
+            "human_bytes(double(doc.spec.replicas) / 0.0) != ''",
+            "human_bytes(): inf is not a finite number",
+        ),
+        (
+            "gib(doc.spec.replicas * 9000000000) > 0",
+            "gib(): 28991029248000000000 is outside the 64-bit integer range",
+        ),
+        (
+            "in_gib(doc.spec.replicas) > 0.0 && quantity_bytes('x') > 0",
+            "quantity_bytes(): 'x' is not a Kubernetes quantity",
+        ),
+    ],
+)
+def test_every_helper_error_is_a_finding_not_a_traceback(
+    tmp_path: Path, expression: str, error: str
+) -> None:
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    (folder / "p.yaml").write_text(
+        "apiVersion: servelint/v1\nkind: Policy\nmetadata: {name: p}\nspec:\n"
+        "  target: document\n  rules:\n    - id: r\n      severity: error\n"
+        f'      expression: "{expression}"\n      message: x\n',
+        encoding="utf-8",
+    )
+    policies = load_policies([str(folder)], builtin=False)
+    parsed = parse_yaml("d.yaml", "metadata: {name: vllm}\nspec: {replicas: 3}\n")
+    findings = evaluate(policies, [document_subject(d) for d in parsed.documents])
+    assert [(f.rule_id, f.severity.label, f.line, f.column) for f in findings] == [
+        ("p/r", "error", 1, 1)
+    ]
+    assert findings[0].message == f"cannot evaluate rule: {error}"
