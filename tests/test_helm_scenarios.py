@@ -21,7 +21,7 @@ BEFORE = ["--no-config", "--today", "2026-11-30"]
 # Scenario 1, word for word up to the closing parenthesis.
 KV = (
     f"{CHART}/values-prod.yaml:42:7: error vllm-kv/one-sequence-does-not-fit max_model_len "
-    "131072 needs 16.0 GiB of KV cache (128 KiB per token); about 5 GiB are left after the "
+    "131072 needs 16 GiB of KV cache (128 KiB per token); about 5.3 GiB are left after the "
     "weights (Llama-3.1-8B-Instruct, TP=1, NVIDIA L4, gpu_memory_utilization 0.90)"
 )
 KV_REST = (

@@ -233,8 +233,8 @@ CASES: dict[str, tuple[int, list[str], str]] = {
             "enforcing the Pod Security Standard baseline reject privileged pods; set memory "
             "requests and limits instead",
             "deployment.yaml:40:22: warning kubernetes-memory/memory-volumes-fill-memory-limit "
-            "the memory-backed volumes of container cache-warmer may hold 8192 MiB and its memory"
-            " limit is 4096 MiB: their pages count against that limit, so once they fill the "
+            "the memory-backed volumes of container cache-warmer may hold 8 GiB and its memory"
+            " limit is 4 GiB: their pages count against that limit, so once they fill the "
             "container is OOM-killed; raise the limit or lower the sizeLimits",
         ],
         "0 errors, 4 warnings, 0 info in 1 file",
@@ -428,8 +428,8 @@ CASES: dict[str, tuple[int, list[str], str]] = {
             "under node memory pressure the kubelet evicts it first; set cpu and memory requests "
             "(and limits equal to them for Guaranteed)",
             "deployment.yaml:35:13: warning shm/dev-shm-fills-memory-limit the memory-backed "
-            "volumes of container vllm (/dev/shm) may hold 32768 MiB, and its memory limit is "
-            "32768 MiB: their pages count against that limit, so a full /dev/shm leaves nothing "
+            "volumes of container vllm (/dev/shm) may hold 32 GiB, and its memory limit is "
+            "32 GiB: their pages count against that limit, so a full /dev/shm leaves nothing "
             "for the server and the container is OOM-killed; raise the limit above the volumes "
             "plus the server's own memory, or lower the sizeLimit",
             "deployment.yaml:53:7: warning shm/host-ipc hostIPC: true shares the node's IPC "

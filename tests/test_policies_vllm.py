@@ -38,10 +38,10 @@ FORMS = ("manifests", "shell", "values", "production-stack")
 # without "values-", or a production-stack modelSpec name.
 MESSAGES: dict[tuple[str, str], str] = {
     ("awq-one-l4", "vllm-kv/weights-may-not-fit"): (
-        "Meta-Llama-3.1-70B-Instruct-AWQ-INT4 needs about 32.9 GiB of weights per GPU at "
-        "TP=1, more than the 22.5 GiB of the NVIDIA L4: vLLM would fail with CUDA out of "
-        "memory while loading the weights. An estimate: the size of quantized weights is "
-        "approximate"
+        "Meta-Llama-3.1-70B-Instruct-AWQ-INT4 needs about 32.9 GiB of weights per GPU at TP=1; "
+        "the NVIDIA L4 has 22.5 GiB, 20.2 GiB of it at gpu_memory_utilization 0.90: vLLM would "
+        "fail with CUDA out of memory while loading the weights. An estimate: the size of "
+        "quantized weights is approximate"
     ),
     ("both-limits", "vllm/decode-batches-without-cuda-graphs"): (
         "max_num_seqs 512 but CUDA graphs are captured only up to batch size 256 (vLLM's "
@@ -77,14 +77,13 @@ MESSAGES: dict[tuple[str, str], str] = {
     ),
     ("default-context", "vllm-kv/one-sequence-may-not-fit"): (
         "max_model_len 131072 (not set: vLLM takes it from the config of "
-        "meta-llama/Llama-3.1-8B-Instruct) needs 16.0 GiB of KV cache (128 KiB per "
-        "token), more than the about 4.3 GiB vLLM can give it (5.3 GiB left after the "
-        "weights on the NVIDIA L4 at gpu_memory_utilization 0.90, less about 1 GiB for "
-        "activations and CUDA graphs): about 35120 tokens fit, so vLLM will likely refuse "
-        "to start (To serve at least one request with the model's max seq len (131072) "
-        "... KV cache is needed, which is larger than the available KV cache memory). An "
-        "estimate: max_model_len is not written, so vLLM derives it from the config.json "
-        "it loads"
+        "meta-llama/Llama-3.1-8B-Instruct) needs 16 GiB of KV cache (128 KiB per token), more "
+        "than the about 4.3 GiB vLLM can give it (5.3 GiB left after the weights on the NVIDIA "
+        "L4 at gpu_memory_utilization 0.90, less about 1 GiB for activations and CUDA graphs): "
+        "about 35120 tokens fit, so vLLM will likely refuse to start (To serve at least one "
+        "request with the model's max seq len (131072) ... KV cache is needed, which is larger "
+        "than the available KV cache memory). An estimate: max_model_len is not written, so "
+        "vLLM derives it from the config.json it loads"
     ),
     ("h100-seqs", "vllm/decode-batches-without-cuda-graphs"): (
         "max_num_seqs 1024 but CUDA graphs are captured only up to batch size 512 (vLLM's "
@@ -93,29 +92,28 @@ MESSAGES: dict[tuple[str, str], str] = {
         "max_num_seqs"
     ),
     ("llama-70b-one-gpu", "vllm-kv/weights-do-not-fit"): (
-        "Llama-3.1-70B-Instruct (70.6B parameters in bfloat16) needs 131.4 GiB of weights "
-        "per GPU at TP=1, but the NVIDIA H100 80GB HBM3 has 79.6 GiB: vLLM fails with "
-        "CUDA out of memory while loading the weights; raise tensor_parallel_size (with "
-        "as many GPUs) or use a quantized checkpoint"
+        "Llama-3.1-70B-Instruct (70.6B parameters in bfloat16) needs 131.4 GiB of weights per "
+        "GPU at TP=1; the NVIDIA H100 80GB HBM3 has 79.6 GiB, 71.7 GiB of it at "
+        "gpu_memory_utilization 0.90: vLLM fails with CUDA out of memory while loading the "
+        "weights; raise tensor_parallel_size (with as many GPUs) or use a quantized checkpoint"
     ),
     ("long-context", "vllm-kv/one-sequence-does-not-fit"): (
-        "max_model_len 131072 needs 16.0 GiB of KV cache (128 KiB per token); about 5 GiB "
-        "are left after the weights (Llama-3.1-8B-Instruct, TP=1, NVIDIA L4, "
-        "gpu_memory_utilization 0.90), room for at most 43312 tokens: vLLM refuses to "
-        "start (To serve at least one request with the model's max seq len (131072), "
-        "16.00 GiB KV cache is needed, which is larger than the available KV cache "
-        "memory); lower max_model_len to at most 43312, or give the model more GPU memory"
+        "max_model_len 131072 needs 16 GiB of KV cache (128 KiB per token); about 5.3 GiB are "
+        "left after the weights (Llama-3.1-8B-Instruct, TP=1, NVIDIA L4, gpu_memory_utilization "
+        "0.90), room for at most 43312 tokens: vLLM refuses to start (To serve at least one "
+        "request with the model's max seq len (131072), 16.00 GiB KV cache is needed, which is "
+        "larger than the available KV cache memory); lower max_model_len to at most 43312, or "
+        "give the model more GPU memory"
     ),
     ("long-context", "vllm/enforce-eager"): (
         "--enforce-eager switches CUDA graphs off: every decode step runs eagerly, which "
         "costs steady-state decode throughput and latency; drop it outside debugging"
     ),
     ("low-utilization", "vllm-kv/weights-do-not-fit"): (
-        "Llama-3.1-8B-Instruct (8.0B parameters in bfloat16) needs 15.0 GiB of weights "
-        "per GPU at TP=1, at or above the 11.2 GiB that gpu_memory_utilization 0.50 "
-        'allows on the NVIDIA L4 (22.5 GiB): the weights load, then vLLM stops with "No '
-        'available memory for the cache blocks"; raise gpu_memory_utilization or '
-        "tensor_parallel_size"
+        "Llama-3.1-8B-Instruct (8.0B parameters in bfloat16) needs 15.0 GiB of weights per GPU "
+        "at TP=1; the NVIDIA L4 has 22.5 GiB, 11.2 GiB of it at gpu_memory_utilization 0.50: "
+        'the weights load, then vLLM stops with "No available memory for the cache blocks"; '
+        "raise gpu_memory_utilization or tensor_parallel_size"
     ),
     ("many-seqs-l4", "vllm/decode-batches-without-cuda-graphs"): (
         "max_num_seqs 4096 but CUDA graphs are captured only up to batch size 512 (vLLM's "
@@ -170,14 +168,14 @@ MESSAGES: dict[tuple[str, str], str] = {
         "KV cache per GPU is no smaller than at tensor_parallel_size 8"
     ),
     ("qwen-beyond-context", "vllm-kv/one-sequence-may-not-fit"): (
-        "max_model_len 131072 needs 7.0 GiB of KV cache (56 KiB per token), more than the "
-        "about 5.1 GiB vLLM can give it (6.1 GiB left after the weights on the NVIDIA L4 "
-        "at gpu_memory_utilization 0.90, less about 1 GiB for activations and CUDA "
-        "graphs): about 94737 tokens fit, so vLLM will likely refuse to start (To serve "
-        "at least one request with the model's max seq len (131072) ... KV cache is "
-        "needed, which is larger than the available KV cache memory). An estimate: "
-        "max_model_len is above the 32768 tokens of the model's config, which vLLM "
-        "refuses first unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 or rope scaling is given"
+        "max_model_len 131072 needs 7 GiB of KV cache (56 KiB per token), more than the about "
+        "5.1 GiB vLLM can give it (6.1 GiB left after the weights on the NVIDIA L4 at "
+        "gpu_memory_utilization 0.90, less about 1 GiB for activations and CUDA graphs): about "
+        "94737 tokens fit, so vLLM will likely refuse to start (To serve at least one request "
+        "with the model's max seq len (131072) ... KV cache is needed, which is larger than the "
+        "available KV cache memory). An estimate: max_model_len is above the 32768 tokens of "
+        "the model's config, which vLLM refuses first unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 or "
+        "rope scaling is given"
     ),
     ("removed-flags", "vllm/block-size-unsupported"): (
         "--block-size 24 is not a multiple of 16: vLLM 0.18.0 then skips the preferred "
@@ -210,29 +208,30 @@ MESSAGES: dict[tuple[str, str], str] = {
         "arguments: --swap-space); delete it (the V1 engine never used the swap space)"
     ),
     ("sglang-70b", "sglang-kv/weights-exceed-mem-fraction-static"): (
-        "Llama-3.1-70B-Instruct needs 65.7 GiB of weights per GPU at tp_size 2, but the "
-        "NVIDIA L4 has 22.5 GiB: SGLang fails with CUDA out of memory while loading the "
-        "weights; raise --tp (with as many GPUs) or use a quantized checkpoint"
+        "Llama-3.1-70B-Instruct needs 65.7 GiB of weights per GPU at tp_size 2; the NVIDIA L4 "
+        "has 22.5 GiB, 18.7 GiB of it for weights and KV cache at mem_fraction_static 0.83: "
+        "SGLang fails with CUDA out of memory while loading the weights; raise --tp (with as "
+        "many GPUs) or use a quantized checkpoint"
     ),
     ("sglang-awq", "sglang-kv/weights-may-exceed-mem-fraction-static"): (
         "Meta-Llama-3.1-70B-Instruct-AWQ-INT4 needs about 32.9 GiB of weights per GPU at "
-        "tp_size 1, more than the 22.5 GiB of the NVIDIA L4: SGLang would fail with CUDA "
-        "out of memory while loading the weights. An estimate: the size of quantized "
-        "weights is approximate"
+        "tp_size 1; the NVIDIA L4 has 22.5 GiB, about 20.2 GiB of it for weights and KV cache "
+        "at mem_fraction_static 0.90: SGLang would fail with CUDA out of memory while loading "
+        "the weights. An estimate: the size of quantized weights is approximate"
     ),
     ("sglang-low-fraction", "sglang-kv/weights-exceed-mem-fraction-static"): (
-        "Llama-3.1-8B-Instruct needs 15.0 GiB of weights per GPU at tp_size 1, at or "
-        "above the 13.5 GiB that mem_fraction_static 0.60 gives weights and KV cache on "
-        "the NVIDIA L4: no room is left for the KV pool and SGLang stops at start-up "
-        "(RuntimeError: Not enough memory. Please try to increase "
-        "--mem-fraction-static.); raise --mem-fraction-static or --tp"
+        "Llama-3.1-8B-Instruct needs 15.0 GiB of weights per GPU at tp_size 1; the NVIDIA L4 "
+        "has 22.5 GiB, 13.5 GiB of it for weights and KV cache at mem_fraction_static 0.60: no "
+        "room is left for the KV pool and SGLang stops at start-up (RuntimeError: Not enough "
+        "memory. Please try to increase --mem-fraction-static.); raise --mem-fraction-static or "
+        "--tp"
     ),
     ("sglang-t4", "sglang-kv/weights-may-exceed-mem-fraction-static"): (
-        "Llama-3.1-8B-Instruct needs 15.0 GiB of weights per GPU at tp_size 1, at or "
-        "above the about 11.4 GiB that mem_fraction_static 0.76 gives weights and KV "
-        "cache on the Tesla T4: SGLang would find no room for the KV pool (Not enough "
-        "memory. Please try to increase --mem-fraction-static.). An estimate: "
-        "mem_fraction_static is not written, and its automatic value is approximated"
+        "Llama-3.1-8B-Instruct needs 15.0 GiB of weights per GPU at tp_size 1; the Tesla T4 has "
+        "15 GiB, about 11.4 GiB of it for weights and KV cache at mem_fraction_static 0.76: "
+        "SGLang would find no room for the KV pool (Not enough memory. Please try to increase "
+        "--mem-fraction-static.). An estimate: mem_fraction_static is not written, and its "
+        "automatic value is approximated"
     ),
     ("tensor-parallel", "vllm/attention-heads-not-divisible"): (
         "Qwen/Qwen2.5-7B-Instruct has 28 attention heads, which tensor_parallel_size 8 "
@@ -250,12 +249,11 @@ MESSAGES: dict[tuple[str, str], str] = {
         "weights; use more shards (and GPUs) or a quantized checkpoint"
     ),
     ("tgi-long-context", "tgi-kv/max-total-tokens-does-not-fit"): (
-        "max_total_tokens 131072 needs 16.0 GiB of KV cache (128 KiB per token per "
-        "shard); at most 5 GiB are left after the weights (Llama-3.1-8B-Instruct, 1 "
-        "shard, NVIDIA L4, CUDA_MEMORY_FRACTION × TGI_WIGGLE_ROOM 0.90), room for at most "
-        "43312 tokens: TGI stops after warmup (Backend failed: Not enough memory to "
-        "handle `max_total_tokens=131072`); lower max_total_tokens to at most 43312, or "
-        "add shards"
+        "max_total_tokens 131072 needs 16 GiB of KV cache (128 KiB per token per shard); at "
+        "most 5.3 GiB are left after the weights (Llama-3.1-8B-Instruct, 1 shard, NVIDIA L4, "
+        "CUDA_MEMORY_FRACTION × TGI_WIGGLE_ROOM 0.90), room for at most 43312 tokens: TGI stops "
+        "after warmup (Backend failed: Not enough memory to handle `max_total_tokens=131072`); "
+        "lower max_total_tokens to at most 43312, or add shards"
     ),
     ("tgi-near-limit", "tgi-kv/max-total-tokens-may-not-fit"): (
         "max_total_tokens 40000 needs 4.9 GiB of KV cache (128 KiB per token per shard), "

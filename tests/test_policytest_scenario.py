@@ -68,4 +68,4 @@ def test_the_walkthrough_does_what_it_says(
                 assert result.output == expected, f"$ {command}"
                 last_exit = result.exit_code
                 commands_run += 1
-    assert commands_run == 8
+    assert commands_run == 9

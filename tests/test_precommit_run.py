@@ -352,7 +352,7 @@ def test_scenario_1_the_built_in_kv_rule_stops_the_prod_commit(
     )
     assert output[4].startswith(
         "charts/vllm/values-prod.yaml:42:7: error vllm-kv/one-sequence-does-not-fit "
-        "max_model_len 131072 needs 16.0 GiB of KV cache (128 KiB per token); about 5 GiB are "
+        "max_model_len 131072 needs 16 GiB of KV cache (128 KiB per token); about 5.3 GiB are "
         "left after the weights (Llama-3.1-8B-Instruct, TP=1, NVIDIA L4, "
         "gpu_memory_utilization 0.90)"
     )

@@ -1,16 +1,20 @@
-"""KV-cache capacity arithmetic (llm-servers.md §5 and §6.1), in bytes and tokens per GPU.
+"""KV-cache capacity arithmetic, in bytes and tokens per GPU (docs/serving-model.md,
+"capacity").
 
-Derived only when the model architecture and the GPU memory are known. Policies compare:
+Derived only when the model architecture and the GPU memory are known. These are
+quantities; the policies decide (policies/vllm-kv.yaml, sglang-kv.yaml, tgi-kv.yaml):
 
-- ``weight_bytes_per_gpu`` with ``gpu_memory_bytes``: weights that exceed the physical
-  memory fail with CUDA out-of-memory while loading (errata item 7);
-- ``kv_bytes_requested`` (one sequence of the longest length) with
-  ``free_after_weights_bytes_per_gpu`` (a lower-bound proof: no overhead counted) and with
-  ``kv_budget_bytes_per_gpu`` (after the fixed ``overhead_bytes_per_gpu`` allowance).
+- ``weight_bytes_per_gpu`` against ``gpu_memory_bytes`` (weights that exceed the physical
+  memory fail with CUDA out of memory while loading) and against
+  ``memory_budget_bytes_per_gpu`` (total × the server's memory fraction);
+- ``kv_bytes_requested`` (one sequence of the longest length) against
+  ``free_after_weights_bytes_per_gpu`` (a lower-bound proof: no overhead counted) and
+  against ``kv_budget_bytes_per_gpu`` (after the fixed ``overhead_bytes_per_gpu``
+  allowance).
 
 The allowance stands for activations at the default batch, CUDA-graph pools and memory
 outside the framework; vLLM and TGI reserve it inside their budget, SGLang outside
-``mem_fraction_static`` (§5), so it is 0 there.
+``mem_fraction_static``, so it is 0 there.
 """
 
 from __future__ import annotations
@@ -74,6 +78,8 @@ def capacity(
             {
                 "weight_bytes_per_gpu": per_gpu,
                 "weight_bytes_exact": bool(model.get("weight_bytes_exact")),
+                # Deprecated verdicts, kept for user policies that read them: compare
+                # weight_bytes_per_gpu with gpu_memory_bytes / memory_budget_bytes_per_gpu.
                 "weights_exceed_gpu_memory": per_gpu >= memory,
                 "weights_exceed_budget": per_gpu >= budget,
                 "free_after_weights_bytes_per_gpu": free,
@@ -101,7 +107,8 @@ def kv_dtype_bytes(effective: Mapping[str, Any], model: Mapping[str, Any]) -> fl
 def kv_bytes_per_token_per_gpu(
     model: Mapping[str, Any], tp: int, pp: int, dtype_bytes: float
 ) -> int | None:
-    """2 × ⌈L / PP⌉ × max(1, Hkv // TP) × head_dim × dtype bytes (§6.1); MLA: no factor 2."""
+    """2 × ⌈L / PP⌉ × max(1, Hkv // TP) × head_dim × dtype bytes; MLA: no factor 2
+    (vLLM's page_size_bytes, vllm/v1/kv_cache_interface.py)."""
     layers = math.ceil(_int(model.get("num_hidden_layers")) / pp)
     lora = _int(model.get("kv_lora_rank"))
     if lora:

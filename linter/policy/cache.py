@@ -1,7 +1,7 @@
 """Loaded policies kept in the user's cache folder, keyed by their files' content.
 
-Parsing the policy files and compiling their CEL costs more than linting a values file
-(issue 8), and a pre-commit hook pays it on every commit although the policies rarely
+Parsing the policy files and compiling their CEL costs more than linting a values file,
+and a pre-commit hook pays it on every commit although the policies rarely
 change. So a loaded policy set is stored, with every expression compiled and serialised
 by cel-expr-python (deserialising is several times faster than compiling, and happens
 only for the expressions a run evaluates), in ``$XDG_CACHE_HOME/servelint`` (default
@@ -9,7 +9,8 @@ only for the expressions a run evaluates), in ``$XDG_CACHE_HOME/servelint`` (def
 
 The key covers everything the stored objects depend on: the text and name of every
 policy file, whether it is built in, servelint's own modules that define or build the
-stored objects, and the versions of Python and cel-expr-python. Entries are written to a
+stored objects (the helper functions policies call among them: a compiled expression is
+only valid with the declarations it was checked against), and the versions of Python and cel-expr-python. Entries are written to a
 temporary file and renamed into place, so concurrent runs never read half a file; an
 entry whose checksum does not match (a truncated or corrupted file) is ignored and
 rewritten; only the newest entries are kept. Only policy sets that loaded without error
@@ -29,6 +30,7 @@ from pathlib import Path
 
 from linter._resources import schema_file
 from linter.policy.expr import runtime_fingerprint
+from linter.policy.helpers import declarations
 from linter.policy.model import Policy
 
 PolicyFile = tuple[str, str, bool]  # (source, text, built in)
@@ -38,6 +40,9 @@ KEEP = 8  # entries kept: a few policy sets (repositories, --policy-dir) and ver
 # The modules whose classes are pickled, or whose code decides what is stored.
 _CODE = (
     "linter.policy.expr",
+    "linter.policy.helpers",
+    "linter.policy.template",
+    "linter.model.quantities",
     "linter.findings",
     "linter.policy.model",
     "linter.policy.fused",
@@ -153,6 +158,7 @@ def _entry(files: Sequence[PolicyFile]) -> Path | None:
 def _code_key() -> bytes:
     digest = hashlib.sha256(sys.version.encode())
     digest.update(runtime_fingerprint().encode())
+    digest.update(declarations().encode())
     digest.update(schema_file(_SCHEMA).read_bytes())
     for name in _CODE:
         source = getattr(importlib.import_module(name), "__file__", None)
@@ -181,6 +187,8 @@ def _compile_all(policy: Policy) -> None:
             )
             if e is not None
         ]
+        if rule.message_template is not None:
+            expressions += rule.message_template.expressions
     for expression in expressions:
         expression.prepare()
     if policy.fused is not None:

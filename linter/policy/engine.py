@@ -235,6 +235,8 @@ def _check(
 
 
 def _message(rule: Rule, bound: Any, bindings: Bindings | None) -> str:
+    if rule.message_template is not None:
+        return rule.message_template.render(bound, bindings)
     if rule.message_expression is None:
         return rule.message or rule.id
     message = rule.message_expression.evaluate(bound, bindings)

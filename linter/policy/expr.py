@@ -16,6 +16,7 @@ from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_math, ext_strings
 
 from linter.errors import ExpressionError
+from linter.policy.helpers import SIGNATURES
 
 
 def _pin_none() -> None:
@@ -68,7 +69,7 @@ class Bindings:
 # it happens again for every new Activation. So each subject has one Activation, and
 # ``variables``, ``item`` and ``index`` reach an expression through functions that read
 # the bindings of the evaluation in progress: ``cel.bind(variables, servelint.variables(),
-# EXPR)`` sees exactly the values a fresh Activation would have held (issue 8).
+# EXPR)`` sees exactly the values a fresh Activation would have held.
 _CURRENT = threading.local()
 _UNWRAPPABLE = object()
 _BOUND_NAMES = {
@@ -303,11 +304,31 @@ def _environment() -> Any:
         )
         for name in ("variables", "item", "index")
     ]
+    functions += _helper_declarations()
     return cel.NewEnv(
         variables={name: cel.Type.INT if name == "index" else cel.Type.DYN for name in VARIABLES},
         extensions=[ext_strings.ExtStrings(), ext_math.ExtMath(), ext_bindings.ExtBindings()],
         functions=functions,
     )
+
+
+def _helper_declarations() -> list[Any]:
+    """The helper library (policy/helpers.py) as CEL function declarations."""
+    return [
+        cel.FunctionDecl(
+            name,
+            [
+                cel.Overload(
+                    f"servelint_{name}_{'_'.join(p.lower() for p in parameters)}",
+                    getattr(cel.Type, result),
+                    [getattr(cel.Type, p) for p in parameters],
+                    impl=impl,
+                )
+                for parameters, result, impl in overloads
+            ],
+        )
+        for name, overloads in SIGNATURES.items()
+    ]
 
 
 def _compile_raw(text: str) -> Any:
@@ -363,7 +384,14 @@ _MISSING_KEY = re.compile(r'Key not found in map ?: ?"?([^"]*)"?')
 
 def _clean(message: str) -> str:
     message = message.split(" [", 1)[0] if message.endswith("]") else message
-    for prefix in ("INVALID_ARGUMENT: ", "UNKNOWN: ", "NOT_FOUND: ", "INTERNAL: ", "CANCELLED: "):
+    for prefix in (
+        "INVALID_ARGUMENT: ",
+        "UNKNOWN: ",
+        "NOT_FOUND: ",
+        "INTERNAL: ",
+        "CANCELLED: ",
+        "OUT_OF_RANGE: ",
+    ):
         message = message.removeprefix(prefix)
     missing = _MISSING_KEY.search(message)
     if missing:

@@ -1,4 +1,4 @@
-"""One CEL expression that tells whether a policy passes on a subject (issue 8).
+"""One CEL expression that tells whether a policy passes on a subject.
 
 Evaluating a policy rule by rule costs an evaluation per condition, variable and rule,
 and every variable's value is turned into Python and back into CEL each time a rule

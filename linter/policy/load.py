@@ -26,6 +26,8 @@ from linter.policy.expr import (
 from linter.policy.fused import fuse
 from linter.policy.model import NamedExpr, Policy, Rule
 from linter.policy.schema import schema_errors
+from linter.policy.template import MessageTemplate, Placeholder, TemplateError, has_placeholders
+from linter.policy.template import parse as parse_template
 from linter.positions import PathT, format_path
 
 POLICY_API_VERSION = "servelint/v1"
@@ -215,11 +217,12 @@ def _build_rule(
 
     expression = compiled("expression")
     assert expression is not None  # required by the schema
+    message = raw.get("message")
     return Rule(
         id=f"{policy}/{raw['id']}",
         severity=Severity.parse(raw["severity"]),
         expression=expression,
-        message=raw.get("message"),
+        message=message,
         message_expression=compiled("messageExpression"),
         field_path=raw.get("fieldPath"),
         field_path_expression=compiled("fieldPathExpression"),
@@ -231,17 +234,68 @@ def _build_rule(
         source=document.source,
         line=document.span(base).line,
         needs=_rule_needs(document, base, raw, closures),
+        message_template=_template(document, (*base, "message"), message, compile_),
     )
+
+
+def _template(
+    document: Document, path: PathT, text: str | None, compile_: Any
+) -> MessageTemplate | None:
+    """``message`` with its placeholders compiled; None for a message without any."""
+    if text is None or not has_placeholders(text):
+        return None
+    try:
+        parts = parse_template(text)
+    except TemplateError as exc:
+        span = document.span(path)
+        raise PolicyError(
+            f"{document.source}:{span.line}:{span.column}: {format_path(path)}: invalid "
+            f"message template (at character {exc.offset + 1}): {exc}"
+        ) from exc
+    return MessageTemplate(
+        tuple(
+            part if isinstance(part, str) else _placeholder(document, path, part, compile_)
+            for part in parts
+        )
+    )
+
+
+def _placeholder(
+    document: Document, path: PathT, placeholder: Placeholder, compile_: Any
+) -> CompiledExpr:
+    try:
+        compiled: CompiledExpr = compile_(document, path, placeholder.text)
+    except PolicyError as exc:
+        raise PolicyError(
+            str(exc).replace(
+                "invalid CEL", f"invalid CEL in placeholder {{{{{placeholder.text}}}}}", 1
+            )
+        ) from exc
+    return compiled
+
+
+def _expression_texts(raw: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """Each CEL text of a rule with its key, message placeholders included."""
+    for key in _RULE_EXPRESSIONS:
+        text = raw.get(key)
+        if text is not None:
+            yield key, text
+    message = raw.get("message")
+    if isinstance(message, str) and has_placeholders(message):
+        try:
+            parts = parse_template(message)
+        except TemplateError:
+            return  # reported with its position when the template is built
+        for part in parts:
+            if isinstance(part, Placeholder):
+                yield "message", part.text
 
 
 def _rule_needs(
     document: Document, base: PathT, raw: dict[str, Any], closures: dict[str, tuple[str, ...]]
 ) -> tuple[str, ...]:
     wanted: set[str] = set()
-    for key in _RULE_EXPRESSIONS:
-        text = raw.get(key)
-        if text is None:
-            continue
+    for key, text in _expression_texts(raw):
         used = variable_references(text)
         names = set(closures) if used is None else used
         for name in sorted(names):

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from linter.findings import Severity
 from linter.policy.expr import CompiledExpr
+from linter.policy.template import MessageTemplate
 
 if TYPE_CHECKING:
     from linter.policy.fused import FusedCheck
@@ -39,6 +40,8 @@ class Rule:
     # The policy variables this rule reads (directly or through other variables), in
     # declaration order, so that they are evaluated before it.
     needs: tuple[str, ...] = ()
+    # ``message`` with {{ CEL }} placeholders (policy/template.py); None for plain text.
+    message_template: MessageTemplate | None = None
 
 
 @dataclasses.dataclass(frozen=True)
