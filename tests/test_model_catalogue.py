@@ -385,8 +385,9 @@ def test_a_big_model_on_an_instance_type_fails_to_load(run_line: Callable[..., R
     assert result.exit_code == 1
     assert result.output.splitlines()[0] == (
         f"{FIXTURES / 'qwen3-32b-g6.yaml'}:20:29: error vllm-kv/weights-do-not-fit Qwen3-32B "
-        "(32.8B parameters in bfloat16) needs 61.0 GiB of weights per GPU at TP=1, but the "
-        "NVIDIA L4 has 22.5 GiB: vLLM fails with CUDA out of memory while loading the weights; "
+        "(32.8B parameters in bfloat16) needs 61.0 GiB of weights per GPU at TP=1; the "
+        "NVIDIA L4 has 22.5 GiB, 20.2 GiB of it at gpu_memory_utilization 0.90: vLLM fails "
+        "with CUDA out of memory while loading the weights; "
         "raise tensor_parallel_size (with as many GPUs) or use a quantized checkpoint"
     )
     # The MoE model over the four L40S of a g6e.12xlarge fits: nothing else is reported.
@@ -405,9 +406,9 @@ def test_user_catalogue_entries_reach_the_rules(run_line: Callable[..., Result])
     assert result.output.splitlines() == [
         f"{folder / 'deployment.yaml'}:21:29: error vllm-kv/weights-do-not-fit "
         "support-llama-8b-v2 (8.0B parameters in bfloat16) needs 15.0 GiB of weights per GPU at "
-        "TP=1, at or above the 14.4 GiB that gpu_memory_utilization 0.90 allows on the ACME "
-        'Accel 16G (16.0 GiB): the weights load, then vLLM stops with "No available memory for '
-        'the cache blocks"; raise gpu_memory_utilization or tensor_parallel_size',
+        "TP=1; the ACME Accel 16G has 16 GiB, 14.4 GiB of it at gpu_memory_utilization 0.90: "
+        'the weights load, then vLLM stops with "No available memory for the cache blocks"; '
+        "raise gpu_memory_utilization or tensor_parallel_size",
         "coverage: 1 file, 1 workload recognised (vllm 1)",
         "1 error, 0 warnings, 0 info in 1 file",
     ]
