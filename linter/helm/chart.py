@@ -16,6 +16,7 @@ is reported once.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -85,10 +86,22 @@ def parse_environment(spec: str, chart: Chart) -> Environment:
         raise ValueError(f"'{spec}': give a name, as in prod=values-prod.yaml")
     if not sep:
         return Environment(name, (f"{chart.directory}/values-{name}.yaml",))
-    paths = tuple(p.strip() for p in files.split(",") if p.strip())
+    paths = tuple(_in_chart(p.strip(), chart) for p in files.split(",") if p.strip())
     if not paths:
         raise ValueError(f"'{spec}': give at least one values file after '='")
     return Environment(name, paths)
+
+
+def _in_chart(path: str, chart: Chart) -> str:
+    """A relative ``--env`` file is found in the chart, as ``--env NAME`` finds
+    ``values-NAME.yaml`` there; a path that exists only from the working directory (as
+    ``-f`` reads it) is kept, so both spellings work."""
+    if os.path.isabs(path):
+        return path
+    in_chart = f"{chart.directory.rstrip('/')}/{path}"
+    if Path(in_chart).is_file() or not Path(path).is_file():
+        return in_chart
+    return path
 
 
 def build_request(

@@ -46,8 +46,9 @@ def format_annotation(finding: Finding, root: Path) -> str:
 
 
 class GithubReporter:
-    def __init__(self, *, color: bool = False) -> None:
+    def __init__(self, *, color: bool = False, quiet: bool = False) -> None:
         self.color = color
+        self.quiet = quiet
 
     def report(self, result: RunResult, stream: TextIO) -> None:
         root = Path.cwd()

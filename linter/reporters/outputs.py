@@ -54,7 +54,12 @@ def plan_outputs(specs: Sequence[OutputSpec], default_path: str | None) -> list[
 
 
 def write_outputs(
-    result: RunResult, outputs: Sequence[OutputSpec], stdout: TextIO, *, color: bool
+    result: RunResult,
+    outputs: Sequence[OutputSpec],
+    stdout: TextIO,
+    *,
+    color: bool,
+    quiet: bool = False,
 ) -> None:
     """Write every report; a file that cannot be written is a tool failure (exit 3).
 
@@ -68,11 +73,11 @@ def write_outputs(
     for spec in sorted(outputs, key=lambda s: s.path is not None):
         reporter = get(spec.fmt)
         if spec.path is None:
-            reporter(color=color).report(result, stdout)
+            reporter(color=color, quiet=quiet).report(result, stdout)
             continue
         try:
             with open(spec.path, "w", encoding="utf-8") as handle:
-                reporter(color=False).report(result, handle)
+                reporter(color=False, quiet=quiet).report(result, handle)
         except OSError as exc:
             failures.append(
                 f"{spec.path}: cannot write the {spec.fmt} report: {exc.strerror or exc}"

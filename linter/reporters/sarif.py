@@ -145,8 +145,9 @@ def fingerprint(finding: Finding, relative: str | None = None) -> str:
 
 
 class SarifReporter:
-    def __init__(self, *, color: bool = False) -> None:
+    def __init__(self, *, color: bool = False, quiet: bool = False) -> None:
         self.color = color
+        self.quiet = quiet
 
     def report(self, result: RunResult, stream: TextIO) -> None:
         json.dump(as_sarif(result, Path.cwd()), stream, indent=2, ensure_ascii=False)
