@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from linter.findings import Severity
 from linter.policy.model import Policy, Rule
@@ -134,6 +135,13 @@ PIPELINE_RULES: dict[str, RuleMeta] = {
 }
 
 
+def is_link(text: str) -> bool:
+    """An absolute http(s) URL without spaces: what SARIF's ``format: uri`` accepts and a
+    code-scanning page can link (a team's own policy may cite sources in free text)."""
+    parsed = urlsplit(text)
+    return parsed.scheme in ("https", "http") and bool(parsed.netloc) and " " not in text
+
+
 def policy_rule_meta(rule: Rule) -> RuleMeta:
     return RuleMeta(
         rule.id,
@@ -141,7 +149,7 @@ def policy_rule_meta(rule: Rule) -> RuleMeta:
         rule.title,
         rule.description,
         rule.fix,
-        rule.references[0] if rule.references else None,
+        next((ref for ref in rule.references if is_link(ref)), None),
         rule.references,
         rule.source,
     )
