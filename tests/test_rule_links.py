@@ -100,7 +100,9 @@ def test_sarif_for_every_builtin_rule_is_valid_with_format_checking() -> None:
 
 
 def test_format_checking_rejects_a_helpuri_that_is_not_a_url() -> None:
-    log = as_sarif(RunResult([Finding("syntax", Severity.ERROR, "m", "a.yaml", 1, 1)], 1), Path.cwd())
+    log = as_sarif(
+        RunResult([Finding("syntax", Severity.ERROR, "m", "a.yaml", 1, 1)], 1), Path.cwd()
+    )
     assert list(_validator().iter_errors(log)) == []
     log["runs"][0]["tool"]["driver"]["rules"][0]["helpUri"] = "vllm-project/vllm:x.py (L1)"
     assert [e.message for e in _validator().iter_errors(log)] == [
