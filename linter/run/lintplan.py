@@ -135,6 +135,14 @@ def execute(plan: LintPlan) -> runner.RunResult:
             f"baseline {plan.write_baseline}: recorded {len(written.entries)} "
             f"finding{'s' * (len(written.entries) != 1)}"
         )
+        secrets = baselines.refused_secrets(findings)
+        if secrets:
+            notes.append(
+                f"baseline {plan.write_baseline}: {secrets} committed "
+                f"secret{'s' * (secrets != 1)} not recorded: a secret stays in the history "
+                "of the repository; rotate it, then suppress the finding with a reason that "
+                "says it was rotated"
+            )
     if plan.context is not None:
         notes.extend(plan.context.notes(findings))
     return dataclasses.replace(result, findings=findings, notes=notes)
