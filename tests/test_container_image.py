@@ -60,8 +60,13 @@ def test_final_stage_installs_the_wheel_offline() -> None:
     assert len(runs) == 1
     assert runs[0].startswith(
         "pip install --no-cache-dir --disable-pip-version-check "
-        "--no-index --find-links=/wheels servelint && rm -rf /wheels"
+        "--no-index --find-links=/wheels 'servelint[kube]' && rm -rf /wheels"
     )
+    # The image runs drift --kube (the drift-scan CronJob): the kube extra is built too.
+    builds = [args for keyword, args in instructions() if keyword == "RUN" and "pip wheel" in args]
+    assert builds == [
+        "pip wheel --no-cache-dir --disable-pip-version-check --wheel-dir /wheels '.[kube]'"
+    ]
     assert not [args for keyword, args in instructions() if keyword == "ADD"]
 
 
