@@ -22,6 +22,8 @@ from pathlib import Path
 
 from linter.errors import SourceError
 from linter.findings import Finding, Severity, summarize
+from linter.helm.provenance import Release, place_rendered
+from linter.helm.readings import one_per_problem
 from linter.helm.render import find_helm, render
 from linter.helm.values import MergedValues, ValuesError, merge_values, values_document
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
@@ -294,15 +296,16 @@ def lint_environment(
         _release_name(request.chart),
     )
     findings.extend(rendered.problems)
-    # A workload rule that already fired on the values is reported there, where the fix
-    # goes; on the rendered objects it only adds what the values did not show.
-    from_values = {f.rule_id for f in findings}
-    workload_rules = {r.id for p in workload_policies for r in p.rules}
-    findings.extend(
-        f
-        for f in lint_parsed(policies, rendered.files, settings=settings).findings
-        if not (f.rule_id in workload_rules and f.rule_id in from_values)
+    on_manifests = place_rendered(
+        lint_parsed(policies, rendered.files, settings=settings).findings,
+        rendered.files,
+        merged,
+        Release(
+            request.helm, request.chart.directory, request.chart.name, _release_name(request.chart)
+        ),
     )
+    workload_rules = {r.id for p in workload_policies for r in p.rules}
+    findings = one_per_problem(findings, on_manifests, workload_rules)
     notes = [f"{_env_words(env)}helm: {line}" for line in rendered.warnings]
     return findings, notes, rendered.files
 

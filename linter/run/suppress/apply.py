@@ -58,7 +58,8 @@ def apply(
         if finding.suppressed or finding.rule_id in META_RULES:
             out.append(finding)  # a directive cannot hide the report about a directive
             continue
-        candidates = [*by_file.get(finding.file, ()), *anywhere]  # still in precedence order
+        local = [i for file, _, _ in finding.positions() for i in by_file.get(file, ())]
+        candidates = [*local, *anywhere]  # still in precedence order
         matching = [
             i
             for i in candidates
