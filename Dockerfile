@@ -13,7 +13,8 @@
 FROM python:3.11-slim-bookworm AS build
 WORKDIR /src
 COPY . .
-RUN pip wheel --no-cache-dir --disable-pip-version-check --wheel-dir /wheels .
+# With the `kube` extra: the image also runs `drift --kube` (deploy/drift-scan).
+RUN pip wheel --no-cache-dir --disable-pip-version-check --wheel-dir /wheels '.[kube]'
 
 FROM python:3.11-slim-bookworm
 # The built-in policies are compiled once, here, into servelint's policy cache (README,
@@ -23,7 +24,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     XDG_CACHE_HOME=/opt/servelint/cache
 COPY --from=build /wheels /wheels
 RUN pip install --no-cache-dir --disable-pip-version-check --no-index \
-        --find-links=/wheels servelint \
+        --find-links=/wheels 'servelint[kube]' \
     && rm -rf /wheels \
     && servelint rules > /dev/null \
     && chmod -R a+rX /opt/servelint \

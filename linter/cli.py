@@ -22,6 +22,7 @@ from linter.errors import LinterError
 from linter.helm.options import chart_options, check_chart_usage, lint_with_chart
 
 if TYPE_CHECKING:
+    from linter.policy.rulemeta import ConfiguredRule
     from linter.reporters.outputs import OutputSpec
     from linter.run.lintplan import LintPlan
 
@@ -29,7 +30,11 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_FAILURE = 0, 1, 2, 3
 _SEVERITIES = click.Choice(["error", "warning", "info"], case_sensitive=False)
 
 
-def _use_color(stream: TextIO) -> bool:
+def _use_color(stream: TextIO, mode: str = "auto") -> bool:
+    """``--color``: ``auto`` colours a terminal unless NO_COLOR is set (https://no-color.org);
+    ``always`` and ``never`` win over both, as a per-run flag should."""
+    if mode != "auto":
+        return mode == "always"
     return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
 
 
@@ -85,6 +90,51 @@ def _governance_options(command: Callable[..., int]) -> Callable[..., int]:
             type=click.DateTime(["%Y-%m-%d"]),
             callback=lambda ctx, param, value: value.date() if value else None,
             help="Judge suppression end dates as of this day (YYYY-MM-DD).",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _convention_options(command: Callable[..., int]) -> Callable[..., int]:
+    """Flags with the names and meaning peer linters (ruff, yamllint, checkov) give them."""
+    options = [
+        click.option(
+            "--disable",
+            "disable",
+            multiple=True,
+            metavar="RULE",
+            help="Switch a rule off for this run: a rule id, a policy id (all its rules) "
+            "or a pattern such as 'vllm/*' (repeatable; added to the file's disable).",
+        ),
+        click.option(
+            "--enable",
+            "enable",
+            multiple=True,
+            metavar="RULE",
+            help="Keep a rule on although disable (file or --disable) names it or its "
+            "policy (repeatable).",
+        ),
+        click.option(
+            "--exit-zero",
+            is_flag=True,
+            help="Exit 0 even when findings reach the fail level (a tool failure still exits 3).",
+        ),
+        click.option(
+            "-q",
+            "--quiet",
+            is_flag=True,
+            help="Text output shows only the findings that count: no notes, no "
+            "suppressed findings, no summary.",
+        ),
+        click.option(
+            "--color",
+            "color",
+            type=click.Choice(["auto", "always", "never"]),
+            default="auto",
+            show_default=True,
+            help="Colour the text output; auto: only on a terminal and when NO_COLOR is not set.",
         ),
     ]
     for option in reversed(options):
@@ -192,6 +242,7 @@ def cli(traceback: bool) -> None:
     help="Name every input not understood and every fact missing, with its fix.",
 )
 @_governance_options
+@_convention_options
 @_limit_options
 @chart_options
 def lint(
@@ -213,37 +264,56 @@ def lint(
     max_bytes: int | None = None,
     max_nodes: int | None = None,
     max_depth: int | None = None,
+    disable: tuple[str, ...] = (),
+    enable: tuple[str, ...] = (),
+    exit_zero: bool = False,
+    quiet: bool = False,
+    color: str = "auto",
     **governance: Any,
 ) -> int:
     """Lint Helm values, manifests and server configs (files, directories, - for stdin)."""
     from linter.findings import exit_code
     from linter.reporters.outputs import write_outputs
+    from linter.run.governance import UnknownRuleError
     from linter.run.lintplan import LintOptions, build, execute
 
     check_chart_usage(paths, chart, values_files, set_values, environments)
     if governance["baseline"] and governance["write_baseline"]:
         raise click.UsageError("--baseline and --write-baseline exclude each other")
     outputs = _plan_outputs(formats, output)
-    plan = build(
-        LintOptions(
-            paths,
-            policy_dirs,
-            no_builtin,
-            fail_level,
-            **governance,
-            chart_context=not no_chart_context,
-            fail_on_unchecked=fail_on_unchecked,
-        )
+    options = LintOptions(
+        paths,
+        policy_dirs,
+        no_builtin,
+        fail_level,
+        **governance,
+        chart_context=not no_chart_context,
+        disable=disable,
+        enable=enable,
+        fail_on_unchecked=fail_on_unchecked,
     )
+    try:
+        plan = build(options)
+    except UnknownRuleError as exc:
+        raise click.UsageError(str(exc)) from None
     plan = _with_limits(plan, max_bytes, max_nodes, max_depth)
     result = execute(plan)
     if chart is not None:
         result = lint_with_chart(
             plan, result, chart, values_files, set_values, environments, helm, no_render
         )
-    write_outputs(result, outputs, sys.stdout, color=_use_color(sys.stdout), verbose=verbose)
+    write_outputs(
+        result,
+        outputs,
+        sys.stdout,
+        color=_use_color(sys.stdout, color),
+        quiet=quiet,
+        verbose=verbose,
+    )
     if result.read_failures:
         return EXIT_FAILURE
+    if exit_zero:
+        return EXIT_OK
     if plan.fail_on_unchecked and result.coverage.unchecked:
         return EXIT_FINDINGS
     return exit_code(result.findings, plan.fail_level)
@@ -266,29 +336,70 @@ def _emit(reporter_cls: type, result: object, output: str | None) -> None:
         reporter_cls(color=False).report(result, handle)
 
 
+def _policy_source_options(command: Callable[..., int]) -> Callable[..., int]:
+    """What decides which rules exist, read as ``lint`` reads it (config's policyDirs)."""
+    options = [
+        click.option(
+            "--policy-dir",
+            "policy_dirs",
+            multiple=True,
+            type=click.Path(),
+            help="Directory of your own policy files (repeatable; replaces policyDirs).",
+        ),
+        click.option("--no-builtin", is_flag=True, help="Only the policies from --policy-dir."),
+        click.option(
+            "--config",
+            type=click.Path(dir_okay=False),
+            help="Configuration file (default: the one lint finds).",
+        ),
+        click.option("--no-config", is_flag=True, help="Ignore any configuration file."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _configured_rules(
+    policy_dirs: tuple[str, ...], no_builtin: bool, config: str | None, no_config: bool
+) -> list[ConfiguredRule]:
+    from linter.policy.rulemeta import configured_rules
+    from linter.run.lintplan import configured_policies, read_config
+
+    settings = read_config(config, no_config)
+    return configured_rules(configured_policies(settings, policy_dirs, no_builtin), settings)
+
+
 @cli.command()
-@click.option("--policy-dir", "policy_dirs", multiple=True, type=click.Path())
-@click.option("--no-builtin", is_flag=True, help="Only the policies from --policy-dir.")
+@_policy_source_options
 @click.option(
     "--format",
     "fmt",
     default="text",
     show_default=True,
-    type=click.Choice(["text", "markdown"]),
-    help="text: one line per rule; markdown: the rule reference (docs/rules.md).",
+    type=click.Choice(["text", "json", "markdown"]),
+    help="text: one line per rule; json: every rule's metadata; markdown: the rule "
+    "reference (docs/rules.md).",
 )
-def rules(policy_dirs: tuple[str, ...], no_builtin: bool, fmt: str) -> int:
-    """List every rule: id, severity and title."""
-    from linter.policy import load_policies
-    from linter.policy.rulemeta import all_rules
-    from linter.reporters.ruledocs import render_markdown
-
-    policies = load_policies(policy_dirs, builtin=not no_builtin)
+def rules(
+    policy_dirs: tuple[str, ...], no_builtin: bool, config: str | None, no_config: bool, fmt: str
+) -> int:
+    """List every rule: id, severity and title (severities and disable as configured)."""
     if fmt == "markdown":
+        from linter.policy import load_policies
+        from linter.reporters.ruledocs import render_markdown
+
+        # The reference documents the rules as shipped, not one team's configuration.
+        policies = load_policies(policy_dirs, builtin=not no_builtin)
         click.echo(render_markdown(policies, builtin=not no_builtin), nl=False)
         return EXIT_OK
-    for rule in all_rules(policies):
-        click.echo(f"{rule.id:<48} {rule.severity.label:<8} {rule.title}")
+    from linter.reporters.ruledocs import render_json, render_line
+
+    listed = _configured_rules(policy_dirs, no_builtin, config, no_config)
+    if fmt == "json":
+        click.echo(render_json(listed))
+        return EXIT_OK
+    for rule in listed:
+        click.echo(render_line(rule))
     return EXIT_OK
 
 
@@ -404,16 +515,20 @@ def show(
 
 @cli.command()
 @click.argument("rule_id")
-@click.option("--policy-dir", "policy_dirs", multiple=True, type=click.Path())
-def explain(rule_id: str, policy_dirs: tuple[str, ...]) -> int:
+@_policy_source_options
+def explain(
+    rule_id: str,
+    policy_dirs: tuple[str, ...],
+    no_builtin: bool,
+    config: str | None,
+    no_config: bool,
+) -> int:
     """Explain a rule: why it exists, where it comes from, how to fix it."""
-    from linter.policy import load_policies
-    from linter.policy.rulemeta import all_rules
     from linter.reporters.ruledocs import render_explanation
 
-    for rule in all_rules(load_policies(policy_dirs)):
-        if rule.id == rule_id:
-            click.echo(render_explanation(rule))
+    for rule in _configured_rules(policy_dirs, no_builtin, config, no_config):
+        if rule.meta.id == rule_id:
+            click.echo(render_explanation(rule.meta, rule))
             return EXIT_OK
     raise click.BadParameter(f"no rule '{rule_id}' (see 'servelint rules')", param_hint="RULE_ID")
 

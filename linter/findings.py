@@ -34,6 +34,11 @@ class Suppression:
         return {"reason": self.reason, "until": self.until, "source": self.source}
 
 
+# ``extra`` key of a finding moved from a rendered manifest to its source (helm/provenance.py):
+# {"file", "line", "column", "doc_index"} of the rendered position.
+RENDERED_KEY = "rendered"
+
+
 @dataclasses.dataclass(frozen=True)
 class Finding:
     rule_id: str
@@ -62,6 +67,15 @@ class Finding:
             self.path,
             self.message,
         )
+
+    def positions(self) -> list[tuple[str, int, int]]:
+        """(file, line, doc_index) where the finding is, and where it was rendered (for
+        suppressions written in a Helm template, which stay in the rendered output)."""
+        own = [(self.file, self.line, self.doc_index)]
+        rendered = self.extra.get(RENDERED_KEY)
+        if isinstance(rendered, Mapping):
+            own.append((rendered["file"], rendered["line"], rendered["doc_index"]))
+        return own
 
     def with_suppression(self, suppression: Suppression) -> Finding:
         return dataclasses.replace(self, suppression=suppression)

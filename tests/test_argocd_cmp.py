@@ -35,10 +35,15 @@ def plugin_command(phase: str) -> list[str]:
 
 
 def run_plugin(
-    phase: str, app_dir: Path, helm: str, tmp_path: Path, values_files: str
+    phase: str,
+    app_dir: Path,
+    helm: str,
+    tmp_path: Path,
+    values_files: str,
+    servelint_args: str = POLICIES,
 ) -> subprocess.CompletedProcess[str]:
     shim = tmp_path / "bin" / "servelint"  # the sidecar's servelint, from this checkout
-    shim.parent.mkdir(exist_ok=True)
+    shim.parent.mkdir(parents=True, exist_ok=True)
     shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m linter "$@"\n', encoding="utf-8")
     shim.chmod(0o755)
     env = {
@@ -49,7 +54,7 @@ def run_plugin(
         "ARGOCD_APP_NAME": "llm-prod",
         "ARGOCD_APP_NAMESPACE": "llm",
         "ARGOCD_ENV_VALUES_FILES": values_files,
-        "ARGOCD_ENV_SERVELINT_ARGS": POLICIES,
+        "ARGOCD_ENV_SERVELINT_ARGS": servelint_args,
     }
     return subprocess.run(
         plugin_command(phase),
@@ -97,13 +102,61 @@ def test_bad_values_fail_generation_with_findings_on_stderr(
     ]
 
 
-def test_helm_error_fails_generation_before_linting(
+def test_a_missing_values_file_fails_generation_before_rendering(
     helm: str, app_dir: Path, tmp_path: Path
 ) -> None:
     done = run_plugin("generate", app_dir, helm, tmp_path, "values-missing.yaml")
-    assert done.returncode == 1
-    assert done.stdout == ""
-    assert done.stderr.startswith("Error: open values-missing.yaml: no such file or directory")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines()[-1] == (
+        "Error: Invalid value for '-f' / '--values': File 'values-missing.yaml' does not exist."
+    )
+
+
+def test_generate_on_the_example_chart_with_the_team_config(helm: str, tmp_path: Path) -> None:
+    """The example chart in a repository whose .servelint.yaml fails on warnings too."""
+    repo = tmp_path / "inference"
+    app = repo / "charts" / "vllm"
+    shutil.copytree(ROOT / "examples" / "charts" / "vllm", app)
+    (repo / ".git").mkdir()  # the checkout's root: where the configuration search stops
+    (repo / ".servelint.yaml").write_text("failLevel: warning\n", encoding="utf-8")
+    args = "--today=2026-12-01"  # the staging suppression runs until 2026-12-31
+    staging = run_plugin("generate", app, helm, tmp_path, "values-staging.yaml", args)
+    expected = subprocess.run(
+        [
+            helm,
+            "template",
+            "llm-prod",
+            ".",
+            "--namespace",
+            "llm",
+            "--values",
+            "values-staging.yaml",
+        ],
+        cwd=app,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    # The suppression comment in values-staging.yaml is read where it is written.
+    assert (staging.returncode, staging.stderr.splitlines()[-1]) == (
+        0,
+        "0 errors, 0 warnings, 0 info, 1 suppressed in 4 files",
+    )
+    assert staging.stdout == expected
+    prod = run_plugin("generate", app, helm, tmp_path, "values-prod.yaml", args)
+    assert (prod.returncode, prod.stdout) == (1, "")
+    assert prod.stderr.splitlines()[0].startswith(
+        "values-prod.yaml:42:7: error vllm-kv/one-sequence-does-not-fit max_model_len 131072 "
+    )
+    expired = run_plugin(
+        "generate", app, helm, tmp_path, "values-staging.yaml", "--today=2027-01-01"
+    )
+    # Past its date the suppression stops applying: a warning, which this team fails on.
+    assert (expired.returncode, expired.stdout, expired.stderr.splitlines()[-1]) == (
+        1,
+        "",
+        "0 errors, 2 warnings, 0 info in 4 files",
+    )
 
 
 def test_init_without_dependencies_does_nothing(helm: str, app_dir: Path, tmp_path: Path) -> None:

@@ -17,6 +17,8 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -60,8 +62,13 @@ def test_final_stage_installs_the_wheel_offline() -> None:
     assert len(runs) == 1
     assert runs[0].startswith(
         "pip install --no-cache-dir --disable-pip-version-check "
-        "--no-index --find-links=/wheels servelint && rm -rf /wheels"
+        "--no-index --find-links=/wheels 'servelint[kube]' && rm -rf /wheels"
     )
+    # The image runs drift --kube (the drift-scan CronJob): the kube extra is built too.
+    builds = [args for keyword, args in instructions() if keyword == "RUN" and "pip wheel" in args]
+    assert builds == [
+        "pip wheel --no-cache-dir --disable-pip-version-check --wheel-dir /wheels '.[kube]'"
+    ]
     assert not [args for keyword, args in instructions() if keyword == "ADD"]
 
 
@@ -154,3 +161,24 @@ def test_build_context_makes_a_wheel_with_the_data(tmp_path: Path) -> None:
     } <= names
     assert "servelint = linter.cli:main" in entry_points.splitlines()
     assert not [n for n in names if n.startswith(("tests/", "linter/_data/tests"))]
+
+
+def test_the_workflow_in_docs_builds_and_publishes_this_dockerfile() -> None:
+    workflow = yaml.safe_load(
+        (ROOT / "docs" / "workflows" / "container-image.yml").read_text(encoding="utf-8")
+    )
+    steps = workflow["jobs"]["image"]["steps"]
+    uses = [step["uses"] for step in steps if "uses" in step]
+    # Every action pinned to a release, none to a branch.
+    assert all(re.fullmatch(r"[\w-]+/[\w-]+@v\d+", action) for action in uses), uses
+    [build] = [s for s in steps if s.get("uses", "").startswith("docker/build-push-action@")]
+    [meta] = [s for s in steps if s.get("uses", "").startswith("docker/metadata-action@")]
+    assert (build["with"]["context"], build["with"]["file"]) == (".", "Dockerfile")
+    assert (ROOT / build["with"]["file"]).is_file()
+    assert build["with"]["push"] == "${{ github.event_name != 'pull_request' }}"
+    assert meta["with"]["images"] == "ghcr.io/${{ github.repository_owner }}/servelint"
+    assert workflow["permissions"] == {"contents": "read", "packages": "write"}
+    # `on:` is read by PyYAML as True (YAML 1.1); the triggers are still there.
+    triggers = workflow.get("on", workflow.get(True))
+    assert sorted(triggers) == ["pull_request", "push", "workflow_dispatch"]
+    assert triggers["push"] == {"branches": ["main"], "tags": ["v*"]}

@@ -22,6 +22,17 @@ CHART = "tests/fixtures/helm/chart/vllm"
 POLICIES = ["--no-builtin", "--policy-dir", "tests/fixtures/helm/policies"]
 FIX = "tests/fixtures/helm"
 RENDERED = f"{CHART}/templates/deployment.yaml (rendered)"
+# A rendered finding is placed on the values key that produced its value (the rendered
+# position stays in the message), else on the template line of the field.
+REPLICAS = (
+    f"{CHART}/values.yaml:4:1: warning rendered-replicas/min-replicas replicas is 1; one pod "
+    "means downtime on every rollout (rendered templates/deployment.yaml:13:3)"
+)
+REPLICAS_SET = (
+    f"{CHART}/templates/deployment.yaml:8:3: warning rendered-replicas/min-replicas replicas "
+    "is 1; one pod means downtime on every rollout (rendered templates/deployment.yaml:13:3; "
+    "value from <--set>:1:1)"
+)
 SKIPPED = (
     "note: rendering skipped: helm is not on PATH (install it or pass --helm); "
     "templates were not checked"
@@ -54,8 +65,7 @@ def test_two_environments_one_result_each(run_line: Run, helm: str) -> None:
         "0 errors, 1 warning, 0 info",
         f"note: environment prod ({CHART}/values.yaml + {CHART}/values-prod.yaml): "
         "0 errors, 0 warnings, 0 info",
-        f"{RENDERED}:13:3: warning rendered-replicas/min-replicas replicas is 1; one pod "
-        "means downtime on every rollout [staging]",
+        f"{REPLICAS} [staging]",
         "0 errors, 1 warning, 0 info in 7 files",
     ]
     assert result.exit_code == 0
@@ -87,11 +97,13 @@ def test_values_files_as_written_and_shared_findings_once(run_line: Run, helm: s
         {
             "rule": "rendered-replicas/min-replicas",
             "severity": "warning",
-            "message": "replicas is 1; one pod means downtime on every rollout",
-            "file": RENDERED,
-            "line": 13,
+            "message": "replicas is 1; one pod means downtime on every rollout (rendered "
+            "templates/deployment.yaml:13:3; value from <--set>:1:1)",
+            "file": f"{CHART}/templates/deployment.yaml",
+            "line": 8,
             "column": 3,
             "path": "spec.replicas",
+            "rendered": {"file": RENDERED, "line": 13, "column": 3, "doc_index": 0},
             "environments": ["staging", "prod"],
             "suppressed": False,
         },
@@ -131,8 +143,7 @@ def test_single_release_has_no_environment_label(run_line: Run, helm: str) -> No
         ]
     )
     assert lines(result) == [
-        f"{RENDERED}:13:3: warning rendered-replicas/min-replicas replicas is 1; one pod "
-        "means downtime on every rollout",
+        REPLICAS_SET,
         "0 errors, 1 warning, 0 info in 4 files",
     ]
     assert result.exit_code == 0
@@ -154,8 +165,7 @@ def test_map_replaced_by_a_string_points_at_the_environment_file(run_line: Run, 
         ]
     )
     assert lines(result)[1:] == [
-        f"{RENDERED}:13:3: warning rendered-replicas/min-replicas replicas is 1; one pod "
-        "means downtime on every rollout [big]",
+        f"{REPLICAS} [big]",
         f"{FIX}/values-clash.yaml:2:1: warning helm-values resources is a string here but a "
         f"map in the chart's values ({CHART}/values.yaml:27:1); Helm keeps this value and "
         "warns [big]",
@@ -269,12 +279,12 @@ def test_workload_findings_point_at_the_file_or_set_that_wrote_the_value(
             *POLICIES,
         ]
     )
-    # the same rule on the rendered Deployment is not repeated: the values say where to fix
+    # the rendered Deployment and the values see the same problem: one finding, at the
+    # values line that set it
     assert lines(result)[2:] == [
-        f"{RENDERED}:13:3: warning rendered-replicas/min-replicas replicas is 1; one pod "
-        "means downtime on every rollout [staging]",
+        f"{REPLICAS} [staging]",
         f"{FIX}/values-long-context.yaml:3:3: error workload-context/max-context "
-        "max_model_len 131072 is above 32768 [long]",
+        "max_model_len 131072 is above 32768 (rendered templates/deployment.yaml:38:15) [long]",
         "1 error, 1 warning, 0 info in 8 files",
     ]
     assert result.exit_code == 1
@@ -305,8 +315,9 @@ def test_rendered_objects_show_what_the_values_do_not(run_line: Run, helm: str) 
         ["lint", "--chart", opaque, "--set", "srv.ctx=65536", "--helm", helm, *POLICIES]
     )
     assert lines(result) == [
-        f"{opaque}/templates/deployment.yaml (rendered):19:18: error "
-        "workload-context/max-context max_model_len 65536 is above 32768",
+        f"{opaque}/templates/deployment.yaml:17:11: error workload-context/max-context "
+        "max_model_len 65536 is above 32768 (rendered templates/deployment.yaml:19:18; value "
+        "from <--set>:1:1)",
         "1 error, 0 warnings, 0 info in 2 files",
     ]
     assert result.exit_code == 1
@@ -406,10 +417,11 @@ def test_baseline_records_and_then_accepts_the_chart_findings(
     assert lines(written)[0] == f"note: baseline {baseline}: recorded 2 findings"
     assert json.loads(baseline.read_text(encoding="utf-8"))["findings"] == [
         {
-            "file": RENDERED,
+            "file": f"{CHART}/values.yaml",
             "rule": "rendered-replicas/min-replicas",
             "path": "spec.replicas",
-            "message": "replicas is 1; one pod means downtime on every rollout",
+            "message": "replicas is 1; one pod means downtime on every rollout (rendered "
+            "templates/deployment.yaml:13:3)",
         },
         {
             "file": f"{FIX}/values-latest.yaml",
@@ -421,8 +433,7 @@ def test_baseline_records_and_then_accepts_the_chart_findings(
     result = run_line([*args, "--baseline", str(baseline)])
     known = f"[suppressed (baseline): known finding, recorded in baseline {baseline}]"
     assert lines(result)[1:] == [
-        f"{RENDERED}:13:3: warning rendered-replicas/min-replicas replicas is 1; one pod "
-        f"means downtime on every rollout [staging] {known}",
+        f"{REPLICAS} [staging] {known}",
         f"{FIX}/values-latest.yaml:3:3: error values-image/no-latest image.tag latest is not "
         f"a release {known}",
         "0 errors, 0 warnings, 0 info, 2 suppressed in 5 files",

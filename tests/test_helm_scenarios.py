@@ -89,7 +89,8 @@ def test_scenario_2_ci_gate_text_and_sarif_at_the_values_line(
     assert (result.exit_code, report_lines(result.output)) == (
         1,
         [
-            KV + KV_REST,
+            # The rendered Deployment sees the same problem: one finding, at the values line.
+            KV + KV_REST + " (rendered templates/deployment.yaml:53:15)",
             "1 error, 0 warnings, 0 info in 4 files",
         ],
     )

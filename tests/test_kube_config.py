@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 import textwrap
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -230,3 +232,37 @@ def test_progress_bar_only_on_a_terminal_and_for_many_pods(monkeypatch: pytest.M
         quiet(done, 30)
     quiet.close()
     assert pipe.getvalue() == ""
+
+
+def test_drift_kube_without_the_client_says_how_to_install_it(tmp_path: Path) -> None:
+    """The client is the `kube` extra; without it drift --kube stops with the install line."""
+    code = textwrap.dedent(f"""
+        import sys
+        sys.modules["kubernetes"] = None  # as if 'servelint[kube]' was not installed
+        import linter.cli
+        status = linter.cli.main(["drift", "-f", {str(FIXTURES / "values.yaml")!r}, "--kube",
+                                  "--pod", "p", "--source", "podspec"])
+        print("exit", status)
+    """)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+        env={**os.environ, "KUBECONFIG": str(tmp_path / "none")},
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0,
+        "exit 3\n",
+        "servelint: servelint drift --kube needs the Kubernetes client, which is an optional "
+        "extra: pip install 'servelint[kube]' (in the container image it is installed)\n",
+    )
+
+
+def test_the_kubernetes_client_is_an_extra_and_the_test_extra_brings_it() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert not [d for d in project["dependencies"] if d.startswith("kubernetes")]
+    assert project["optional-dependencies"]["kube"] == ["kubernetes>=29.0"]
+    assert "kubernetes>=29.0" in project["optional-dependencies"]["test"]

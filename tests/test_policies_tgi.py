@@ -9,6 +9,7 @@ extraArgs (values_generic) and with the server under its own key and camelCase s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -312,9 +313,14 @@ def test_every_rule_fires_somewhere_and_the_clean_fixtures_stay_clean() -> None:
 def test_rules_cite_sources_and_explain_themselves() -> None:
     for rule, data in _rules(with_data=True):
         assert data["references"], rule
-        assert all("@" in ref for ref in data["references"]), rule
+        # Pinned: the upstream file at a tag or commit, with the lines.
+        assert all(
+            ref.startswith("https://github.com/huggingface/text-generation-inference/blob/")
+            and "#" in ref
+            for ref in data["references"]
+        ), rule
         assert data["title"] and data["description"] and data["fix"], rule
-        assert "Catalog TGI-0" in data["description"], rule
+        assert re.search(r"\b[A-Z]{2,6}-[0-9]{3}\b", data["description"]) is None, rule
 
 
 def test_version_gated_rules_are_warnings_without_a_version_tag() -> None:
@@ -378,7 +384,7 @@ def test_findings_point_at_the_values_key_in_json(run_line: RunLine) -> None:
 
 
 def test_shared_memory_findings_are_never_two_errors_on_one_line(run_line: RunLine) -> None:
-    """TGI-018 is a warning: with every built-in policy on, the TGI advice and the platform
+    """tgi/shards-without-shm is a warning: with every built-in policy on, the TGI advice and the platform
     rule on /dev/shm never both report an error for the same line."""
     result = run_line(
         ["lint", "--no-config", str(FIXTURES / "shell"), str(FIXTURES / "values_generic")]

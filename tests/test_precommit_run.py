@@ -356,3 +356,69 @@ def test_scenario_1_the_built_in_kv_rule_stops_the_prod_commit(
         "left after the weights (Llama-3.1-8B-Instruct, TP=1, NVIDIA L4, "
         "gpu_memory_utilization 0.90)"
     )
+
+
+def test_hook_environment_leaves_the_kubernetes_client_out(
+    hook_repo: HookRepo, consumer: tuple[Path, Run]
+) -> None:
+    """Only drift --kube needs the client (the kube extra): the hook does not install it."""
+    _, run = consumer
+    code, _ = run([sys.executable, "-m", "pre_commit", "install-hooks"])
+    cache = Path(hook_repo.env["PRE_COMMIT_HOME"])
+    site = sorted(cache.glob("repo*/py_env-*/lib/python3*/site-packages"))
+    assert (code, len(site)) == (0, 1)
+    assert (
+        (site[0] / "linter").is_dir(),
+        (site[0] / "kubernetes").exists(),
+        sorted(p.name for p in site[0].glob("kubernetes-*.dist-info")),
+    ) == (True, False, [])
+
+
+def _readme_precommit_config() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index("```yaml\n# .pre-commit-config.yaml\n") + len("```yaml\n")
+    return text[start : text.index("```", start)]
+
+
+def test_the_readme_pins_a_commit_and_autoupdate_freeze_moves_the_pin(
+    hook_repo: HookRepo, tmp_path: Path
+) -> None:
+    import re
+
+    import yaml
+
+    config = yaml.safe_load(_readme_precommit_config())
+    rev = config["repos"][0]["rev"]
+    assert re.fullmatch(r"[0-9a-f]{40}", rev), rev  # a commit, not a tag that does not exist
+    shallow = _git(["rev-parse", "--is-shallow-repository"], ROOT, hook_repo.env)
+    if shallow == "false":  # the pinned commit is in this repository's history
+        assert _git(["cat-file", "-t", rev], ROOT, hook_repo.env) == "commit"
+    # The documented way to move the pin, run on the README's block with this repository
+    # standing in for GitHub: with no release tag, pre-commit pins the HEAD commit.
+    repo = tmp_path / "consumer"
+    repo.mkdir()
+    _git(["init", "-q", "-b", "main"], repo, hook_repo.env)
+    block = _readme_precommit_config().replace(
+        "https://github.com/servelint/servelint", str(hook_repo.path)
+    )
+    (repo / ".pre-commit-config.yaml").write_text(block, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "autoupdate", "--freeze"],
+        cwd=repo,
+        env=hook_repo.env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    updated = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    head = _git(["rev-parse", "HEAD"], hook_repo.path, hook_repo.env)
+    if _has_tags(hook_repo):  # a release exists: --freeze pins its tag's commit
+        assert re.fullmatch(r"[0-9a-f]{40}", updated["repos"][0]["rev"])
+    else:
+        assert updated["repos"][0]["rev"] == head
+
+
+def _has_tags(hook_repo: HookRepo) -> bool:
+    return bool(_git(["tag", "--list"], hook_repo.path, hook_repo.env))

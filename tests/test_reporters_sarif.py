@@ -108,7 +108,10 @@ def test_driver_and_rule_metadata(fixture_log: dict[str, Any]) -> None:
                     "value is silently ignored."
                 },
                 "helpUri": CORE_HELP,
-                "help": {"text": "Keep one of the two keys."},
+                "help": {
+                    "text": "Keep one of the two keys.",
+                    "markdown": "**Fix:** Keep one of the two keys.",
+                },
                 "defaultConfiguration": {"level": "error"},
             },
             {
@@ -120,7 +123,10 @@ def test_driver_and_rule_metadata(fixture_log: dict[str, Any]) -> None:
                     "and column where the parser stopped."
                 },
                 "helpUri": CORE_HELP,
-                "help": {"text": "Fix the syntax at the reported position."},
+                "help": {
+                    "text": "Fix the syntax at the reported position.",
+                    "markdown": "**Fix:** Fix the syntax at the reported position.",
+                },
                 "defaultConfiguration": {"level": "error"},
             },
             {
@@ -135,7 +141,14 @@ def test_driver_and_rule_metadata(fixture_log: dict[str, Any]) -> None:
                     "text": "One replica means every rollout or node drain is an outage."
                 },
                 "helpUri": "https://kubernetes.io/docs/concepts/workloads/controllers/deployment/",
-                "help": {"text": "spec:\n  replicas: 2"},
+                "help": {
+                    "text": "spec:\n  replicas: 2\n\nSources: "
+                    "https://kubernetes.io/docs/concepts/workloads/controllers/deployment/ "
+                    "https://kubernetes.io/docs/concepts/workloads/pods/disruptions/",
+                    "markdown": "**Fix:**\n\n```\nspec:\n  replicas: 2\n```\n\n**Sources:**\n\n"
+                    "- <https://kubernetes.io/docs/concepts/workloads/controllers/deployment/>\n"
+                    "- <https://kubernetes.io/docs/concepts/workloads/pods/disruptions/>",
+                },
                 "defaultConfiguration": {"level": "error"},
             },
             {
@@ -418,7 +431,10 @@ def test_findings_without_a_policy_have_built_in_metadata(
                 "text": "A stale suppression would silently hide a future finding of the same rule."
             },
             "helpUri": "https://github.com/servelint/servelint#suppressions",
-            "help": {"text": "Remove the suppression."},
+            "help": {
+                "text": "Remove the suppression.",
+                "markdown": "**Fix:** Remove the suppression.",
+            },
             "defaultConfiguration": {"level": "warning"},
         }
     ]

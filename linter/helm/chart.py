@@ -16,6 +16,7 @@ is reported once.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,6 +25,8 @@ from linter.coverage.model import Coverage, combine
 from linter.coverage.unrecognised import not_understood
 from linter.errors import SourceError
 from linter.findings import Finding, Severity, summarize
+from linter.helm.provenance import Release, place_rendered
+from linter.helm.readings import one_per_problem
 from linter.helm.render import find_helm, render
 from linter.helm.values import MergedValues, ValuesError, merge_values, values_document
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
@@ -88,10 +91,22 @@ def parse_environment(spec: str, chart: Chart) -> Environment:
         raise ValueError(f"'{spec}': give a name, as in prod=values-prod.yaml")
     if not sep:
         return Environment(name, (f"{chart.directory}/values-{name}.yaml",))
-    paths = tuple(p.strip() for p in files.split(",") if p.strip())
+    paths = tuple(_in_chart(p.strip(), chart) for p in files.split(",") if p.strip())
     if not paths:
         raise ValueError(f"'{spec}': give at least one values file after '='")
     return Environment(name, paths)
+
+
+def _in_chart(path: str, chart: Chart) -> str:
+    """A relative ``--env`` file is found in the chart, as ``--env NAME`` finds
+    ``values-NAME.yaml`` there; a path that exists only from the working directory (as
+    ``-f`` reads it) is kept, so both spellings work."""
+    if os.path.isabs(path):
+        return path
+    in_chart = f"{chart.directory.rstrip('/')}/{path}"
+    if Path(in_chart).is_file() or not Path(path).is_file():
+        return in_chart
+    return path
 
 
 def build_request(
@@ -300,16 +315,17 @@ def lint_environment(
         _release_name(request.chart),
     )
     findings.extend(rendered.problems)
-    # A workload rule that already fired on the values is reported there, where the fix
-    # goes; on the rendered objects it only adds what the values did not show.
-    from_values = {f.rule_id for f in findings}
-    workload_rules = {r.id for p in workload_policies for r in p.rules}
     rendered_run = lint_parsed(policies, rendered.files, settings=settings)
-    findings.extend(
-        f
-        for f in rendered_run.findings
-        if not (f.rule_id in workload_rules and f.rule_id in from_values)
+    on_manifests = place_rendered(
+        rendered_run.findings,
+        rendered.files,
+        merged,
+        Release(
+            request.helm, request.chart.directory, request.chart.name, _release_name(request.chart)
+        ),
     )
+    workload_rules = {r.id for p in workload_policies for r in p.rules}
+    findings = one_per_problem(findings, on_manifests, workload_rules)
     notes = [f"{_env_words(env)}helm: {line}" for line in rendered.warnings]
     # The rendered objects are the truth of what the chart deploys: a values layout the
     # model could not read is understood once rendered.

@@ -1,9 +1,11 @@
 """Render a chart with the real ``helm template`` and split the output per template.
 
-Findings on rendered objects name the template they came from (helm's ``# Source:``
+Each rendered file is named after the template it came from (helm's ``# Source:``
 comments): ``charts/vllm/templates/deployment.yaml (rendered)``, with lines counted as in
-``helm template --show-only templates/deployment.yaml``. A helm failure is a finding that
-carries helm's own message, placed on the template line helm names when it names one.
+``helm template --show-only templates/deployment.yaml``; ``provenance.py`` then moves the
+findings on it to the values key or template line they come from. A helm failure is a
+finding that carries helm's own message, placed on the template line helm names when it
+names one.
 """
 
 from __future__ import annotations

@@ -8,10 +8,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from linter.findings import Severity
 from linter.policy.model import Policy, Rule
 from linter.secrets import literal as literal_secrets
+
+if TYPE_CHECKING:
+    from linter.run.config import Config
 
 INFORMATION_URI = "https://github.com/servelint/servelint"
 _CORE_HELP = f"{INFORMATION_URI}#findings-the-pipeline-itself-reports"
@@ -130,6 +135,13 @@ PIPELINE_RULES: dict[str, RuleMeta] = {
 }
 
 
+def is_link(text: str) -> bool:
+    """An absolute http(s) URL without spaces: what SARIF's ``format: uri`` accepts and a
+    code-scanning page can link (a team's own policy may cite sources in free text)."""
+    parsed = urlsplit(text)
+    return parsed.scheme in ("https", "http") and bool(parsed.netloc) and " " not in text
+
+
 def policy_rule_meta(rule: Rule) -> RuleMeta:
     return RuleMeta(
         rule.id,
@@ -137,7 +149,7 @@ def policy_rule_meta(rule: Rule) -> RuleMeta:
         rule.title,
         rule.description,
         rule.fix,
-        rule.references[0] if rule.references else None,
+        next((ref for ref in rule.references if is_link(ref)), None),
         rule.references,
         rule.source,
     )
@@ -149,3 +161,27 @@ def all_rules(policies: Sequence[Policy]) -> Iterator[RuleMeta]:
     for policy in policies:
         for rule in policy.rules:
             yield policy_rule_meta(rule)
+
+
+@dataclasses.dataclass(frozen=True)
+class ConfiguredRule:
+    """A rule as a configuration sees it: the severity it reports at, and whether it runs."""
+
+    meta: RuleMeta
+    severity: Severity
+    enabled: bool
+
+
+def configured_rules(policies: Sequence[Policy], config: Config) -> list[ConfiguredRule]:
+    """Every rule of ``policies`` (pipeline rules first) under ``config``'s ``disable`` and
+    ``severity``, as ``lint`` would apply them."""
+    from linter.run.governance import configured_severity, is_disabled
+
+    return [
+        ConfiguredRule(
+            meta,
+            configured_severity(config, meta.id) or meta.severity,
+            not is_disabled(config, meta.id),
+        )
+        for meta in all_rules(policies)
+    ]

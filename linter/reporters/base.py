@@ -9,7 +9,12 @@ if TYPE_CHECKING:
 
 
 class Reporter(Protocol):
-    def __init__(self, *, color: bool = False, verbose: bool = False) -> None: ...
+    # quiet (lint -q): a report for people shows the active findings only; reports for
+    # machines ignore it, since their readers filter by field. verbose (lint -v): every
+    # coverage gap on its own line.
+    def __init__(
+        self, *, color: bool = False, quiet: bool = False, verbose: bool = False
+    ) -> None: ...
 
     def report(self, result: RunResult, stream: TextIO) -> None:
         """Write ``result`` to ``stream``."""

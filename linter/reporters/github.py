@@ -47,8 +47,9 @@ def format_annotation(finding: Finding, root: Path) -> str:
 
 
 class GithubReporter:
-    def __init__(self, *, color: bool = False, verbose: bool = False) -> None:
+    def __init__(self, *, color: bool = False, quiet: bool = False, verbose: bool = False) -> None:
         self.color = color
+        self.quiet = quiet
         self.verbose = verbose
 
     def report(self, result: RunResult, stream: TextIO) -> None:

@@ -26,8 +26,9 @@ def as_dict(result: RunResult) -> dict[str, Any]:
 
 
 class JsonReporter:
-    def __init__(self, *, color: bool = False, verbose: bool = False) -> None:
+    def __init__(self, *, color: bool = False, quiet: bool = False, verbose: bool = False) -> None:
         self.color = color
+        self.quiet = quiet
 
     def report(self, result: RunResult, stream: TextIO) -> None:
         json.dump(as_dict(result), stream, indent=2, sort_keys=False)

@@ -96,8 +96,9 @@ def as_junit(result: RunResult) -> ET.Element:
 
 
 class JunitReporter:
-    def __init__(self, *, color: bool = False, verbose: bool = False) -> None:
+    def __init__(self, *, color: bool = False, quiet: bool = False, verbose: bool = False) -> None:
         self.color = color
+        self.quiet = quiet
 
     def report(self, result: RunResult, stream: TextIO) -> None:
         tree = ET.ElementTree(as_junit(result))

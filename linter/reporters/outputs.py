@@ -59,6 +59,7 @@ def write_outputs(
     stdout: TextIO,
     *,
     color: bool,
+    quiet: bool = False,
     verbose: bool = False,
 ) -> None:
     """Write every report; a file that cannot be written is a tool failure (exit 3).
@@ -73,11 +74,11 @@ def write_outputs(
     for spec in sorted(outputs, key=lambda s: s.path is not None):
         reporter = get(spec.fmt)
         if spec.path is None:
-            reporter(color=color, verbose=verbose).report(result, stdout)
+            reporter(color=color, quiet=quiet, verbose=verbose).report(result, stdout)
             continue
         try:
             with open(spec.path, "w", encoding="utf-8") as handle:
-                reporter(color=False, verbose=verbose).report(result, handle)
+                reporter(color=False, quiet=quiet, verbose=verbose).report(result, handle)
         except OSError as exc:
             failures.append(
                 f"{spec.path}: cannot write the {spec.fmt} report: {exc.strerror or exc}"

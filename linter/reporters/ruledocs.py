@@ -6,11 +6,12 @@ built-in policies; a test fails when the committed file differs.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 
 from linter.policy.model import Policy, Rule
-from linter.policy.rulemeta import PIPELINE_RULES, RuleMeta
+from linter.policy.rulemeta import PIPELINE_RULES, ConfiguredRule, RuleMeta
 
 REGENERATE = "servelint rules --format markdown > docs/rules.md"
 
@@ -110,9 +111,43 @@ def _source(source: str) -> str:
     return source.removeprefix("<builtin>/")
 
 
-def render_explanation(rule: RuleMeta) -> str:
+def render_line(rule: ConfiguredRule) -> str:
+    """One line of ``servelint rules``: id, severity as configured, title."""
+    state = "" if rule.enabled else " (disabled)"
+    return f"{rule.meta.id:<48} {rule.severity.label:<8} {rule.meta.title}{state}".rstrip()
+
+
+def render_json(rules: Sequence[ConfiguredRule]) -> str:
+    """``servelint rules --format json``: one object per rule, in listing order."""
+    return json.dumps([_rule_json(rule) for rule in rules], indent=2, ensure_ascii=False)
+
+
+def _rule_json(rule: ConfiguredRule) -> dict[str, object]:
+    meta = rule.meta
+    return {
+        "id": meta.id,
+        "severity": rule.severity.label,
+        "defaultSeverity": meta.severity.label,
+        "enabled": rule.enabled,
+        "title": meta.title,
+        "description": " ".join(meta.description.split()),
+        "fix": meta.fix.strip(),
+        "helpUri": meta.help_uri,
+        "references": list(meta.references),
+        "source": _source(meta.source),
+    }
+
+
+def render_explanation(rule: RuleMeta, configured: ConfiguredRule | None = None) -> str:
     """What ``servelint explain`` prints: why, how to fix, sources, where it is defined."""
     lines = [f"{rule.id} ({rule.severity.label})", ""]
+    if configured is not None and (configured.severity != rule.severity or not configured.enabled):
+        state = (
+            "disabled by the configuration"
+            if not configured.enabled
+            else f"reported as {configured.severity.label} by the configuration"
+        )
+        lines = [f"{rule.id} ({rule.severity.label}; {state})", ""]
     if rule.title:
         lines += [rule.title, ""]
     if rule.description:

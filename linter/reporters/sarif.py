@@ -2,7 +2,7 @@
 
 File paths are relative to the working directory under ``%SRCROOT%``, so a CI job run
 from the checkout root produces locations that point at the pull request's lines.
-Suppressed findings stay in the log with ``result.suppressions`` (errata item 6).
+Suppressed findings stay in the log with ``result.suppressions``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from urllib.parse import quote
 from linter import __version__
 from linter.coverage.text import summary_lines
 from linter.findings import Finding, Severity, Suppression
+from linter.policy.rulemeta import is_link
 from linter.reporters.meta import (
     INFORMATION_URI,
     TOOL_NAME,
@@ -71,12 +72,24 @@ def _rule(rule: RuleMeta) -> dict[str, Any]:
     }
     if rule.description:
         out["fullDescription"] = {"text": rule.description.strip()}
-    if rule.help_uri:
+    links = [ref for ref in rule.references if is_link(ref)]
+    if rule.help_uri and is_link(rule.help_uri):
         out["helpUri"] = rule.help_uri
-    if rule.fix:
-        out["help"] = {"text": rule.fix.strip()}
+    if rule.fix or links:
+        out["help"] = _help(rule.fix.strip(), links)
     out["defaultConfiguration"] = {"level": LEVELS[rule.severity]}
     return out
+
+
+def _help(fix: str, links: list[str]) -> dict[str, str]:
+    """``help``: the fix, then the upstream sources as links (code scanning renders the
+    markdown on the alert page)."""
+    text = [fix] if fix else []
+    markdown = [f"**Fix:**\n\n```\n{fix}\n```" if "\n" in fix else f"**Fix:** {fix}"] if fix else []
+    if links:
+        text.append("Sources: " + " ".join(links))
+        markdown.append("**Sources:**\n\n" + "\n".join(f"- <{link}>" for link in links))
+    return {"text": "\n\n".join(text), "markdown": "\n\n".join(markdown)}
 
 
 def _invocation(result: RunResult) -> dict[str, Any]:
@@ -152,8 +165,9 @@ def fingerprint(finding: Finding, relative: str | None = None) -> str:
 
 
 class SarifReporter:
-    def __init__(self, *, color: bool = False, verbose: bool = False) -> None:
+    def __init__(self, *, color: bool = False, quiet: bool = False, verbose: bool = False) -> None:
         self.color = color
+        self.quiet = quiet
 
     def report(self, result: RunResult, stream: TextIO) -> None:
         json.dump(as_sarif(result, Path.cwd()), stream, indent=2, ensure_ascii=False)

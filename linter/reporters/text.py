@@ -47,11 +47,17 @@ def format_summary(result: RunResult) -> str:
 
 
 class TextReporter:
-    def __init__(self, *, color: bool = False, verbose: bool = False) -> None:
+    def __init__(self, *, color: bool = False, quiet: bool = False, verbose: bool = False) -> None:
         self.color = color
+        self.quiet = quiet
         self.verbose = verbose
 
     def report(self, result: RunResult, stream: TextIO) -> None:
+        if self.quiet:  # lint -q: the findings that count, nothing else
+            for finding in result.findings:
+                if not finding.suppressed:
+                    stream.write(format_finding(finding, color=self.color) + "\n")
+            return
         for note in result.notes:
             stream.write(f"note: {note}\n")
         for finding in result.findings:

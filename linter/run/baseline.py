@@ -1,9 +1,17 @@
 """Baselines: switch servelint on in an old repository and fail only on new findings.
 
-An entry is keyed by file, rule id, structural path and a normalised message, never by
-line number, so an edit that moves lines keeps every known finding known. Entries are
-a multiset: two identical findings in one file need two entries. Entries for files
-linted in this run that match nothing any more are stale and reported as notes.
+An entry is keyed by file, rule id and structural path (the setting the finding is
+about), never by line number or message: an edit that moves lines keeps every known
+finding known, and so does a new servelint release that words a message differently or
+computes another number in it (the message is stored for people reading the file, and
+not compared). Entries are a multiset: two findings of one rule on one setting need two
+entries. Entries for files linted in this run that match nothing any more are stale and
+reported as notes.
+
+A committed secret (``secrets/literal-secret``) is never recorded and never matched: it
+stays readable in the repository's history, so accepting it as "known" would hide the
+one finding whose fix (rotating the credential) cannot wait. It can be suppressed only
+with a reason that says it was rotated (see ``linter.run.suppress.apply``).
 """
 
 from __future__ import annotations
@@ -12,7 +20,6 @@ import collections
 import dataclasses
 import json
 import os
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,13 +27,14 @@ from typing import Any
 from linter.errors import ConfigError
 from linter.findings import Finding, Suppression
 from linter.run.globs import relative_to
+from linter.secrets import literal as literal_secrets
 
-BASELINE_VERSION = 1
-# A file that could not be read or parsed was not checked at all: never hide that.
-NEVER_BASELINED = ("syntax", "read-error", "input-limit")
-_LINE_REFERENCE = re.compile(r"\b(lines?)\s+[0-9]+")
-_POSITION = re.compile(r"(\.(?:ya?ml|json|pbtxt|toml)):[0-9]+(?::[0-9]+)?")
-_SPACE = re.compile(r"\s+")
+BASELINE_VERSION = 2
+# Version 1 also keyed entries by message; its files still load (the message is ignored).
+READABLE_VERSIONS = (1, BASELINE_VERSION)
+# A file that could not be read or parsed was not checked at all: never hide that. A
+# committed secret must be rotated, not accepted (module docstring).
+NEVER_BASELINED = ("syntax", "read-error", "input-limit", literal_secrets.RULE_ID)
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -34,7 +42,8 @@ class BaselineEntry:
     file: str  # relative to the baseline file's folder, with /
     rule: str
     path: str
-    message: str  # normalised
+    # For people reading the file; not part of the key (module docstring).
+    message: str = dataclasses.field(default="", compare=False)
 
     def to_json(self) -> dict[str, str]:
         return dataclasses.asdict(self)
@@ -47,13 +56,6 @@ class Baseline:
     entries: tuple[BaselineEntry, ...]
 
 
-def normalise(message: str) -> str:
-    """Drop what moves when unrelated lines move: line references and spacing."""
-    message = _LINE_REFERENCE.sub(r"\1 N", message)
-    message = _POSITION.sub(r"\1:N", message)
-    return _SPACE.sub(" ", message).strip()
-
-
 def entry_for(finding: Finding, root: Path, files: dict[str, str] | None = None) -> BaselineEntry:
     """``files`` memoises file names: many findings share one, and the path arithmetic
     would otherwise dominate a large run."""
@@ -61,7 +63,7 @@ def entry_for(finding: Finding, root: Path, files: dict[str, str] | None = None)
     if finding.file not in files:
         files[finding.file] = _relative(root, finding.file)
     return BaselineEntry(
-        files[finding.file], finding.rule_id, finding.path, normalise(finding.message)
+        files[finding.file], finding.rule_id, finding.path, " ".join(finding.message.split())
     )
 
 
@@ -77,11 +79,21 @@ def _eligible(finding: Finding) -> bool:
     )
 
 
+def refused_secrets(findings: Iterable[Finding]) -> int:
+    """How many active committed-secret findings a baseline written now leaves out."""
+    return sum(1 for f in findings if f.rule_id == literal_secrets.RULE_ID and not f.suppressed)
+
+
 def write(path: Path, findings: Iterable[Finding]) -> Baseline:
     """Record every active finding; the file is replaced atomically."""
     root = Path(os.path.abspath(path)).parent
     files: dict[str, str] = {}
-    entries = tuple(sorted(entry_for(f, root, files) for f in findings if _eligible(f)))
+    entries = tuple(
+        sorted(
+            (entry_for(f, root, files) for f in findings if _eligible(f)),
+            key=lambda e: (e.file, e.rule, e.path, e.message),
+        )
+    )
     payload = {"version": BASELINE_VERSION, "findings": [e.to_json() for e in entries]}
     temporary = path.with_name(path.name + ".tmp")
     try:
@@ -110,15 +122,21 @@ def load(path: Path) -> Baseline:
 
 
 def _entries(path: Path, data: Any) -> tuple[BaselineEntry, ...]:
-    if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION:
+    if not isinstance(data, dict) or data.get("version") not in READABLE_VERSIONS:
         raise ConfigError(f"{path}: not a servelint baseline (version {BASELINE_VERSION})")
     raw = data.get("findings")
-    keys = ("file", "rule", "path", "message")
+    keys = ("file", "rule", "path")
     if not isinstance(raw, list) or not all(
-        isinstance(item, dict) and all(isinstance(item.get(k), str) for k in keys) for item in raw
+        isinstance(item, dict)
+        and all(isinstance(item.get(k), str) for k in keys)
+        and isinstance(item.get("message", ""), str)
+        for item in raw
     ):
         raise ConfigError(f"{path}: 'findings' must be a list of {{{', '.join(keys)}}} entries")
-    return tuple(BaselineEntry(*(item[k] for k in keys)) for item in raw)
+    return tuple(
+        BaselineEntry(item["file"], item["rule"], item["path"], item.get("message", ""))
+        for item in raw
+    )
 
 
 def apply(

@@ -66,6 +66,9 @@ class Config:
     policy_dirs: tuple[str, ...] = ()
     builtin: bool | None = None
     disable: tuple[str, ...] = ()
+    # Only from the command line (--enable): rule ids, policy ids or patterns that stay on
+    # whatever ``disable`` says, as ruff's --extend-select and yamllint's enable do.
+    enable: tuple[str, ...] = ()
     severity: Mapping[str, Severity] = dataclasses.field(default_factory=dict)
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()

@@ -14,7 +14,7 @@ from collections.abc import Collection, Sequence
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
-from linter.findings import Finding, sort_findings
+from linter.findings import Finding, Severity, sort_findings
 from linter.parsing.documents import ParsedFile
 from linter.policy.fused import fuse
 from linter.policy.model import Policy
@@ -65,25 +65,61 @@ class Governance:
 def is_disabled(config: Config, rule_id: str) -> bool:
     if rule_id in ALWAYS_ON:
         return False
-    return any(
-        fnmatchcase(rule_id, entry) or rule_id.startswith(entry + "/") for entry in config.disable
+    if any(names_rule(entry, rule_id) for entry in config.enable):
+        return False
+    return any(names_rule(entry, rule_id) for entry in config.disable)
+
+
+def names_rule(entry: str, rule_id: str) -> bool:
+    """``entry`` is the rule id, a pattern (``vllm/*``) or the id of the rule's policy."""
+    return fnmatchcase(rule_id, entry) or rule_id.startswith(entry + "/")
+
+
+class UnknownRuleError(ValueError):
+    """A rule named on the command line that no loaded policy defines (a usage error)."""
+
+
+def with_command_line(
+    config: Config, disable: Sequence[str], enable: Sequence[str], known: Collection[str]
+) -> Config:
+    """``config`` with ``--disable`` added to its ``disable`` list and ``--enable`` set.
+
+    A name that matches no loaded rule is an error here, not a note as in the file: a
+    flag typed for one run should not silently do nothing."""
+    for flag, entries in (("--disable", disable), ("--enable", enable)):
+        for entry in entries:
+            if flag == "--disable" and entry in ALWAYS_ON:
+                raise UnknownRuleError(
+                    f"--disable {entry}: cannot be switched off: unchecked input is always reported"
+                )
+            if not any(names_rule(entry, rule) for rule in known):
+                raise UnknownRuleError(
+                    f"{flag} {entry}: names no rule or policy of the loaded policies "
+                    "(see 'servelint rules')"
+                )
+    if not disable and not enable:
+        return config
+    return dataclasses.replace(
+        config, disable=(*config.disable, *disable), enable=(*config.enable, *enable)
     )
 
 
 def _override(config: Config, finding: Finding) -> Finding:
-    severity = config.severity.get(finding.rule_id)
-    if severity is None:
-        severity = next(
-            (
-                level
-                for pattern, level in config.severity.items()
-                if fnmatchcase(finding.rule_id, pattern)
-            ),
-            None,
-        )
+    severity = configured_severity(config, finding.rule_id)
     if severity is None or severity == finding.severity:
         return finding
     return dataclasses.replace(finding, severity=severity)
+
+
+def configured_severity(config: Config, rule_id: str) -> Severity | None:
+    """The severity ``severity:`` gives the rule (its id first, then patterns), if any."""
+    severity = config.severity.get(rule_id)
+    if severity is None:
+        severity = next(
+            (level for pattern, level in config.severity.items() if fnmatchcase(rule_id, pattern)),
+            None,
+        )
+    return severity
 
 
 def select_policies(policies: Sequence[Policy], config: Config) -> list[Policy]:
@@ -121,7 +157,7 @@ def config_notes(config: Config, known: Collection[str]) -> list[str]:
                 f"{config.source}:{config.line_of('disable', index)}: '{entry}' "
                 "cannot be switched off: unchecked input is always reported"
             )
-        elif not any(fnmatchcase(r, entry) or r.startswith(entry + "/") for r in known):
+        elif not any(names_rule(entry, r) for r in known):
             notes.append(
                 f"{config.source}:{config.line_of('disable', index)}: disable: "
                 f"'{entry}' names no rule of the loaded policies"

@@ -22,7 +22,13 @@ from linter.run import baseline as baselines
 from linter.run import runner
 from linter.run.config import EMPTY, Config, find_config, load_config
 from linter.run.globs import matches_any, relative_to
-from linter.run.governance import Governance, config_notes, known_rules, select_policies
+from linter.run.governance import (
+    Governance,
+    config_notes,
+    known_rules,
+    select_policies,
+    with_command_line,
+)
 from linter.sources.files import STDIN_NAME, Input, expand
 
 if TYPE_CHECKING:
@@ -42,6 +48,9 @@ class LintOptions:
     today: datetime.date | None = None
     # Values files beside a Chart.yaml are linted merged with the chart's values.yaml.
     chart_context: bool = True
+    # --disable / --enable: rule ids, policy ids or patterns, on top of the file's disable.
+    disable: tuple[str, ...] = ()
+    enable: tuple[str, ...] = ()
     # None: as the configuration file says (default off).
     fail_on_unchecked: bool | None = None
 
@@ -68,18 +77,28 @@ def read_config(path: str | None, no_config: bool) -> Config:
     return EMPTY if found is None else load_config(found)
 
 
+def configured_policies(
+    config: Config, policy_dirs: Sequence[str], no_builtin: bool
+) -> list[Policy]:
+    """The policies a run loads: ``--policy-dir`` else the file's ``policyDirs``, and the
+    built-in set unless ``--no-builtin`` or ``builtin: false``. ``lint``, ``rules`` and
+    ``explain`` all load through here, so they agree on which rules exist."""
+    dirs = tuple(policy_dirs) or tuple(_under(config.root, d) for d in config.policy_dirs)
+    builtin = not no_builtin and config.builtin is not False
+    return load_policies(dirs, builtin=builtin)
+
+
 def build(options: LintOptions) -> LintPlan:
-    config = read_config(options.config, options.no_config)
-    policy_dirs = options.policy_dirs or tuple(_under(config.root, d) for d in config.policy_dirs)
-    builtin = not options.no_builtin and config.builtin is not False
-    loaded = load_policies(policy_dirs, builtin=builtin)
+    file_config = read_config(options.config, options.no_config)
+    loaded = configured_policies(file_config, options.policy_dirs, options.no_builtin)
     known = known_rules(loaded)
+    config = with_command_line(file_config, options.disable, options.enable, known)
     baseline_file = options.baseline or (
         _under(config.root, config.baseline) if config.baseline else None
     )
     own_files = {f for f in (config.source, baseline_file, options.write_baseline) if f}
     inputs, skipped = _select_inputs(expand(options.paths), config, own_files)
-    notes = config_notes(config, known)
+    notes = config_notes(file_config, known)
     if skipped:
         notes.append(
             f"{config.source}: {skipped} input{'s' * (skipped != 1)} skipped by include/exclude"
@@ -126,6 +145,14 @@ def execute(plan: LintPlan) -> runner.RunResult:
             f"baseline {plan.write_baseline}: recorded {len(written.entries)} "
             f"finding{'s' * (len(written.entries) != 1)}"
         )
+        secrets = baselines.refused_secrets(findings)
+        if secrets:
+            notes.append(
+                f"baseline {plan.write_baseline}: {secrets} committed "
+                f"secret{'s' * (secrets != 1)} not recorded: a secret stays in the history "
+                "of the repository; rotate it, then suppress the finding with a reason that "
+                "says it was rotated"
+            )
     if plan.context is not None:
         notes.extend(plan.context.notes(findings))
     return dataclasses.replace(result, findings=findings, notes=notes)

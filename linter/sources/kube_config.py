@@ -10,9 +10,11 @@ from typing import Any
 from linter.errors import SourceError
 
 _SA_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+# The client is the optional extra `kube` (pyproject.toml): lint, the pre-commit hooks
+# and drift on files never need it.
 MISSING_CLIENT = (
-    "servelint drift --kube needs the 'kubernetes' package: pip install "
-    "kubernetes (with pre-commit, add it to additional_dependencies)"
+    "servelint drift --kube needs the Kubernetes client, which is an optional extra: "
+    "pip install 'servelint[kube]' (in the container image it is installed)"
 )
 
 

@@ -78,7 +78,7 @@ def _directive(entry: str, document: Document, line: int, column: int) -> Direct
     source, index = document.source, document.index
 
     def covers(finding: Finding) -> bool:
-        return finding.file == source and finding.doc_index == index
+        return any(f == source and doc == index for f, _, doc in finding.positions())
 
     return Directive(
         rule.strip(), reason.strip(), until, "annotation", source, line, column, covers

@@ -3,11 +3,17 @@
 No suppression may fail silently: one without a reason is not applied and is reported,
 one past its date stops applying and is reported, and one that covers no finding is
 reported. Suppressed findings stay in the result, carrying the suppression.
+
+A committed secret is the exception to "any reason will do": the value stays in the
+repository's history, so the only acceptable reason is that the credential was rotated
+(or revoked). A suppression of ``secrets/literal-secret`` whose reason does not say so is
+not applied, and is reported like a missing reason.
 """
 
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Collection, Sequence
 from fnmatch import fnmatchcase
 
@@ -22,6 +28,9 @@ from linter.run.suppress.model import (
     Directive,
     meta_finding,
 )
+from linter.secrets.literal import RULE_ID as SECRET_RULE
+
+ROTATED = re.compile(r"\b(rotated|revoked)\b", re.IGNORECASE)
 
 
 def apply(
@@ -43,17 +52,22 @@ def apply(
         else:
             anywhere.append(i)
     used: set[int] = set()
+    refused: set[int] = set()
     out: list[Finding] = []
     for finding in findings:
         if finding.suppressed or finding.rule_id in META_RULES:
             out.append(finding)  # a directive cannot hide the report about a directive
             continue
-        candidates = [*by_file.get(finding.file, ()), *anywhere]  # still in precedence order
+        local = [i for file, _, _ in finding.positions() for i in by_file.get(file, ())]
+        candidates = [*local, *anywhere]  # still in precedence order
         matching = [
             i
             for i in candidates
             if fnmatchcase(finding.rule_id, live[i].rule) and live[i].covers(finding)
         ]
+        if finding.rule_id == SECRET_RULE:
+            refused.update(i for i in matching if not ROTATED.search(live[i].reason))
+            matching = [i for i in matching if ROTATED.search(live[i].reason)]
         used.update(matching)
         if matching:
             first = live[matching[0]]
@@ -64,9 +78,19 @@ def apply(
             )
         out.append(finding)
     for i, directive in enumerate(live):
-        if i not in used and directive.in_play:
+        if i in refused and i not in used:
+            reports.append(meta_finding(MISSING_REASON, directive, _not_rotated(directive)))
+        elif i not in used and directive.in_play:
             reports.append(meta_finding(UNUSED, directive, _unused(directive, known_rules)))
     return out + reports
+
+
+def _not_rotated(directive: Directive) -> str:
+    return (
+        f"suppression of '{directive.rule}' does not say the secret was rotated, so it is "
+        f"not applied to the committed secret ({directive.reason}); the value stays in the "
+        'repository\'s history: rotate it, then say so (reason="rotated on YYYY-MM-DD")'
+    )
 
 
 def _screen(

@@ -74,7 +74,7 @@ def _parse(body: str, file: str, line: int, column: int, target: int | None) -> 
     until = parse_date(options["until"]) if "until" in options else None
 
     def covers(finding: Finding) -> bool:
-        return finding.file == file and finding.line == target
+        return any(f == file and at == target for f, at, _ in finding.positions())
 
     return [
         Directive(
