@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from linter.drift.live import documents, lines, sglang, tgi, triton, vllm
-from linter.drift.live.capture import Capture, Disagreement, Printed, assemble
+from linter.drift.live.capture import Capture, Disagreement, assemble
 
 __all__ = ["FORMATS", "Capture", "Disagreement", "UnknownCapture", "read_capture"]
 
@@ -34,9 +34,7 @@ class UnknownCapture(ValueError):
     """A log, or text that is no document, in which no known format was found."""
 
     def __init__(self, detail: str) -> None:
-        super().__init__(
-            f"{detail}; the formats understood are: " + "; ".join(FORMATS)
-        )
+        super().__init__(f"{detail}; the formats understood are: " + "; ".join(FORMATS))
 
 
 def read_capture(text: str) -> Capture | None:
@@ -84,5 +82,3 @@ def _with_form(capture: Capture, form: str) -> Capture:
 
     formats = tuple(f"{kind} ({form})" for kind in capture.formats)
     return dataclasses.replace(capture, formats=formats)
-
-

@@ -5,8 +5,9 @@ at one line, under the server's own setting names. ``assemble`` collapses the re
 several processes printed alike (engine cores, tensor-parallel ranks, data-parallel
 replicas), keeps the disagreements between them as differences of their own, and merges
 the kinds of record in the order of what they prove: a full dump of the arguments first,
-then the resolved engine configuration, then the values the server derived, then what was
-set explicitly.
+the resolved engine configuration first, then the values the server derived, then a full
+dump of the arguments as given, then what was set explicitly. A setting that only the
+server's resolution shows, beside a record of the arguments, was chosen by the server.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-# Merge order: later kinds override earlier ones.
-FULL_DUMP, RESOLVED, DERIVED, EXPLICIT = 0, 1, 2, 3
+# Merge order: later kinds override earlier ones. What the server resolved (its engine
+# configuration, the values it derived) is overridden by the arguments as they were given,
+# so that "auto" as given compares with "auto" in the values, not with the resolved dtype.
+RESOLVED, DERIVED, FULL_DUMP, EXPLICIT = 0, 1, 2, 3
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,6 +52,9 @@ class Capture:
     # Settings the capture shows as not set (printed as None, or absent from a record
     # that lists every setting that was set): a server-derived value is no excuse there.
     unset: frozenset[str] = frozenset()
+    # Settings that only the server's resolution shows (no argument record lists them):
+    # the server chose them, so one on the live side alone is not drift.
+    resolved: frozenset[str] = frozenset()
     disagreements: tuple[Disagreement, ...] = ()
     ignored: tuple[str, ...] = ()  # metadata and hardware fields, never compared
     model: str = ""
@@ -100,6 +106,9 @@ def assemble(
     unset = set(none)
     if lists_all:
         unset |= _not_listed(server, merged, lists_all)
+    given = [r for r in chosen if r.rank >= FULL_DUMP]
+    listed = {key for record in given for key, value in record.values.items() if value is not None}
+    resolved = {key for key in merged if key not in listed} if given else set()
     model = merged.get(model_key)
     return Capture(
         server,
@@ -107,6 +116,7 @@ def assemble(
         tuple(dict.fromkeys(r.kind for r in sorted(chosen, key=lambda r: r.line))),
         merged,
         frozenset(unset),
+        frozenset(resolved),
         tuple(disagreements),
         tuple(sorted(ignored)),
         model if isinstance(model, str) else "",

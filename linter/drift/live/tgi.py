@@ -65,21 +65,32 @@ def from_lines(lines: list[Line]) -> tuple[list[Printed], str]:
             except literal.LiteralError:
                 values = None
             if isinstance(values, dict):
-                records.append(Printed("launcher Args", EXPLICIT, line.number, line.process,
-                                       aliased(values)))
+                records.append(
+                    Printed("launcher Args", EXPLICIT, line.number, line.process, aliased(values))
+                )
             continue
         match = _DEFAULT.search(line.text)
         if match:
             key = ALIASES.get(match["key"], match["key"])
             records.append(
-                Printed("launcher defaults", DERIVED, line.number, line.process,
-                        {key: int(match["value"])})
+                Printed(
+                    "launcher defaults",
+                    DERIVED,
+                    line.number,
+                    line.process,
+                    {key: int(match["value"])},
+                )
             )
         match = _CUDA_GRAPHS.search(line.text)
         if match:
             records.append(
-                Printed("launcher defaults", DERIVED, line.number, line.process,
-                        {"cuda_graphs": literal.parse(match["value"])})
+                Printed(
+                    "launcher defaults",
+                    DERIVED,
+                    line.number,
+                    line.process,
+                    {"cuda_graphs": literal.parse(match["value"])},
+                )
             )
         index += 1
     return _one_defaults_record(records), ""

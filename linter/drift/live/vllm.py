@@ -93,16 +93,25 @@ def from_lines(lines: list[Line]) -> tuple[list[Printed], str]:
         if match:
             values = _literal(match["rest"])
             if isinstance(values, dict):
-                records.append(Printed("non-default args", EXPLICIT, line.number, line.process,
-                                       _aliased(values), lists_all_set=True))
+                records.append(
+                    Printed(
+                        "non-default args",
+                        EXPLICIT,
+                        line.number,
+                        line.process,
+                        _aliased(values),
+                        lists_all_set=True,
+                    )
+                )
             continue
         match = _NAMESPACE.match(text)
         if match:
             values = _literal(match["rest"])
             if isinstance(values, dict):
                 records.append(
-                    Printed("args Namespace", FULL_DUMP, line.number, line.process,
-                            _aliased(values))
+                    Printed(
+                        "args Namespace", FULL_DUMP, line.number, line.process, _aliased(values)
+                    )
                 )
             continue
         match = _ENGINE.search(text)
@@ -110,15 +119,21 @@ def from_lines(lines: list[Line]) -> tuple[list[Printed], str]:
             version = version or match["version"]
             kind = f"{match['engine']} engine config" if match["engine"] else "engine config"
             records.append(
-                Printed(kind, RESOLVED, line.number, line.process,
-                        _aliased(key_values(match["rest"])))
+                Printed(
+                    kind, RESOLVED, line.number, line.process, _aliased(key_values(match["rest"]))
+                )
             )
             continue
         match = _CHUNKED.search(text)
         if match:
             records.append(
-                Printed("scheduler defaults", DERIVED, line.number, line.process,
-                        {"max_num_batched_tokens": int(match["n"])})
+                Printed(
+                    "scheduler defaults",
+                    DERIVED,
+                    line.number,
+                    line.process,
+                    {"max_num_batched_tokens": int(match["n"])},
+                )
             )
     return records, version
 
@@ -126,7 +141,7 @@ def from_lines(lines: list[Line]) -> tuple[list[Printed], str]:
 def usage_records(data: Any) -> list[dict[str, Any]] | None:
     """The usage-stats records in a parsed document (one object, or one per line)."""
     items = data if isinstance(data, list) else [data]
-    if items and all(isinstance(i, dict) and _USAGE_KEYS <= set(i) for i in items):
+    if items and all(isinstance(i, dict) and set(i) >= _USAGE_KEYS for i in items):
         return items
     return None
 
