@@ -215,7 +215,8 @@ def test_tgi_info_defaults_derived_and_status_fields(run_line: Run) -> None:
     )
     assert result.exit_code == 1
     assert result.output == (
-        "live/tgi-info-hotfixed.json: 3 differences (tgi defaults applied)\n"
+        "live/tgi-info-hotfixed.json: 3 differences (tgi defaults applied; "
+        "read: TGI 3.2.1: /info)\n"
         "  field                               values.yaml  live   status           edit at\n"
         "  tgi.launcher.max_stop_sequences     -            8      unexpected-live  "
         "tgi-values.yaml:3\n"
@@ -223,7 +224,7 @@ def test_tgi_info_defaults_derived_and_status_fields(run_line: Run) -> None:
         "tgi-values.yaml:5\n"
         "  tgi.launcher.maxTotalTokens         32768        16384  changed          "
         "tgi-values.yaml:6\n"
-        "live/tgi-info.json: in sync (tgi defaults applied)\n"
+        "live/tgi-info.json: in sync (tgi defaults applied; read: TGI 3.2.1: /info)\n"
         "3 differences in 1 of 2 targets, 1 in sync\n"
     )
 
@@ -242,7 +243,8 @@ def test_sglang_server_info_with_a_duration_in_minutes(run_line: Run) -> None:
     )
     assert result.exit_code == 0
     assert result.output == (
-        "live/sglang-server-info.json: in sync (sglang defaults applied)\n"
+        "live/sglang-server-info.json: in sync (sglang defaults applied; "
+        "read: SGLang 0.5.2rc1: /get_server_info)\n"
         "0 differences in 0 of 1 target, 1 in sync\n"
     )
 
