@@ -35,6 +35,10 @@ class Container:
     files: dict[str, bytes] = dataclasses.field(default_factory=dict)
     http: dict[tuple[int, str], HttpReply] = dataclasses.field(default_factory=dict)
     ready: bool = True
+    # What `GET .../pods/{name}/log` serves: the current instance's log, and the log of the
+    # instance before the last restart (None: the container never restarted).
+    log: bytes = b""
+    previous_log: bytes | None = None
 
 
 @dataclasses.dataclass

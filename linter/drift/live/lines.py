@@ -1,6 +1,6 @@
 """Log lines without what other tools put in front of them.
 
-A start-up log reaches servelint through ``kubectl logs`` (``--timestamps``), Ray
+A start-up log reaches servelint through ``kubectl logs`` (``--timestamps``, ``--prefix``), Ray
 (``(EngineCore_0 pid=123)``, ``(RayWorkerWrapper pid=9, ip=10.0.0.2)``), wrappers
 (``vLLM STDOUT:``), colour codes and the servers' own logging prefixes
 (``INFO 10-08 08:39:01 [utils.py:233]``, ``[2025-09-04 12:00:00] INFO engine.py:156:``,
@@ -17,13 +17,15 @@ import re
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
 # kubectl logs --timestamps: an RFC 3339 time and one space.
 _KUBECTL_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) ")
+# kubectl logs --prefix: "[pod/vllm-5d9c7-a2kq9/vllm] ".
+_KUBECTL_PREFIX = re.compile(r"^\[(?P<label>pod/[^\]/ ]+/[^\] ]+)\] ")
 # Ray's worker prefix: (Actor pid=123) or (Actor pid=123, ip=10.0.0.2) or (pid=123).
 _RAY = re.compile(r"^\((?P<label>[\w.:-]*(?: ?pid=\d+)(?:, ip=[\w.:-]+)?)\) ")
 _WRAPPERS = re.compile(r"^(?:vLLM STDOUT|vLLM STDERR|INFO:tgi-server|\[stdout\]|\[stderr\]):?\s*")
 _LEVEL = r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|TRACE)"
 # vLLM: "INFO 10-08 08:39:01 [utils.py:233] " (also with a year, and without the file).
 _VLLM = re.compile(
-    rf"^{_LEVEL} \d\d-\d\d(?: \d{{4}})? \d\d:\d\d:\d\d(?:\.\d+)? (?:\[[\w./-]+:\d+\] )?"
+    rf"^{_LEVEL} \d\d-\d\d(?: \d{{4}})? \d\d:\d\d:\d\d(?:\.\d+)? (?:\[?[\w./-]+:\d+\] )?"
 )
 # SGLang: "[2025-09-04 12:00:00] INFO engine.py:156: " or "[2025-09-04 12:00:00 TP0] ".
 _SGLANG = re.compile(
@@ -60,12 +62,16 @@ def _clean(number: int, raw: str) -> Line:
     process = ""
     for _ in range(4):  # prefixes nest: kubectl time, Ray label, wrapper, server prefix
         before = text
+        match = _KUBECTL_PREFIX.match(text)
+        if match:
+            process, text, logged = match["label"], text[match.end() :], True
         match = _KUBECTL_TIME.match(text)
         if match:
             text, logged = text[match.end() :], True
         match = _RAY.match(text)
         if match:
-            process, text, logged = match["label"], text[match.end() :], True
+            label = match["label"]
+            process, text, logged = f"{process} {label}".strip(), text[match.end() :], True
         match = _WRAPPERS.match(text)
         if match:
             text, logged = text[match.end() :], True
