@@ -81,8 +81,16 @@ class EngineSide:
         return str(self.workload.data.get("engine", {}).get("name", ""))
 
     def locate(self, original: PathT) -> Origin:
-        origin = self.workload.origins.get(("engine", *original[:1])) if original else None
-        return origin or self.workload.anchor
+        if not original:
+            return self.workload.anchor
+        names = [original[0]] + [
+            old for old, new in ALIASES.get(self.server, {}).items() if new == original[0]
+        ]
+        for name in names:
+            origin = self.workload.origins.get(("engine", name))
+            if origin is not None:
+                return origin
+        return self.workload.anchor
 
     def field(self, relative: PathT) -> str:
         """The setting's own name (``max_model_len``, ``speculative_config.num_speculative_tokens``):

@@ -12,6 +12,7 @@ that several processes printing the same configuration can be told apart.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
@@ -53,7 +54,26 @@ class Line:
 
 
 def clean(text: str) -> list[Line]:
-    return [_clean(number, raw) for number, raw in enumerate(text.split("\n"), start=1)]
+    out: list[Line] = []
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = _clean(number, raw)
+        out.extend(_unquoted(line))
+    return out
+
+
+def _unquoted(line: Line) -> list[Line]:
+    """Triton (24.x and later) logs each message as a JSON string: ``"model
+    configuration:\\n{\\n ...}"``; its lines are the message's lines."""
+    text = line.text
+    if not (line.logged and len(text) > 1 and text[0] == '"' and text[-1] == '"'):
+        return [line]
+    try:
+        message = json.loads(text)
+    except ValueError:
+        return [line]
+    if not isinstance(message, str):
+        return [line]
+    return [dataclasses.replace(line, text=part) for part in message.split("\n")]
 
 
 def _clean(number: int, raw: str) -> Line:

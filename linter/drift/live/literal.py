@@ -11,7 +11,8 @@ Nothing here evaluates code: the text is tokenised and read as data.
 - ``<Enum.MEMBER: 'value'>`` is ``'value'``, ``<Enum.MEMBER: 3>`` is ``'MEMBER'``;
 - a dotted name (``torch.bfloat16``, ``LoadFormat.AUTO``) is its last part, lower-cased
   for enum members written in capitals; a bare Rust enum variant (``Gptq``, ``On``) is
-  lower-cased, as the launcher's command line spells it (``--quantize gptq``);
+  spelled as the launcher's command line spells it (``--quantize gptq``,
+  ``BitsandbytesNF4`` = ``bitsandbytes-nf4``);
 - ``<function f at 0x..>`` and other ``<...>`` reprs are kept as their text.
 """
 
@@ -222,4 +223,11 @@ def _bare(name: str) -> str:
     last = name.rpartition(".")[2]
     if "." in name:
         return last.lower() if last.isupper() else last
-    return last.lower() if last[:1].isupper() else last
+    if not last[:1].isupper():
+        return last
+    # A Rust enum variant as clap spells it on the command line (kebab-case):
+    # BitsandbytesNF4 → bitsandbytes-nf4, Gptq → gptq.
+    return _CAMEL.sub("-", last).lower()
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")

@@ -161,6 +161,8 @@ def key_values(text: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, raw in _split_pairs(text):
         raw = raw.strip().rstrip(",").strip()
+        if raw.endswith(")") and raw.count("(") < raw.count(")"):
+            raw = raw[:-1]  # v0.6 closes the line with ")"
         try:
             out[key] = literal.parse(raw) if raw else None
         except literal.LiteralError:
@@ -191,9 +193,11 @@ def _split_pairs(text: str) -> list[tuple[str, str]]:
             depth += 1
         elif ch in "]})":
             depth = max(depth - 1, 0)
-        elif ch == "," and depth == 0:
+        elif ch in ", " and depth == 0:
+            # v0.6 prints one pair without its comma ("chunked_prefill_enabled=False
+            # multi_step_stream_outputs=True"): a space before "key=" separates too.
             following = _KEY.match(text, index + 1 + _spaces(text, index + 1))
-            if following:
+            if following and (ch == "," or text[start:index].strip()):
                 pairs.append((key, text[start:index]))
                 key = following.group()[:-1]
                 index = following.end()
@@ -219,4 +223,10 @@ def _literal(text: str) -> Any:
 
 
 def _aliased(values: dict[str, Any]) -> dict[str, Any]:
-    return {ALIASES.get(key, key): value for key, value in values.items()}
+    out = {}
+    for key, value in values.items():
+        name = ALIASES.get(key, key)
+        if name == "dtype" and isinstance(value, str):
+            value = value.removeprefix("torch.")  # usage stats: str(torch.bfloat16)
+        out[name] = value
+    return out
