@@ -329,7 +329,8 @@ def test_live_path_selects_a_subtree(run_line: Run, tmp_path: Path) -> None:
         ),
         (
             ["drift", "-f", "values.yaml", "--kube", "--selector", "a=b"],
-            "Error: --kube needs --source (exec:/path, http:PORT/PATH, configmap:NAME/KEY or podspec)",
+            "Error: --kube needs --source (exec:/path, http:PORT/PATH, configmap:NAME/KEY, "
+            "podspec or logs)",
         ),
         (
             ["drift", "-f", "values.yaml", "--kube", "--source", "podspec"],
@@ -338,7 +339,7 @@ def test_live_path_selects_a_subtree(run_line: Run, tmp_path: Path) -> None:
         (
             ["drift", "-f", "values.yaml", "--kube", "--source", "ftp:x", "--pod", "p"],
             "Error: Invalid value for '--source': 'ftp:x' is not a source; use "
-            "exec:/path/in/container, http:PORT/PATH, configmap:NAME/KEY or podspec",
+            "exec:/path/in/container, http:PORT/PATH, configmap:NAME/KEY, podspec or logs",
         ),
     ],
     ids=["no-live", "kube-option-without-kube", "no-source", "no-pods", "bad-source"],
@@ -364,7 +365,8 @@ def test_a_values_path_that_does_not_exist_is_a_tool_failure(run_line: Run) -> N
     assert result.exit_code == 3
     assert result.output == (
         "servelint: --values-path server.nope: no such key in the merged "
-        "values (top-level keys: image, server)\n"
+        "values (keys at server: args, config, env, resources); accepted forms: "
+        'server.config, containers[0], configs["vllm-config.yaml"]\n'
     )
 
 

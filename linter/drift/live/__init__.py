@@ -9,6 +9,7 @@ found, so that a log is never read as YAML.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from linter.drift.live import documents, lines, sglang, tgi, triton, vllm
@@ -59,12 +60,14 @@ def _from_document(data: Any, form: str) -> Capture | None:
     usage = vllm.usage_records(data)
     if usage is not None:
         records, version = vllm.from_usage(usage)
-        return _with_form(assemble("vllm", version, records, vllm.IGNORED, vllm.MODEL_KEY), form)
+        capture = assemble("vllm", version, records, vllm.IGNORED, vllm.MODEL_KEY)
+        return _with_form(_reports_a_few(capture, vllm.USAGE_RESOLVED), form)
     if not isinstance(data, dict):
         return None
     if tgi.is_info(data) or tgi.is_usage_event(data):
         records, version = tgi.from_document(data)
-        return _with_form(assemble("tgi", version, records, tgi.IGNORED, tgi.MODEL_KEY), form)
+        capture = assemble("tgi", version, records, tgi.IGNORED, tgi.MODEL_KEY)
+        return _with_form(_reports_a_few(capture, frozenset()), form)
     if sglang.grpc_server_args(data) is not None or sglang.is_server_info(data):
         records, version = sglang.from_document(data)
         return _with_form(
@@ -75,10 +78,15 @@ def _from_document(data: Any, form: str) -> Capture | None:
     return None
 
 
+def _reports_a_few(capture: Capture, resolved: frozenset[str]) -> Capture:
+    """TGI's /info and the usage records print a fixed handful of settings: a setting
+    they do not print is not evidence. ``resolved``: settings they print as the server
+    resolved them (vLLM's usage record: the dtype chosen for "auto")."""
+    return dataclasses.replace(capture, partial=True, resolved=resolved & set(capture.settings))
+
+
 def _with_form(capture: Capture, form: str) -> Capture:
     if form == "JSON":
         return capture
-    import dataclasses
-
     formats = tuple(f"{kind} ({form})" for kind in capture.formats)
     return dataclasses.replace(capture, formats=formats)

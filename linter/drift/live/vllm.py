@@ -76,6 +76,9 @@ IGNORED = frozenset(
         "usage_context",
     }
 )
+# The usage record prints these as the engine resolved them (vllm/usage/usage_lib.py:
+# str(model_config.dtype), cache_config.block_size).
+USAGE_RESOLVED = frozenset({"dtype", "block_size"})
 # Keys only vLLM's usage-stats record carries together.
 _USAGE_KEYS = frozenset({"vllm_version", "gpu_memory_utilization", "model_architecture"})
 
@@ -141,8 +144,13 @@ def from_lines(lines: list[Line]) -> tuple[list[Printed], str]:
 def usage_records(data: Any) -> list[dict[str, Any]] | None:
     """The usage-stats records in a parsed document (one object, or one per line)."""
     items = data if isinstance(data, list) else [data]
-    if items and all(isinstance(i, dict) and set(i) >= _USAGE_KEYS for i in items):
-        return items
+    # The first record describes the engine; the periodic ones after it carry the
+    # uuid and the time only.
+    records = [i for i in items if isinstance(i, dict) and set(i) >= _USAGE_KEYS]
+    if records and all(isinstance(i, dict) and "uuid" in i for i in items):
+        return records
+    if records and records == items:
+        return records
     return None
 
 
