@@ -105,10 +105,7 @@ def _no_such_path(data: Any, root: PathT) -> str:
         if dotted in keys:
             spelled = format_path((*root[:found], dotted, *root[found + end :]))
             return f"{message}; a key with dots is written in brackets: {spelled}"
-    return (
-        f"{message}; accepted forms: server.config, containers[0], "
-        "configs[\"vllm-config.yaml\"]"
-    )
+    return f'{message}; accepted forms: server.config, containers[0], configs["vllm-config.yaml"]'
 
 
 def _embedded(text: str, origin: Origin) -> Any:
