@@ -164,6 +164,8 @@ def live_from_capture(capture: Capture) -> LiveEngine:
         setting = registry.by_key(capture.server, key)
         if setting is None or setting.name in _META or setting.name in _NOT_FROM_VALUES:
             continue
+        if setting.kind == "str" and isinstance(value, list) and len(value) == 1:
+            value = value[0]  # nargs="+" printed as a list: --served-model-name NAME
         converted = convert(setting.kind, value)
         if converted is not None:
             settings[setting.name] = converted

@@ -286,8 +286,9 @@ def _for_capture(
         return server
     return dataclasses.replace(
         server,
-        derived=(server.derived | capture.resolved) - capture.unset,
+        derived=(server.derived | capture.resolved) - capture.unset - capture.explicit,
         exhaustive=not capture.partial,
+        explicit=capture.explicit,
     )
 
 

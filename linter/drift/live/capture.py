@@ -55,6 +55,8 @@ class Capture:
     # Settings that only the server's resolution shows (no argument record lists them):
     # the server chose them, so one on the live side alone is not drift.
     resolved: frozenset[str] = frozenset()
+    # Settings a record of explicitly set arguments lists (vLLM's non-default args).
+    explicit: frozenset[str] = frozenset()
     disagreements: tuple[Disagreement, ...] = ()
     ignored: tuple[str, ...] = ()  # metadata and hardware fields, never compared
     model: str = ""
@@ -117,6 +119,7 @@ def assemble(
         merged,
         frozenset(unset),
         frozenset(resolved),
+        frozenset(k for r in lists_all for k in r.values if k in merged),
         tuple(disagreements),
         tuple(sorted(ignored)),
         model if isinstance(model, str) else "",
