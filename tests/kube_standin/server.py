@@ -227,6 +227,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._websocket_session(stdout, stderr, code)
 
     def _log(self, params: dict[str, str], query: dict[str, list[str]]) -> None:
+        with self.server.cluster.lock:
+            self.server.cluster.log_queries.append(query)
         pod = self._pod(params, "get", "pods/log")
         if pod is None:
             return
