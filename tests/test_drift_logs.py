@@ -595,3 +595,23 @@ def test_the_help_shows_the_path_forms(run_line: Run) -> None:
     help_text = "".join(run_line(["drift", "--help"]).output.split())
     assert "configs[\"vllm-config.yaml\"]orconfigs['vllm-config.yaml']" in help_text
     assert "-readsstandardinput" in help_text
+
+
+def test_tgi_info_as_a_python_print_and_as_php_print_r(run_line: Run) -> None:
+    args = ["drift", "-f", "tgi-values.yaml", "--live", "tgi-info-python-repr.txt"]
+    args += ["--live", "tgi-info-print_r.txt"]
+    result = run_line(args)
+    assert result.exit_code == 0
+    assert result.output == (
+        "tgi-info-print_r.txt: in sync (tgi defaults applied; read: TGI 3.0.1: /info "
+        "(PHP print_r))\n"
+        "tgi-info-python-repr.txt: in sync (tgi defaults applied; read: TGI 2.3.0: /info "
+        "(Python repr))\n"
+        "0 differences in 0 of 2 targets, 2 in sync\n"
+    )
+    drifted = run_line([*args, "--set", "tgi.launcher.maxTotalTokens=16384", "--format", "json"])
+    assert drifted.exit_code == 1
+    assert [(r[0], r[1], r[2], r[3]) for r in _rows(drifted)] == [
+        ("drift/changed", "max_total_tokens", 16384, 8192),
+        ("drift/changed", "max_total_tokens", 16384, 8192),
+    ]

@@ -67,7 +67,7 @@ def _from_document(data: Any, form: str) -> Capture | None:
     if tgi.is_info(data) or tgi.is_usage_event(data):
         records, version = tgi.from_document(data)
         capture = assemble("tgi", version, records, tgi.IGNORED, tgi.MODEL_KEY)
-        return _with_form(_reports_a_few(capture, frozenset()), form)
+        return _with_form(_reports_a_few(capture, tgi.INFO_RESOLVED), form)
     if sglang.grpc_server_args(data) is not None or sglang.is_server_info(data):
         records, version = sglang.from_document(data)
         return _with_form(

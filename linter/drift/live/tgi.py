@@ -32,6 +32,9 @@ _CUDA_GRAPHS = re.compile(r"Using default cuda graphs (?P<value>\[[\d, ]*\])")
 _ARGS = re.compile(r"^Args \{")
 # TGI 3 renamed max_input_length to max_input_tokens (the launcher accepts both).
 ALIASES = {"max_input_length": "max_input_tokens", "model_dtype": "dtype"}
+# /info prints the dtype the shards run with (model_dtype), chosen from the model when
+# --dtype is not given.
+INFO_RESOLVED = frozenset({"dtype"})
 IGNORED = frozenset(
     {
         "model_sha",
