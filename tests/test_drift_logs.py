@@ -615,3 +615,24 @@ def test_tgi_info_as_a_python_print_and_as_php_print_r(run_line: Run) -> None:
         ("drift/changed", "max_total_tokens", 16384, 8192),
         ("drift/changed", "max_total_tokens", 16384, 8192),
     ]
+
+
+@pytest.mark.parametrize(("dtype", "code"), [("bf16", 0), ("torch.bfloat16", 0), ("half", 1)])
+def test_dtype_spellings(run_line: Run, dtype: str, code: int) -> None:
+    # The V1 engine line prints the resolved torch.bfloat16.
+    result = run_line(
+        [
+            "drift",
+            "-f",
+            "vllm-values.yaml",
+            "--live",
+            "vllm-0.11-dp2.log",
+            "--set",
+            f"vllm.engineArgs.model.dtype={dtype}",
+            "--format",
+            "json",
+        ]
+    )
+    assert result.exit_code == code
+    expected = [("drift/changed", "dtype", "float16", "bfloat16", "<--set>:1")] if code else []
+    assert _rows(result) == expected

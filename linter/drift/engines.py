@@ -104,11 +104,25 @@ class EngineSide:
 ALIASES: dict[str, dict[str, str]] = {"tgi": {"max_input_length": "max_input_tokens"}}
 
 
+# One dtype under several spellings: vLLM's --dtype accepts half/float16, float/float32
+# (vllm/config/model.py _STR_DTYPE_TO_TORCH_DTYPE) and logs the torch dtype it resolved.
+DTYPE_SPELLINGS = {
+    "half": "float16",
+    "fp16": "float16",
+    "bf16": "bfloat16",
+    "float": "float32",
+    "fp32": "float32",
+}
+
+
 def canonical_names(server: str, settings: dict[str, Any]) -> dict[str, Any]:
     aliases = ALIASES.get(server, {})
     out: dict[str, Any] = {}
     for key, value in settings.items():
         name = aliases.get(key, key)
+        if name == "dtype" and isinstance(value, str):
+            spelled = value.strip().lower().removeprefix("torch.")
+            value = DTYPE_SPELLINGS.get(spelled, spelled)
         if name not in out or key == name:
             out[name] = value
     return out
