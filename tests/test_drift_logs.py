@@ -636,3 +636,15 @@ def test_dtype_spellings(run_line: Run, dtype: str, code: int) -> None:
     assert result.exit_code == code
     expected = [("drift/changed", "dtype", "float16", "bfloat16", "<--set>:1")] if code else []
     assert _rows(result) == expected
+
+
+def test_a_marker_line_that_cannot_be_read_is_named(run_line: Run, tmp_path: Path) -> None:
+    live = tmp_path / "hostile.log"
+    nested = "[" * 5000 + "]" * 5000
+    live.write_text(f"INFO 10-21 09:14:02 [utils.py:233] non-default args: {{'a': {nested}}}\n")
+    result = run_line(["drift", "-f", "vllm-values.yaml", "--live", str(live)])
+    assert result.exit_code == 3
+    assert result.output.startswith(
+        f"{live}: error (unrecognised-format): line 1: the non-default args could not be "
+        "read (nested deeper than 100 levels at character 106); the formats understood are: "
+    )

@@ -44,10 +44,13 @@ def read_capture(text: str) -> Capture | None:
         data, form = document
         return _from_document(data, form)
     cleaned = lines.clean(text)
+    problems: list[str] = []
     for parser in _LOG_PARSERS:
-        records, version = parser.from_lines(cleaned)
+        records, version = parser.from_lines(cleaned, problems)
         if records:
             return assemble(parser.SERVER, version, records, parser.IGNORED, parser.MODEL_KEY)
+    if problems:
+        raise UnknownCapture("; ".join(problems[:3]))
     if lines.looks_like_log(cleaned):
         raise UnknownCapture(
             "this is a log, but it holds no start-up configuration that servelint reads "

@@ -42,6 +42,10 @@ _KEYWORDS: dict[str, Any] = {
 }
 
 
+# No server prints a configuration nested this deep; hostile text must not exhaust the stack.
+MAX_DEPTH = 100
+
+
 class LiteralError(ValueError):
     """The text is not a value in one of the printed forms (with the offset)."""
 
@@ -87,6 +91,7 @@ class _Reader:
         self.text = text
         self.items = items
         self.index = 0
+        self.depth = 0
 
     def error(self, message: str) -> LiteralError:
         at = self.items[self.index][2] if self.index < len(self.items) else len(self.text)
@@ -106,6 +111,15 @@ class _Reader:
         return item
 
     def value(self) -> Any:
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise self.error(f"nested deeper than {MAX_DEPTH} levels")
+            return self._value()
+        finally:
+            self.depth -= 1
+
+    def _value(self) -> Any:
         kind, text, _ = self.take()
         if kind == "string":
             return unquote(text)

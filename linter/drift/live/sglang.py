@@ -48,7 +48,7 @@ IGNORED = frozenset(
 )
 
 
-def from_lines(lines: list[Line]) -> tuple[list[Printed], str]:
+def from_lines(lines: list[Line], problems: list[str]) -> tuple[list[Printed], str]:
     records: list[Printed] = []
     version = ""
     for line in lines:
@@ -56,7 +56,8 @@ def from_lines(lines: list[Line]) -> tuple[list[Printed], str]:
         if match:
             try:
                 values = literal.parse(match["rest"])
-            except literal.LiteralError:
+            except literal.LiteralError as error:
+                problems.append(f"line {line.number}: the server_args could not be read ({error})")
                 continue
             if isinstance(values, dict):
                 records.append(Printed("server_args", EXPLICIT, line.number, line.process, values))

@@ -56,7 +56,7 @@ IGNORED = frozenset(
 )
 
 
-def from_lines(lines: list[Line]) -> tuple[list[Printed], str]:
+def from_lines(lines: list[Line], problems: list[str]) -> tuple[list[Printed], str]:
     records: list[Printed] = []
     index = 0
     while index < len(lines):
@@ -65,7 +65,10 @@ def from_lines(lines: list[Line]) -> tuple[list[Printed], str]:
             text, index = _struct(lines, index)
             try:
                 values = literal.parse(text)
-            except literal.LiteralError:
+            except literal.LiteralError as error:
+                problems.append(
+                    f"line {line.number}: the launcher Args could not be read ({error})"
+                )
                 values = None
             if isinstance(values, dict):
                 records.append(

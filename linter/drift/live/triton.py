@@ -37,7 +37,7 @@ _BOOLEAN_ROWS = frozenset({"strict_model_config", "strict_readiness", "cache_ena
 IGNORED = frozenset({"server_version", "server_extensions", "cache_enabled"})
 
 
-def from_lines(lines: list[Line]) -> tuple[list[Printed], str]:
+def from_lines(lines: list[Line], problems: list[str]) -> tuple[list[Printed], str]:
     records: list[Printed] = []
     version = ""
     index = 0
@@ -51,7 +51,11 @@ def from_lines(lines: list[Line]) -> tuple[list[Printed], str]:
         match = _MODEL_CONFIG.search(line.text)
         if match:
             config, index = _json_block(lines, index, match["rest"])
-            if isinstance(config, dict) and isinstance(config.get("name"), str):
+            if not (isinstance(config, dict) and isinstance(config.get("name"), str)):
+                problems.append(
+                    f"line {line.number}: the model configuration is not a JSON object with a name"
+                )
+            else:
                 records.append(
                     Printed(
                         f"model configuration {config['name']}",

@@ -83,7 +83,7 @@ USAGE_RESOLVED = frozenset({"dtype", "block_size"})
 _USAGE_KEYS = frozenset({"vllm_version", "gpu_memory_utilization", "model_architecture"})
 
 
-def from_lines(lines: list[Line]) -> tuple[list[Printed], str]:
+def from_lines(lines: list[Line], problems: list[str]) -> tuple[list[Printed], str]:
     records: list[Printed] = []
     version = ""
     for line in lines:
@@ -94,7 +94,7 @@ def from_lines(lines: list[Line]) -> tuple[list[Printed], str]:
             continue
         match = _NON_DEFAULT.search(text)
         if match:
-            values = _literal(match["rest"])
+            values = _literal(match["rest"], line, "non-default args", problems)
             if isinstance(values, dict):
                 records.append(
                     Printed(
@@ -109,7 +109,7 @@ def from_lines(lines: list[Line]) -> tuple[list[Printed], str]:
             continue
         match = _NAMESPACE.match(text)
         if match:
-            values = _literal(match["rest"])
+            values = _literal(match["rest"], line, "args Namespace", problems)
             if isinstance(values, dict):
                 records.append(
                     Printed(
@@ -223,10 +223,11 @@ def _spaces(text: str, index: int) -> int:
     return count
 
 
-def _literal(text: str) -> Any:
+def _literal(text: str, line: Line, kind: str, problems: list[str]) -> Any:
     try:
         return literal.parse(text)
-    except literal.LiteralError:
+    except literal.LiteralError as error:
+        problems.append(f"line {line.number}: the {kind} could not be read ({error})")
         return None
 
 
