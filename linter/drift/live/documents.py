@@ -31,6 +31,8 @@ def read(text: str) -> tuple[Any, str] | None:
         records = _json_lines(stripped)
         if records is not None:
             return records, "JSON lines"
+        if stripped[-1] not in "}]":
+            return None  # a log that starts with "[2025-..." (SGLang), not a printed dict
         try:
             value = literal.parse(textwrap.dedent(stripped))
         except literal.LiteralError:
