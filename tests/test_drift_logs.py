@@ -648,3 +648,16 @@ def test_a_marker_line_that_cannot_be_read_is_named(run_line: Run, tmp_path: Pat
         f"{live}: error (unrecognised-format): line 1: the non-default args could not be "
         "read (nested deeper than 100 levels at character 106); the formats understood are: "
     )
+
+
+def test_tgi_usage_start_event_ignores_the_machine(run_line: Run) -> None:
+    args = ["drift", "-f", "tgi-values.yaml", "--live", "tgi-usage-start.json"]
+    result = run_line(args)
+    assert result.exit_code == 0
+    assert result.output == (
+        "tgi-usage-start.json: in sync (tgi defaults applied; read: TGI: usage-stats start "
+        "event)\n"
+        "0 differences in 0 of 1 target, 1 in sync\n"
+    )
+    drifted = run_line([*args, "--set", "tgi.launcher.maxInputLength=4096", "--format", "json"])
+    assert _rows(drifted) == [("drift/changed", "max_input_tokens", 4096, 7168, "<--set>:1")]
