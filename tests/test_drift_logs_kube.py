@@ -243,3 +243,16 @@ def test_standin_log_query_parameters(api: Running) -> None:
         )
     finally:
         api_client.close()
+
+
+def test_a_pending_pod_has_no_log_yet(run_line: Run, api: Running, cluster: Cluster) -> None:
+    cluster.pods[2].phase = "Pending"
+    result = drift(run_line, api)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-2:] == [
+        "kube://llm/llm-vllm-7f9c-c9m2p/vllm logs: not ready: pod is Pending, not Running; "
+        "not compared",
+        "1 difference in 1 of 3 targets, 1 in sync, 1 not ready",
+    ]
+    assert cluster.count("/pods/llm-vllm-7f9c-c9m2p/log") == 0
+    assert cluster.count("/pods/llm-vllm-7f9c-a2kq9/log") == 1

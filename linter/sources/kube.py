@@ -254,8 +254,9 @@ def _fetch_pod(session: _Session, namespace: str, pod: dict[str, Any]) -> Fetche
     )
     not_ready = kube_pods.not_ready(pod)
     # A server prints its configuration long before it is Ready (while loading weights),
-    # and a crash-looping one only in its logs: logs are read from any started container.
-    if not_ready is not None and request.source.kind != "logs":
+    # and a crash-looping one only in its logs: logs are read from any Running pod.
+    started = request.source.kind == "logs" and (pod.get("status") or {}).get("phase") == "Running"
+    if not_ready is not None and not started:
         return dataclasses.replace(base, state="not-ready", reason="not-ready", message=not_ready)
     try:
         if request.source.kind == "podspec":
