@@ -661,3 +661,23 @@ def test_tgi_usage_start_event_ignores_the_machine(run_line: Run) -> None:
     )
     drifted = run_line([*args, "--set", "tgi.launcher.maxInputLength=4096", "--format", "json"])
     assert _rows(drifted) == [("drift/changed", "max_input_tokens", 4096, 7168, "<--set>:1")]
+
+
+def test_the_last_usage_record_is_the_running_engine() -> None:
+    # usage_stats.json is appended to at every start: an older start is not a process
+    # that disagrees, and the time and uuid of each record are metadata.
+    first = json.loads((LOGS / "vllm-usage-stats.jsonl").read_text().splitlines()[0])
+    older = dict(first, log_time=1740040000000000000, gpu_memory_utilization=0.9)
+    capture = read_capture(json.dumps(older) + "\n" + json.dumps(first) + "\n")
+    assert capture is not None
+    assert capture.disagreements == ()
+    assert capture.settings["gpu_memory_utilization"] == 0.95
+
+
+def test_metadata_that_differs_between_processes_is_no_disagreement() -> None:
+    text = (LOGS / "vllm-0.11-dp2.log").read_text()
+    # The two engine cores with different (ignored) model_tag in a second non-default line.
+    extra = text.splitlines()[1].replace("'model_tag': 'meta-llama", "'model_tag': 'org")
+    capture = read_capture(text + extra.replace("(APIServer pid=1)", "(APIServer pid=2)") + "\n")
+    assert capture is not None
+    assert capture.disagreements == ()

@@ -86,7 +86,7 @@ def assemble(
     disagreements: list[Disagreement] = []
     chosen: list[Printed] = []
     for kind, group in groups.items():
-        disagreements.extend(_disagreements(kind, group))
+        disagreements.extend(_disagreements(kind, group, ignored_keys))
         chosen.append(group[0])
     merged: dict[str, Any] = {}
     none: set[str] = set()
@@ -128,7 +128,8 @@ def assemble(
 
 
 def _not_listed(server: str, merged: dict[str, Any], records: list[Printed]) -> set[str]:
-    """Settings a record that lists every set setting leaves out: not set, so derived."""
+    """Settings a record that lists every set setting leaves out: not set (the server's
+    default, or a value it derives)."""
     from linter.model import registry
 
     listed = {key for record in records for key in record.values}
@@ -136,10 +137,16 @@ def _not_listed(server: str, merged: dict[str, Any], records: list[Printed]) -> 
     return {name for name in server_settings if name not in listed and name not in merged}
 
 
-def _disagreements(kind: str, group: list[Printed]) -> list[Disagreement]:
+def _disagreements(
+    kind: str, group: list[Printed], ignored_keys: frozenset[str]
+) -> list[Disagreement]:
     if len(group) < 2:
         return []
-    keys = list(dict.fromkeys(k for record in group for k in record.values))
+    keys = [
+        key
+        for key in dict.fromkeys(k for record in group for k in record.values)
+        if key not in ignored_keys
+    ]
     out = []
     for key in keys:
         seen = tuple((r.process or f"line {r.line}", r.line, r.values.get(key)) for r in group)

@@ -155,12 +155,10 @@ def usage_records(data: Any) -> list[dict[str, Any]] | None:
 
 
 def from_usage(records: list[dict[str, Any]]) -> tuple[list[Printed], str]:
-    version = str(records[-1].get("vllm_version") or "")
-    printed = [
-        Printed("usage-stats record", RESOLVED, number, "", _aliased(record))
-        for number, record in enumerate(records, start=1)
-    ]
-    return printed, version
+    """The last record: the file is appended to by every start on the machine."""
+    last = records[-1]
+    version = str(last.get("vllm_version") or "")
+    return [Printed("usage-stats record", RESOLVED, 0, "", _aliased(last))], version
 
 
 def key_values(text: str) -> dict[str, Any]:
