@@ -678,6 +678,13 @@ def test_metadata_that_differs_between_processes_is_no_disagreement() -> None:
     text = (LOGS / "vllm-0.11-dp2.log").read_text()
     # The two engine cores with different (ignored) model_tag in a second non-default line.
     extra = text.splitlines()[1].replace("'model_tag': 'meta-llama", "'model_tag': 'org")
-    capture = read_capture(text + extra.replace("(APIServer pid=1)", "(APIServer pid=2)") + "\n")
+    other = extra.replace("(APIServer pid=1)", "(APIServer pid=2)")
+    capture = read_capture(text + other + "\n")
     assert capture is not None
     assert capture.disagreements == ()
+    longer = other.replace("'max_model_len': 8192", "'max_model_len': 16384")
+    capture = read_capture(text + longer + "\n")
+    assert capture is not None
+    assert [(d.setting, d.seen) for d in capture.disagreements] == [
+        ("max_model_len", (("APIServer pid=1", 2, 8192), ("APIServer pid=2", 15, 16384)))
+    ]
