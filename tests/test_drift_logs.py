@@ -688,3 +688,54 @@ def test_metadata_that_differs_between_processes_is_no_disagreement() -> None:
     assert [(d.setting, d.seen) for d in capture.disagreements] == [
         ("max_model_len", (("APIServer pid=1", 2, 8192), ("APIServer pid=2", 15, 16384)))
     ]
+
+
+def test_triton_auto_completed_config_on_the_same_line(run_line: Run) -> None:
+    args = ["drift", "-f", "triton-values.yaml", "--values-path", "triton.modelConfig"]
+    args += ["--live-path", "models.llama", "--live", "triton-23.10-autocomplete.log"]
+    result = run_line(args)
+    assert result.exit_code == 0
+    assert result.output == (
+        "triton-23.10-autocomplete.log: in sync (triton defaults applied; read: Triton: "
+        "auto-completed config llama)\n"
+        "0 differences in 0 of 1 target, 1 in sync\n"
+    )
+    drifted = run_line(
+        [
+            *args,
+            "--set",
+            "triton.modelConfig.dynamic_batching.max_queue_delay_microseconds=500",
+            "--format",
+            "json",
+        ]
+    )
+    assert _rows(drifted) == [
+        (
+            "drift/changed",
+            "triton.modelConfig.dynamic_batching.max_queue_delay_microseconds",
+            500,
+            100,
+            "<--set>:1",
+        )
+    ]
+
+
+def test_triton_auto_completed_config_after_a_quoted_marker() -> None:
+    text = (
+        'I0602 21:22:32.942157 23 server.cc:376] "Polling model repository"\n'
+        'I0602 21:22:32.942499 23 model_config_utils.cc:753] "Server side auto-completed '
+        'config: "\n'
+        'name: "lr"\nplatform: "pytorch_libtorch"\nmax_batch_size: 4\n'
+        'input {\n  name: "input_name"\n  data_type: TYPE_FP32\n  dims: 1\n}\n'
+        'backend: "pytorch"\n'
+        'I0602 21:22:33.101322 23 model_lifecycle.cc:472] "loading: lr:1"\n'
+    )
+    capture = read_capture(text)
+    assert capture is not None
+    assert capture.describe() == "Triton: auto-completed config lr"
+    model = capture.settings["models"]["lr"]
+    assert (model["max_batch_size"], model["backend"], model["input"][0]["dims"]) == (
+        4,
+        "pytorch",
+        [1],
+    )

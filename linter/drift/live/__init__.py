@@ -24,7 +24,7 @@ FORMATS = (
     "TGI /info or usage-stats start event (JSON, Python repr, PHP print_r)",
     "SGLang log (server_args=ServerArgs(...))",
     "SGLang /get_server_info or gRPC GetServerInfo",
-    "Triton log (option table, model configuration JSON)",
+    "Triton log (option table, model configuration JSON, auto-completed config)",
     "a JSON or YAML config (vllm serve --config, /v1/models, /v2/models/<m>/config)",
 )
 

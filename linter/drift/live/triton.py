@@ -8,7 +8,8 @@ Read at the source (triton-inference-server/server ``src/server.cc``… core
 ``min_supported_compute_capability``, ``strict_readiness``, ``exit_timeout``,
 ``cache_enabled``, ...); long values wrap onto rows with an empty option name. With
 ``--log-verbose=1`` each model's completed configuration is logged as JSON after a
-``model configuration:`` line (core ``model_config_utils.cc``). The rows are mapped to the
+``model configuration:`` line (the backends' ``model_state.cc``), and in protobuf text
+format after ``Server side auto-completed config:`` (core ``model_config_utils.cc``). The rows are mapped to the
 command-line flags they come from.
 """
 
@@ -27,6 +28,9 @@ MODEL_KEY = ""
 _ROW = re.compile(r"^\|\s*(?P<name>[^|]*?)\s*\|\s*(?P<value>.*?)\s*\|$")
 _INDEXED = re.compile(r"^(?P<name>\w+)(?:\[(?P<index>\d+)\]|\{(?P<device>\d+)\})$")
 _MODEL_CONFIG = re.compile(r"model configuration:\s*(?P<rest>.*)$")
+# Verbose logs also print the completed config in protobuf text format (core
+# model_config_utils.cc): on the same line (2.3x) or on the lines after it (2.4x and later).
+_AUTO_COMPLETED = re.compile(r"Server side auto-completed config:\s*(?P<rest>.*)$")
 # Option rows named after something else than their flag.
 ROW_FLAGS = {
     "model_repository_path": "model_repository",
@@ -47,6 +51,22 @@ def from_lines(lines: list[Line], problems: list[str]) -> tuple[list[Printed], s
             values, raw_version, index = _table(lines, index + 1)
             version = version or raw_version
             records.append(Printed("option table", RESOLVED, line.number, line.process, values))
+            continue
+        match = _AUTO_COMPLETED.search(line.text)
+        if match:
+            config, index = _pbtxt_block(lines, index, match["rest"])
+            if isinstance(config, dict) and isinstance(config.get("name"), str):
+                records.append(
+                    Printed(
+                        f"auto-completed config {config['name']}",
+                        RESOLVED,
+                        line.number,
+                        line.process,
+                        {"models": {config["name"]: config}},
+                    )
+                )
+            else:
+                problems.append(f"line {line.number}: the auto-completed config could not be read")
             continue
         match = _MODEL_CONFIG.search(line.text)
         if match:
@@ -134,3 +154,21 @@ def _json_block(lines: list[Line], index: int, rest: str) -> tuple[Any, int]:
         return json.loads("\n".join(parts)), index
     except ValueError:
         return None, index
+
+
+def _pbtxt_block(lines: list[Line], index: int, rest: str) -> tuple[Any, int]:
+    """The config text after the marker: the lines of the same message, or the lines
+    without a logging prefix that follow it."""
+    from linter.triton.pbtxt import parse_pbtxt
+
+    number = lines[index].number
+    parts = [rest.strip()] if rest.strip() else []
+    index += 1
+    while index < len(lines) and (not lines[index].logged or lines[index].number == number):
+        if lines[index].text.strip():
+            parts.append(lines[index].text)
+        index += 1
+    parsed = parse_pbtxt("config.pbtxt", "\n".join(parts) + "\n")
+    if parsed.problems or not parsed.documents:
+        return None, index
+    return parsed.documents[0].data, index
