@@ -39,8 +39,8 @@ def test_values_keys_against_a_vllm_config_file(run_line: Run) -> None:
     assert result.output == (
         "live/vllm-config-in-sync.yaml: in sync (vllm defaults applied)\n"
         "live/vllm-config.json: 1 difference (vllm defaults applied)\n"
-        "  field                     values.yaml  live  status   edit at\n"
-        "  server.config.maxNumSeqs  256          128   changed  values-prod.yaml:4\n"
+        "  field         values.yaml  live  status   edit at\n"
+        "  max_num_seqs  256          128   changed  values-prod.yaml:4\n"
         "1 difference in 1 of 2 targets, 1 in sync\n"
     )
 
@@ -51,9 +51,8 @@ def test_grouped_chart_values_against_v1_models(run_line: Run) -> None:
     assert result.exit_code == 1
     assert result.output == (
         "live/vllm-models.json: 1 difference (vllm defaults applied)\n"
-        "  field                              values.yaml  live   status   edit at\n"
-        "  vllm.engineArgs.model.maxModelLen  131072       65536  changed  "
-        "chart-values.yaml:10\n"
+        "  field          values.yaml  live   status   edit at\n"
+        "  max_model_len  131072       65536  changed  chart-values.yaml:10\n"
         "1 difference in 1 of 1 target, 0 in sync\n"
     )
 
@@ -72,15 +71,13 @@ def test_tgi_launcher_values_against_info(run_line: Run) -> None:
     )
     assert result.exit_code == 1
     assert result.output == (
-        "live/tgi-info-hotfixed.json: 3 differences (tgi defaults applied)\n"
-        "  field                               values.yaml  live   status           edit at\n"
-        "  engine.max_stop_sequences           -            8      unexpected-live  "
-        "tgi-values.yaml:1\n"
-        "  tgi.launcher.maxConcurrentRequests  128          64     changed          "
-        "tgi-values.yaml:5\n"
-        "  tgi.launcher.maxTotalTokens         32768        16384  changed          "
-        "tgi-values.yaml:6\n"
-        "live/tgi-info.json: in sync (tgi defaults applied)\n"
+        "live/tgi-info-hotfixed.json: 3 differences (tgi defaults applied; "
+        "read: TGI 3.2.1: /info)\n"
+        "  field                    values.yaml  live   status           edit at\n"
+        "  max_stop_sequences       -            8      unexpected-live  tgi-values.yaml:1\n"
+        "  max_concurrent_requests  128          64     changed          tgi-values.yaml:5\n"
+        "  max_total_tokens         32768        16384  changed          tgi-values.yaml:6\n"
+        "live/tgi-info.json: in sync (tgi defaults applied; read: TGI 3.2.1: /info)\n"
         "3 differences in 1 of 2 targets, 1 in sync\n"
     )
 
@@ -91,7 +88,8 @@ def test_sglang_values_against_server_info(run_line: Run) -> None:
     )
     assert result.exit_code == 0
     assert result.output == (
-        "live/sglang-server-info.json: in sync (sglang defaults applied)\n"
+        "live/sglang-server-info.json: in sync (sglang defaults applied; "
+        "read: SGLang 0.5.2rc1: /get_server_info)\n"
         "0 differences in 0 of 1 target, 1 in sync\n"
     )
 
@@ -201,8 +199,8 @@ def test_podspec_args_against_grouped_values(run_line: Run, api: Running) -> Non
         ]
     )
     assert text.output.splitlines()[1:3] == [
-        "  field                                 values.yaml  live  status   edit at",
-        "  vllm.engineArgs.scheduler.maxNumSeqs  32           16    changed  chart-values.yaml:16",
+        "  field         values.yaml  live  status   edit at",
+        "  max_num_seqs  32           16    changed  chart-values.yaml:16",
     ]
 
 

@@ -215,7 +215,8 @@ def test_tgi_info_defaults_derived_and_status_fields(run_line: Run) -> None:
     )
     assert result.exit_code == 1
     assert result.output == (
-        "live/tgi-info-hotfixed.json: 3 differences (tgi defaults applied)\n"
+        "live/tgi-info-hotfixed.json: 3 differences (tgi defaults applied; "
+        "read: TGI 3.2.1: /info)\n"
         "  field                               values.yaml  live   status           edit at\n"
         "  tgi.launcher.max_stop_sequences     -            8      unexpected-live  "
         "tgi-values.yaml:3\n"
@@ -223,7 +224,7 @@ def test_tgi_info_defaults_derived_and_status_fields(run_line: Run) -> None:
         "tgi-values.yaml:5\n"
         "  tgi.launcher.maxTotalTokens         32768        16384  changed          "
         "tgi-values.yaml:6\n"
-        "live/tgi-info.json: in sync (tgi defaults applied)\n"
+        "live/tgi-info.json: in sync (tgi defaults applied; read: TGI 3.2.1: /info)\n"
         "3 differences in 1 of 2 targets, 1 in sync\n"
     )
 
@@ -242,7 +243,8 @@ def test_sglang_server_info_with_a_duration_in_minutes(run_line: Run) -> None:
     )
     assert result.exit_code == 0
     assert result.output == (
-        "live/sglang-server-info.json: in sync (sglang defaults applied)\n"
+        "live/sglang-server-info.json: in sync (sglang defaults applied; "
+        "read: SGLang 0.5.2rc1: /get_server_info)\n"
         "0 differences in 0 of 1 target, 1 in sync\n"
     )
 
@@ -327,7 +329,8 @@ def test_live_path_selects_a_subtree(run_line: Run, tmp_path: Path) -> None:
         ),
         (
             ["drift", "-f", "values.yaml", "--kube", "--selector", "a=b"],
-            "Error: --kube needs --source (exec:/path, http:PORT/PATH, configmap:NAME/KEY or podspec)",
+            "Error: --kube needs --source (exec:/path, http:PORT/PATH, configmap:NAME/KEY, "
+            "podspec or logs)",
         ),
         (
             ["drift", "-f", "values.yaml", "--kube", "--source", "podspec"],
@@ -336,7 +339,7 @@ def test_live_path_selects_a_subtree(run_line: Run, tmp_path: Path) -> None:
         (
             ["drift", "-f", "values.yaml", "--kube", "--source", "ftp:x", "--pod", "p"],
             "Error: Invalid value for '--source': 'ftp:x' is not a source; use "
-            "exec:/path/in/container, http:PORT/PATH, configmap:NAME/KEY or podspec",
+            "exec:/path/in/container, http:PORT/PATH, configmap:NAME/KEY, podspec or logs",
         ),
     ],
     ids=["no-live", "kube-option-without-kube", "no-source", "no-pods", "bad-source"],
@@ -362,7 +365,8 @@ def test_a_values_path_that_does_not_exist_is_a_tool_failure(run_line: Run) -> N
     assert result.exit_code == 3
     assert result.output == (
         "servelint: --values-path server.nope: no such key in the merged "
-        "values (top-level keys: image, server)\n"
+        "values (keys at server: args, config, env, resources); accepted forms: "
+        'server.config, containers[0], configs["vllm-config.yaml"]\n'
     )
 
 

@@ -328,8 +328,9 @@ def test_http_source_through_the_pod_proxy(run_line: Run, cluster: Cluster, tmp_
         )
     assert result.exit_code == 1
     assert result.output.splitlines() == [
-        "kube://llm/tgi-0/tgi http:80/info: in sync (tgi defaults applied)",
-        "kube://llm/tgi-1/tgi http:80/info: 3 differences (tgi defaults applied)",
+        "kube://llm/tgi-0/tgi http:80/info: in sync (tgi defaults applied; read: TGI 3.2.1: /info)",
+        "kube://llm/tgi-1/tgi http:80/info: 3 differences (tgi defaults applied; "
+        "read: TGI 3.2.1: /info)",
         "  field                               values.yaml  live   status           edit at",
         "  tgi.launcher.max_stop_sequences     -            8      unexpected-live  "
         "tgi-values.yaml:3",

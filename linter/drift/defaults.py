@@ -32,6 +32,9 @@ class ServerDefaults:
     derived: frozenset[str] = frozenset()
     informational: frozenset[str] = frozenset()
     exhaustive: bool = False
+    # Live settings the server reports as set explicitly (vLLM's non-default args): one
+    # on the live side alone is drift even from an exhaustive source.
+    explicit: frozenset[str] = frozenset()
 
 
 VLLM = ServerDefaults(
@@ -54,6 +57,15 @@ VLLM = ServerDefaults(
         "port": (8000,),
         "uvicorn_log_level": ("info",),
         "disable_log_stats": (False,),
+        # Switches that are off unless given (EngineArgs fields defaulting to False).
+        "enable_lora": (False,),
+        "enable_expert_parallel": (False,),
+        "enable_sleep_mode": (False,),
+        "enable_prompt_adapter": (False,),
+        "calculate_kv_scales": (False,),
+        "disable_custom_all_reduce": (False,),
+        "disable_log_requests": (False,),
+        "headless": (False,),
     },
     derived=frozenset(
         {
@@ -248,6 +260,7 @@ def _elide(
     if not (_plain_dict(a) and _plain_dict(b)):
         return a, b
     derived, informational = _canonical(server.derived), _canonical(server.informational)
+    explicit = _canonical(server.explicit)
     out_a: dict[str, Any] = {}
     out_b: dict[str, Any] = {}
     for key in list(a) + [k for k in b if k not in a]:
@@ -260,7 +273,7 @@ def _elide(
         side, other = (a, out_a) if key in a else (b, out_b)
         # Only the live side can print a field because it is a default (exhaustive
         # sources); a desired key the live server does not print at all is reported.
-        exhaustive = server.exhaustive and side is b
+        exhaustive = server.exhaustive and side is b and here not in explicit
         kept = _strip_defaults(side[key], here, table, derived, exhaustive)
         if kept is not EMPTY:
             other[key] = kept

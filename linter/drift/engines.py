@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from linter.drift.live import Capture
 from linter.drift.normalize import Normalized, normalize
 from linter.drift.sides import LiveError
 from linter.helm.values import MergedValues
@@ -80,19 +81,57 @@ class EngineSide:
         return str(self.workload.data.get("engine", {}).get("name", ""))
 
     def locate(self, original: PathT) -> Origin:
-        origin = self.workload.origins.get(("engine", *original[:1])) if original else None
-        return origin or self.workload.anchor
+        if not original:
+            return self.workload.anchor
+        names = [original[0]] + [
+            old for old, new in ALIASES.get(self.server, {}).items() if new == original[0]
+        ]
+        for name in names:
+            origin = self.workload.origins.get(("engine", name))
+            if origin is not None:
+                return origin
+        return self.workload.anchor
 
     def field(self, relative: PathT) -> str:
-        origin = self.workload.origins.get(("engine", relative[0])) if relative else None
-        if origin is not None and origin.key:
-            return origin.key + format_path(("", *relative[1:]))[1:] if relative[1:] else origin.key
-        return format_path(("engine", *relative))
+        """The setting's own name (``max_model_len``, ``speculative_config.num_speculative_tokens``):
+        the values key to edit is in the finding's file and line."""
+        return format_path(relative) if relative else "engine"
+
+
+# One setting under two names across versions: compared under the newer one.
+# TGI 3 renamed ``max_input_length`` to ``max_input_tokens`` (launcher/src/main.rs keeps
+# both flags).
+ALIASES: dict[str, dict[str, str]] = {"tgi": {"max_input_length": "max_input_tokens"}}
+
+
+# One dtype under several spellings: vLLM's --dtype accepts half/float16, float/float32
+# (vllm/config/model.py _STR_DTYPE_TO_TORCH_DTYPE) and logs the torch dtype it resolved.
+DTYPE_SPELLINGS = {
+    "half": "float16",
+    "fp16": "float16",
+    "bf16": "bfloat16",
+    "float": "float32",
+    "fp32": "float32",
+}
+
+
+def canonical_names(server: str, settings: dict[str, Any]) -> dict[str, Any]:
+    aliases = ALIASES.get(server, {})
+    out: dict[str, Any] = {}
+    for key, value in settings.items():
+        name = aliases.get(key, key)
+        if name == "dtype" and isinstance(value, str):
+            spelled = value.strip().lower().removeprefix("torch.")
+            value = DTYPE_SPELLINGS.get(spelled, spelled)
+        if name not in out or key == name:
+            out[name] = value
+    return out
 
 
 def engine_settings(workload: Workload) -> dict[str, Any]:
     engine = workload.data.get("engine") or {}
-    return {k: v for k, v in engine.items() if k not in _META and k not in _NOT_FROM_VALUES}
+    settings = {k: v for k, v in engine.items() if k not in _META and k not in _NOT_FROM_VALUES}
+    return canonical_names(str(engine.get("name", "")), settings)
 
 
 def desired_engines(values: MergedValues) -> list[EngineSide]:
@@ -117,13 +156,37 @@ def live_from_document(data: Any) -> LiveEngine:
             "(a vLLM config or /v1/models, TGI /info, SGLang /get_server_info); "
             "pair the sides with --values-path",
         )
-    settings = {
-        k: v for k, v in found.settings.items() if k not in _META and k not in _NOT_FROM_VALUES
-    }
+    settings = canonical_names(
+        found.server,
+        {k: v for k, v in found.settings.items() if k not in _META and k not in _NOT_FROM_VALUES},
+    )
     if found.model_id:
         settings["model_id"] = found.model_id
     partial = isinstance(data, dict) and data.get("object") == "list"
     return LiveEngine(found.server, settings, partial)
+
+
+def live_from_capture(capture: Capture) -> LiveEngine:
+    """The engine settings a start-up log or an info answer shows, typed as the serving
+    model types them (``max_model_len: 4096``); fields that name no setting of the server
+    are left out (they cannot be set from values either)."""
+    from linter.model import registry
+    from linter.model.args import convert
+
+    settings: dict[str, Any] = {}
+    for key, value in capture.settings.items():
+        setting = registry.by_key(capture.server, key)
+        if setting is None or setting.name in _META or setting.name in _NOT_FROM_VALUES:
+            continue
+        if setting.kind == "str" and isinstance(value, list) and len(value) == 1:
+            value = value[0]  # nargs="+" printed as a list: --served-model-name NAME
+        converted = convert(setting.kind, value)
+        if converted is not None:
+            settings[setting.name] = converted
+    settings = canonical_names(capture.server, settings)
+    if capture.model:
+        settings["model_id"] = capture.model
+    return LiveEngine(capture.server, settings, capture.partial)
 
 
 def live_from_pod(pod: dict[str, Any], container: str, source: str) -> LiveEngine:

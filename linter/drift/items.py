@@ -17,8 +17,9 @@ from linter.drift.compare import (
     UNEXPECTED_LIVE,
     Difference,
 )
+from linter.drift.live import Capture
 from linter.drift.normalize import Normalized
-from linter.drift.result import FETCH_ERROR_RULE, NOT_READY_RULE, Target
+from linter.drift.result import DISAGREEMENT_RULE, FETCH_ERROR_RULE, NOT_READY_RULE, Target
 from linter.findings import Finding, Severity
 from linter.model.workload import Origin
 from linter.positions import PathT
@@ -157,3 +158,45 @@ def failure_finding(target: Target, reason: str, message: str, not_ready: bool =
         0,
         extra={"source": target.source, "reason": reason},
     )
+
+
+def disagreement_findings(capture: Capture, target: Target) -> list[Finding]:
+    """Processes of one server (engine cores, ranks, replicas) that printed different
+    values for a setting: drift of its own, at the log line of the first of them."""
+    out = []
+    for item in capture.disagreements:
+        path = (item.setting,)
+        secret = is_secret_path(path)
+        seen = [
+            (
+                process,
+                line,
+                mask(value) if secret and value is not None else mask_value(path, value),
+            )
+            for process, line, value in item.seen
+        ]
+        listed = ", ".join(
+            f"{render(value)} ({process}, line {line})" for process, line, value in seen
+        )
+        out.append(
+            Finding(
+                rule_id=DISAGREEMENT_RULE,
+                severity=Severity.ERROR,
+                message=(
+                    f"{item.setting} differs between the processes that printed the "
+                    f"{item.kind} in {target.source}: {listed}"
+                ),
+                file=target.source,
+                line=seen[0][1],
+                column=1,
+                path=item.setting,
+                extra={
+                    "desired": None,
+                    "live": {
+                        f"{process} (line {line})": _plain(value) for process, line, value in seen
+                    },
+                    "source": target.source,
+                },
+            )
+        )
+    return out

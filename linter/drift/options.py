@@ -54,13 +54,16 @@ _OPTIONS = [
         "live",
         multiple=True,
         metavar="FILE",
-        help="A live config file to compare with (repeatable).",
+        help="A live config file, start-up log or info answer to compare with "
+        "(repeatable; - reads standard input: kubectl logs deploy/vllm | servelint drift "
+        "-f values.yaml --live -).",
     ),
     click.option(
         "--values-path",
         metavar="PATH",
         help="The subtree of the values that the chart writes into the live file, "
-        "e.g. server.config.",
+        "e.g. server.config; a key with dots in brackets: "
+        "configs[\"vllm-config.yaml\"] or configs['vllm-config.yaml'].",
     ),
     click.option(
         "--live-path", metavar="PATH", help="Compare with this subtree of the live document only."
@@ -106,7 +109,20 @@ _OPTIONS = [
         "--source",
         metavar="SOURCE",
         callback=_check_source,
-        help="exec:/path/in/container, http:PORT/PATH, configmap:NAME/KEY or podspec.",
+        help="exec:/path/in/container, http:PORT/PATH, configmap:NAME/KEY, podspec, or "
+        "logs (the start-up configuration the server printed in its log).",
+    ),
+    click.option(
+        "--previous",
+        is_flag=True,
+        help="With --source logs: the log of the container before its last restart.",
+    ),
+    click.option(
+        "--log-bytes",
+        type=click.IntRange(1024, 1024 * 1024 * 1024),
+        default=None,
+        metavar="BYTES",
+        help="With --source logs: how much of the start of the log to read [default: 8388608].",
     ),
     click.option(
         "--concurrency",
@@ -162,6 +178,21 @@ def check_usage(options: dict[str, Any]) -> None:
     """Combinations click cannot express; a ``click.UsageError`` (exit 2) names the fix."""
     if bool(options["live"]) == bool(options["kube"]):
         raise click.UsageError("give either --live FILE or --kube (with --source)")
+    if list(options["live"]).count("-") > 1:
+        raise click.UsageError("--live - (standard input) can be given once")
+    for name in ("values_path", "live_path"):
+        if options.get(name):
+            _check_path(name, options[name])
+    logs_only = [
+        f
+        for f, used in (
+            ("--previous", options.get("previous")),
+            ("--log-bytes", options.get("log_bytes")),
+        )
+        if used
+    ]
+    if logs_only and (options.get("source") or "") != "logs":
+        raise click.UsageError(f"{', '.join(logs_only)} only apply with --kube --source logs")
     if not options["kube"]:
         used = [f"--{name}" for name in _KUBE_ONLY if options.get(name)]
         if used:
@@ -170,12 +201,46 @@ def check_usage(options: dict[str, Any]) -> None:
         return
     if not options["source"]:
         raise click.UsageError(
-            "--kube needs --source (exec:/path, http:PORT/PATH, configmap:NAME/KEY or podspec)"
+            "--kube needs --source (exec:/path, http:PORT/PATH, configmap:NAME/KEY, podspec "
+            "or logs)"
         )
     if options["selector"] and options["pod"]:
         raise click.UsageError("give --selector or --pod, not both")
     if not (options["selector"] or options["pod"] or options["source"].startswith("configmap:")):
         raise click.UsageError("--kube needs --selector LABELS or --pod NAME")
+
+
+PATH_FORMS = (
+    "dotted keys (server.config), a list index (containers[0]), a key with dots or "
+    'other characters in brackets and quotes (configs["vllm-config.yaml"] or '
+    "configs['vllm-config.yaml'])"
+)
+
+
+def _check_path(name: str, text: str) -> None:
+    """A path the parser would misread: unbalanced brackets or quotes, empty keys."""
+    flag = "--" + name.replace("_", "-")
+    problem = ""
+    depth, quote = 0, ""
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"" and depth:
+            quote = ch
+        elif ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+            if depth < 0:
+                break
+    if depth or quote:
+        problem = "unbalanced brackets or quotes"
+    elif text.startswith(".") or text.endswith(".") or ".." in text:
+        problem = "an empty key"
+    if problem:
+        raise click.BadParameter(
+            f"'{text}': {problem}; accepted forms: {PATH_FORMS}", param_hint=flag
+        )
 
 
 def build_plan(options: dict[str, Any]) -> DriftPlan:
@@ -196,6 +261,7 @@ def build_plan(options: dict[str, Any]) -> DriftPlan:
 def build_request(options: dict[str, Any]) -> KubeRequest:
     from linter.sources.kube import KubeRequest
     from linter.sources.kube_errors import RetryPolicy
+    from linter.sources.kube_logs import DEFAULT_LOG_BYTES
     from linter.sources.kube_pods import parse_source
 
     return KubeRequest(
@@ -209,4 +275,6 @@ def build_request(options: dict[str, Any]) -> KubeRequest:
         concurrency=options["concurrency"],
         timeout=options["timeout"],
         retry=RetryPolicy(attempts=options["retries"] + 1),
+        previous=bool(options.get("previous")),
+        log_bytes=options.get("log_bytes") or DEFAULT_LOG_BYTES,
     )

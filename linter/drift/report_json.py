@@ -47,6 +47,8 @@ def _target(target: TargetResult) -> dict[str, Any]:
     if target.outcome == COMPARED:
         out["differences"] = len(target.drift)
         out["server_defaults"] = target.server or None
+        if target.read:
+            out["read"] = target.read
     else:
         out["reason"] = target.reason
         out["message"] = target.message

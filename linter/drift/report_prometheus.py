@@ -63,7 +63,8 @@ def exposition(result: DriftResult) -> str:
     lines += _metric(
         "servelint_drift_items_by_status",
         "gauge",
-        "Differences by status (changed, missing-live, unexpected-live, type-changed).",
+        "Differences by status (changed, missing-live, unexpected-live, type-changed, "
+        "process-disagreement).",
         by_status,
     )
     lines += _metric(

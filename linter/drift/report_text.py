@@ -50,7 +50,10 @@ def describe(target: TargetResult) -> str:
     if target.outcome != COMPARED:
         return f"{name}: error ({target.reason}): {target.message}"
     count = len(target.drift)
-    defaults = f" ({target.server} defaults applied)" if target.server else ""
+    notes = [f"{target.server} defaults applied"] if target.server else []
+    if target.read:
+        notes.append(f"read: {target.read}")
+    defaults = f" ({'; '.join(notes)})" if notes else ""
     if not count:
         return f"{name}: in sync{defaults}"
     return f"{name}: {count} difference{'s' * (count != 1)}{defaults}"

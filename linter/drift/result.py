@@ -10,6 +10,7 @@ from linter.findings import Finding, Severity, exit_code, sort_findings
 COMPARED, ERROR, NOT_READY = "compared", "error", "not-ready"
 EXIT_OK, EXIT_DRIFT, EXIT_NOTHING_COMPARED = 0, 1, 3
 DRIFT_RULE_PREFIX = "drift/"
+DISAGREEMENT_RULE = "drift/process-disagreement"
 FETCH_ERROR_RULE, NOT_READY_RULE = "drift/fetch-error", "drift/not-ready"
 
 
@@ -33,6 +34,7 @@ class TargetResult:
     reason: str = ""  # error or not-ready reason: forbidden, timeout, file-missing, ...
     message: str = ""
     server: str = ""  # the server whose defaults were applied
+    read: str = ""  # what a log or info answer was read as: "vLLM 0.11.0: non-default args"
 
     @property
     def drift(self) -> tuple[Finding, ...]:

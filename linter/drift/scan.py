@@ -14,9 +14,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
 from linter.drift import defaults as server_defaults
-from linter.drift import engines
+from linter.drift import engines, live
 from linter.drift.compare import compare
-from linter.drift.items import drift_findings, failure_finding
+from linter.drift.items import disagreement_findings, drift_findings, failure_finding
 from linter.drift.normalize import normalize
 from linter.drift.result import COMPARED, ERROR, NOT_READY, DriftResult, Target, TargetResult
 from linter.drift.sides import (
@@ -76,9 +76,13 @@ def run_files(plan: DriftPlan, live_files: Sequence[str]) -> DriftResult:
     started = time.time()
     pairing = _pairing(plan, podspec=False)
     results = []
-    for name in live_files:
+    for given in live_files:
+        # "-" is standard input: kubectl logs deploy/vllm | servelint drift ... --live -
+        stdin = given == file_sources.STDIN
+        name = file_sources.STDIN_NAME if stdin else given
         target = Target(name, spec=name)
-        read = file_sources.read(file_sources.Input(name, Path(name)), plan.max_bytes)
+        source = file_sources.Input(name, None if stdin else Path(name))
+        read = file_sources.read(source, plan.max_bytes)
         if read.text is None:
             results.append(_failed(target, "unreadable", f"{name}: {read.error}"))
             continue
@@ -161,14 +165,30 @@ def _compare_text(pairing: _Pairing, name: str, text: str, target: Target) -> Ta
     # run has the same differences, only the target (pod, source) differs (issue 8).
     analysis = pairing.memo.get((name, text))
     if analysis is None:
-        try:
-            data = live_document(name, text)
-        except LiveError as error:
-            analysis = _Failure(error.reason, f"{error.message}; not compared")
-        else:
-            analysis = pairing.analyse(data, target, pod=False)
+        analysis = _analyse_text(pairing, name, text, target)
         pairing.memo[(name, text)] = analysis
     return pairing.result(analysis, target)
+
+
+def _analyse_text(pairing: _Pairing, name: str, text: str, target: Target) -> Any:
+    """A start-up log or info answer (``linter.drift.live``), else a JSON/YAML document;
+    a log is never read as YAML."""
+    try:
+        capture = live.read_capture(text)
+    except live.UnknownCapture as error:
+        return _Failure("unrecognised-format", f"{error}; not compared")
+    if capture is not None:
+        return pairing.analyse(capture, target, pod=False)
+    try:
+        data = live_document(name, text)
+    except LiveError as error:
+        return _Failure(error.reason, f"{error.message}; not compared")
+    if not isinstance(data, dict | list):
+        detail = live.UnknownCapture(
+            "the live text is neither a config document nor a log servelint reads"
+        )
+        return _Failure("unrecognised-format", f"{detail}; not compared")
+    return pairing.analyse(data, target, pod=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,30 +203,34 @@ class _ByPath:
         on the target."""
         from linter.sources.kube_pods import podspec_view
 
+        capture = data if isinstance(data, live.Capture) else None
+        if capture is not None:
+            data = capture.settings
         if pod:  # compare only what the values describe
             view = podspec_view(data, target.container)
             described = self.desired.normalized.raw.get(())
             keys = set(described) if isinstance(described, dict) else set()
             data = {k: v for k, v in view.items() if k in keys}
         try:
-            live = live_side(data, self.pairing)
+            live_tree = live_side(data, self.pairing)
         except LiveError as error:
             return _Failure(error.reason, error.message)
-        server = _server(self.pairing.server, live.raw.get(()))
+        if capture is not None and self.pairing.server == "auto":
+            server = server_defaults.SERVERS.get(capture.server)
+        else:
+            server = _server(self.pairing.server, live_tree.raw.get(()))
+        server = _for_capture(server, capture)
         differences = compare(
-            self.desired.normalized, live, server, self.pairing.ignore, self.desired.root
+            self.desired.normalized, live_tree, server, self.pairing.ignore, self.desired.root
         )
-        return live, server, differences
+        return live_tree, server, differences, capture
 
     def result(self, analysis: Any, target: Target) -> TargetResult:
         if isinstance(analysis, _Failure):
             return _failed(target, analysis.reason, analysis.message)
-        live, server, differences = analysis
-        return TargetResult(
-            target,
-            COMPARED,
-            tuple(drift_findings(differences, self.desired, live, target)),
-            server=server.name if server is not None else "",
+        live_tree, server, differences, capture = analysis
+        return _compared(
+            target, drift_findings(differences, self.desired, live_tree, target), server, capture
         )
 
 
@@ -220,36 +244,68 @@ class _ByEngine:
     def analyse(self, data: Any, target: Target, pod: bool) -> Any:
         """What ``result`` needs; for a live document (``pod`` false) it does not depend
         on the target."""
+        capture = data if isinstance(data, live.Capture) else None
         try:
-            live = (
-                engines.live_from_pod(data, target.container, target.source)
-                if pod
-                else engines.live_from_document(live_subtree(data, self.pairing))
-            )
-            side = engines.restricted(engines.pick(self.sides, live), live)
+            if capture is not None:
+                engine = engines.live_from_capture(capture)
+            elif pod:
+                engine = engines.live_from_pod(data, target.container, target.source)
+            else:
+                engine = engines.live_from_document(live_subtree(data, self.pairing))
+            side = engines.restricted(engines.pick(self.sides, engine), engine)
         except LiveError as error:
             return _Failure(error.reason, error.message)
-        normalized = normalize(live.settings, self.pairing.options)
+        normalized = normalize(engine.settings, self.pairing.options)
         server = (
             None
             if self.pairing.server == "none"
             else server_defaults.SERVERS.get(
-                live.server if self.pairing.server == "auto" else self.pairing.server
+                engine.server if self.pairing.server == "auto" else self.pairing.server
             )
         )
+        server = _for_capture(server, capture)
         differences = compare(side.normalized, normalized, server, self.pairing.ignore, ("engine",))
-        return side, normalized, server, differences
+        return side, normalized, server, differences, capture
 
     def result(self, analysis: Any, target: Target) -> TargetResult:
         if isinstance(analysis, _Failure):
             return _failed(target, analysis.reason, analysis.message)
-        side, normalized, server, differences = analysis
-        return TargetResult(
-            target,
-            COMPARED,
-            tuple(drift_findings(differences, side, normalized, target)),
-            server=server.name if server is not None else "",
+        side, normalized, server, differences, capture = analysis
+        return _compared(
+            target, drift_findings(differences, side, normalized, target), server, capture
         )
+
+
+def _for_capture(
+    server: server_defaults.ServerDefaults | None, capture: live.Capture | None
+) -> server_defaults.ServerDefaults | None:
+    """A capture prints every field it knows (a live-only key is the server's choice), and
+    a setting it shows as not set cannot be excused as derived: the values set it and the
+    server did not get it."""
+    if server is None or capture is None:
+        return server
+    return dataclasses.replace(
+        server,
+        derived=(server.derived | capture.resolved) - capture.unset - capture.explicit,
+        exhaustive=not capture.partial,
+        explicit=capture.explicit,
+    )
+
+
+def _compared(
+    target: Target,
+    findings: Sequence[Any],
+    server: server_defaults.ServerDefaults | None,
+    capture: live.Capture | None,
+) -> TargetResult:
+    extra = tuple(disagreement_findings(capture, target)) if capture is not None else ()
+    return TargetResult(
+        target,
+        COMPARED,
+        (*findings, *extra),
+        server=server.name if server is not None else "",
+        read=capture.describe() if capture is not None else "",
+    )
 
 
 def _server(choice: str, live: Any) -> server_defaults.ServerDefaults | None:

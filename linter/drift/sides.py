@@ -77,16 +77,35 @@ def desired_side(
     root = pairing.values_path or ()
     data = get(values.data, root)
     if data is EMPTY:
-        raise SourceError(
-            f"--values-path {format_path(root)}: no such key in the merged values "
-            f"(top-level keys: {', '.join(sorted(values.data)) or 'none'})"
-        )
+        raise SourceError(_no_such_path(values.data, root))
     embedded = False
     if isinstance(data, str):
         data, embedded = _embedded(data, values.locate(root)), True
     if only_keys is not None and isinstance(data, dict):
         data = {k: v for k, v in data.items() if k in only_keys}
     return DesiredSide(values, root, normalize(data, pairing.options), embedded)
+
+
+def _no_such_path(data: Any, root: PathT) -> str:
+    """What is there instead, and how to write a key that holds dots."""
+    found = 0
+    node = data
+    while found < len(root) and isinstance(node, dict) and root[found] in node:
+        node = node[root[found]]
+        found += 1
+    where = format_path(root[:found]) or "the top level"
+    keys = sorted(map(str, node)) if isinstance(node, dict) else []
+    message = (
+        f"--values-path {format_path(root)}: no such key in the merged values "
+        f"(keys at {where}: {', '.join(keys) or 'none'})"
+    )
+    rest = [str(part) for part in root[found:]]
+    for end in range(len(rest), 1, -1):
+        dotted = ".".join(rest[:end])
+        if dotted in keys:
+            spelled = format_path((*root[:found], dotted, *root[found + end :]))
+            return f"{message}; a key with dots is written in brackets: {spelled}"
+    return f'{message}; accepted forms: server.config, containers[0], configs["vllm-config.yaml"]'
 
 
 def _embedded(text: str, origin: Origin) -> Any:

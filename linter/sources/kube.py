@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import urllib3.exceptions
 
 from linter.errors import SourceError
-from linter.sources import kube_pods, kube_ws
+from linter.sources import kube_logs, kube_pods, kube_ws
 from linter.sources.kube_config import MISSING_CLIENT, load_configuration
 from linter.sources.kube_errors import RequestFailed, RetryPolicy, call
 from linter.sources.kube_pods import SourceSpec
@@ -43,6 +43,8 @@ class KubeRequest:
     timeout: float = 10.0
     retry: RetryPolicy = dataclasses.field(default_factory=RetryPolicy)
     max_bytes: int = 50 * 1024 * 1024
+    previous: bool = False  # --source logs: the container instance before the last restart
+    log_bytes: int = kube_logs.DEFAULT_LOG_BYTES  # --source logs: the start of the log read
 
 
 @dataclasses.dataclass(frozen=True)
@@ -251,13 +253,20 @@ def _fetch_pod(session: _Session, namespace: str, pod: dict[str, Any]) -> Fetche
         container,
     )
     not_ready = kube_pods.not_ready(pod)
-    if not_ready is not None:
+    # A server prints its configuration long before it is Ready (while loading weights),
+    # and a crash-looping one only in its logs: logs are read from any Running pod.
+    started = request.source.kind == "logs" and (pod.get("status") or {}).get("phase") == "Running"
+    if not_ready is not None and not started:
         return dataclasses.replace(base, state="not-ready", reason="not-ready", message=not_ready)
     try:
         if request.source.kind == "podspec":
             kube_pods.podspec_view(pod, container)  # the container must exist
             return dataclasses.replace(base, data=pod)
-        if request.source.kind == "exec":
+        if request.source.kind == "logs":
+            text = kube_logs.read_log(
+                session, namespace, name, container, request.previous, request.log_bytes
+            )
+        elif request.source.kind == "exec":
             text = _exec(session, namespace, name, container)
         else:
             text = _proxy(session, namespace, name)

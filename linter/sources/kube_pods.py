@@ -9,7 +9,7 @@ from typing import Any
 
 from linter.sources.kube_errors import RequestFailed
 
-SOURCE_KINDS = ("exec", "http", "configmap", "podspec")
+SOURCE_KINDS = ("exec", "http", "configmap", "podspec", "logs")
 _HTTP = re.compile(r"^(?P<port>\d{1,5})(?P<path>/.*)?$")
 _CONFIGMAP = re.compile(r"^(?P<name>[a-z0-9]([-a-z0-9.]*[a-z0-9])?)/(?P<key>[-._a-zA-Z0-9]+)$")
 
@@ -27,11 +27,11 @@ class SourceSpec:
 
 
 def parse_source(text: str) -> SourceSpec:
-    """``exec:/path``, ``http:PORT/PATH``, ``configmap:NAME/KEY`` or ``podspec``;
+    """``exec:/path``, ``http:PORT/PATH``, ``configmap:NAME/KEY``, ``podspec`` or ``logs``;
     ``ValueError`` with the accepted forms otherwise."""
     kind, _, rest = text.partition(":")
-    if kind == "podspec" and not rest:
-        return SourceSpec("podspec", text)
+    if kind in ("podspec", "logs") and not rest:
+        return SourceSpec(kind, text)
     if kind == "exec" and rest.startswith("/") and len(rest) > 1:
         return SourceSpec("exec", text, path=rest)
     if kind == "http":
@@ -44,7 +44,7 @@ def parse_source(text: str) -> SourceSpec:
             return SourceSpec("configmap", text, name=match["name"], key=match["key"])
     raise ValueError(
         f"'{text}' is not a source; use exec:/path/in/container, "
-        "http:PORT/PATH, configmap:NAME/KEY or podspec"
+        "http:PORT/PATH, configmap:NAME/KEY, podspec or logs"
     )
 
 

@@ -35,6 +35,10 @@ class Container:
     files: dict[str, bytes] = dataclasses.field(default_factory=dict)
     http: dict[tuple[int, str], HttpReply] = dataclasses.field(default_factory=dict)
     ready: bool = True
+    # What `GET .../pods/{name}/log` serves: the current instance's log, and the log of the
+    # instance before the last restart (None: the container never restarted).
+    log: bytes = b""
+    previous_log: bytes | None = None
 
 
 @dataclasses.dataclass
@@ -85,6 +89,8 @@ class Cluster:
     latency: float = 0.0  # seconds added to every request
     faults: list[Fault] = dataclasses.field(default_factory=list)
     requests: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    # The query of every pod log request, as the server parsed it.
+    log_queries: list[dict[str, list[str]]] = dataclasses.field(default_factory=list)
     inflight: int = 0
     max_inflight: int = 0  # the most requests served at the same time
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)

@@ -6,6 +6,9 @@ speaks the API server's wire protocol for exactly what ``servelint drift`` uses:
 - ``GET /api/v1/namespaces/{ns}/pods?labelSelector=...`` (a ``PodList``)
 - ``GET /api/v1/namespaces/{ns}/pods/{name}`` and ``.../configmaps/{name}``
 - the pod proxy ``GET /api/v1/namespaces/{ns}/pods/{name}:{port}/proxy/{path}``
+- pod logs ``GET /api/v1/namespaces/{ns}/pods/{name}/log`` with the Pod log API's
+  ``container``, ``previous``, ``limitBytes`` and ``tailLines`` (tail first, then the byte
+  limit, as the kubelet applies them), plain text
 - pod exec over WebSocket (``.../pods/{name}/exec?command=...&container=...``, subprotocol
   ``v4.channel.k8s.io``: binary frames prefixed with the channel, 1 stdout, 2 stderr,
   3 the final ``Status``)
@@ -42,6 +45,7 @@ _ROUTES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(_NS + r"/pods$"), "list_pods"),
     (re.compile(_NS + r"/pods/(?P<name>[^/:]+):(?P<port>\d+)/proxy(?P<path>/.*)?$"), "proxy"),
     (re.compile(_NS + r"/pods/(?P<name>[^/]+)/exec$"), "exec"),
+    (re.compile(_NS + r"/pods/(?P<name>[^/]+)/log$"), "log"),
     (re.compile(_NS + r"/pods/(?P<name>[^/]+)$"), "get_pod"),
     (re.compile(_NS + r"/configmaps/(?P<name>[^/]+)$"), "get_configmap"),
 ]
@@ -222,6 +226,53 @@ class _Handler(BaseHTTPRequestHandler):
         stdout, stderr, code = _run(container.files, query.get("command", []))
         self._websocket_session(stdout, stderr, code)
 
+    def _log(self, params: dict[str, str], query: dict[str, list[str]]) -> None:
+        with self.server.cluster.lock:
+            self.server.cluster.log_queries.append(query)
+        pod = self._pod(params, "get", "pods/log")
+        if pod is None:
+            return
+        invalid = _log_query_problem(query)
+        if invalid is not None:
+            self._json(422, status(422, "Invalid", invalid))
+            return
+        name = query.get("container", [None])[0]
+        if name is None and len(pod.containers) > 1:
+            names = " ".join(c.name for c in pod.containers)
+            message = (
+                f"a container name must be specified for pod {pod.name}, choose one of: [{names}]"
+            )
+            self._json(400, status(400, "BadRequest", message))
+            return
+        container = pod.container(name)
+        if container is None:
+            message = f"container {name} is not valid for pod {pod.name}"
+            self._json(400, status(400, "BadRequest", message))
+            return
+        previous = query.get("previous", ["false"])[0] == "true"
+        if previous and container.previous_log is None:
+            message = (
+                f'previous terminated container "{container.name}" in pod "{pod.name}" not found'
+            )
+            self._json(400, status(400, "BadRequest", message))
+            return
+        if not previous and pod.phase == "Pending":
+            message = (
+                f'container "{container.name}" in pod "{pod.name}" is waiting to start: '
+                "ContainerCreating"
+            )
+            self._json(400, status(400, "BadRequest", message))
+            return
+        body = container.previous_log if previous else container.log
+        assert body is not None
+        if "tailLines" in query:
+            lines = body.splitlines(keepends=True)
+            count = int(query["tailLines"][0])
+            body = b"".join(lines[len(lines) - count :] if count else [])
+        if "limitBytes" in query:
+            body = body[: int(query["limitBytes"][0])]
+        self._raw(200, body, "text/plain")
+
     # -- helpers -----------------------------------------------------------------------
 
     def _pod(self, params: dict[str, str], verb: str, resource: str) -> Pod | None:
@@ -277,6 +328,21 @@ class _Handler(BaseHTTPRequestHandler):
             _await_close(self.connection)
         except OSError:
             return
+
+
+def _log_query_problem(query: dict[str, list[str]]) -> str | None:
+    """The validation of PodLogOptions (``must be greater than 0`` and friends)."""
+    for name, least in (("limitBytes", 1), ("tailLines", 0)):
+        if name in query:
+            text = query[name][0]
+            if not text.lstrip("-").isdigit():
+                return f'{name}: Invalid value: "{text}": must be an integer'
+            if int(text) < least:
+                relation = "greater than 0" if least else "greater than or equal to 0"
+                return f"{name}: Invalid value: {text}: must be {relation}"
+    if query.get("previous", ["false"])[0] not in ("true", "false"):
+        return f'previous: Invalid value: "{query["previous"][0]}": must be a boolean'
+    return None
 
 
 def _exec_problem(pod: Pod, container_name: str | None) -> str | None:

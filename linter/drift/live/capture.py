@@ -1,0 +1,155 @@
+"""What a live capture (a start-up log or an info answer) says the server loaded.
+
+Every parser yields ``Printed`` records: one configuration printed once, by one process,
+at one line, under the server's own setting names. ``assemble`` collapses the records that
+several processes printed alike (engine cores, tensor-parallel ranks, data-parallel
+replicas), keeps the disagreements between them as differences of their own, and merges
+the kinds of record in the order of what they prove: a full dump of the arguments first,
+the resolved engine configuration first, then the values the server derived, then a full
+dump of the arguments as given, then what was set explicitly. A setting that only the
+server's resolution shows, beside a record of the arguments, was chosen by the server.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+# Merge order: later kinds override earlier ones. What the server resolved (its engine
+# configuration, the values it derived) is overridden by the arguments as they were given,
+# so that "auto" as given compares with "auto" in the values, not with the resolved dtype.
+RESOLVED, DERIVED, FULL_DUMP, EXPLICIT = 0, 1, 2, 3
+
+
+@dataclasses.dataclass(frozen=True)
+class Printed:
+    kind: str  # what was read: "non-default args", "V1 engine config", "/info", ...
+    rank: int  # FULL_DUMP | RESOLVED | DERIVED | EXPLICIT
+    line: int  # 1-based line of the input (0 for a whole document)
+    process: str  # the process label in front of the line, or ""
+    values: dict[str, Any]
+    # The record lists every setting that differs from the defaults (vLLM's non-default
+    # args): a setting it does not list was not set.
+    lists_all_set: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Disagreement:
+    """One setting printed with different values by processes of one deployment."""
+
+    setting: str
+    kind: str
+    seen: tuple[tuple[str, int, Any], ...]  # (process, line, value)
+
+
+@dataclasses.dataclass(frozen=True)
+class Capture:
+    server: str
+    version: str
+    formats: tuple[str, ...]
+    settings: dict[str, Any]
+    # Settings the capture shows as not set (printed as None, or absent from a record
+    # that lists every setting that was set): a server-derived value is no excuse there.
+    unset: frozenset[str] = frozenset()
+    # Settings that only the server's resolution shows (no argument record lists them):
+    # the server chose them, so one on the live side alone is not drift.
+    resolved: frozenset[str] = frozenset()
+    # Settings a record of explicitly set arguments lists (vLLM's non-default args).
+    explicit: frozenset[str] = frozenset()
+    disagreements: tuple[Disagreement, ...] = ()
+    ignored: tuple[str, ...] = ()  # metadata and hardware fields, never compared
+    model: str = ""
+    partial: bool = False  # the source reports a few settings only (/v1/models)
+
+    def describe(self) -> str:
+        """``vLLM 0.11.0: non-default args, V1 engine config``."""
+        name = SERVER_NAMES.get(self.server, self.server)
+        version = f" {self.version}" if self.version else ""
+        return f"{name}{version}: {', '.join(self.formats)}"
+
+
+SERVER_NAMES = {"vllm": "vLLM", "tgi": "TGI", "sglang": "SGLang", "triton": "Triton"}
+
+
+def assemble(
+    server: str,
+    version: str,
+    records: Sequence[Printed],
+    ignored_keys: frozenset[str],
+    model_key: str,
+    partial: bool = False,
+) -> Capture:
+    groups: dict[str, list[Printed]] = {}
+    for record in records:
+        groups.setdefault(record.kind, []).append(record)
+    disagreements: list[Disagreement] = []
+    chosen: list[Printed] = []
+    for kind, group in groups.items():
+        disagreements.extend(_disagreements(kind, group, ignored_keys))
+        chosen.append(group[0])
+    merged: dict[str, Any] = {}
+    none: set[str] = set()
+    ignored: set[str] = set()
+    lists_all: list[Printed] = []
+    for record in sorted(chosen, key=lambda r: r.rank):
+        for key, value in record.values.items():
+            if key in ignored_keys:
+                ignored.add(key)
+                continue
+            if value is None:
+                if key not in merged:
+                    none.add(key)
+                continue
+            merged[key] = value
+            none.discard(key)
+        if record.lists_all_set:
+            lists_all.append(record)
+    unset = set(none)
+    if lists_all:
+        unset |= _not_listed(server, merged, lists_all)
+    given = [r for r in chosen if r.rank >= FULL_DUMP]
+    listed = {key for record in given for key, value in record.values.items() if value is not None}
+    resolved = {key for key in merged if key not in listed} if given else set()
+    model = merged.get(model_key)
+    return Capture(
+        server,
+        version,
+        tuple(dict.fromkeys(r.kind for r in sorted(chosen, key=lambda r: r.line))),
+        merged,
+        frozenset(unset),
+        frozenset(resolved),
+        frozenset(k for r in lists_all for k in r.values if k in merged),
+        tuple(disagreements),
+        tuple(sorted(ignored)),
+        model if isinstance(model, str) else "",
+        partial,
+    )
+
+
+def _not_listed(server: str, merged: dict[str, Any], records: list[Printed]) -> set[str]:
+    """Settings a record that lists every set setting leaves out: not set (the server's
+    default, or a value it derives)."""
+    from linter.model import registry
+
+    listed = {key for record in records for key in record.values}
+    server_settings = {s.name for s in registry.REGISTRIES.get(server, ())}
+    return {name for name in server_settings if name not in listed and name not in merged}
+
+
+def _disagreements(
+    kind: str, group: list[Printed], ignored_keys: frozenset[str]
+) -> list[Disagreement]:
+    if len(group) < 2:
+        return []
+    keys = [
+        key
+        for key in dict.fromkeys(k for record in group for k in record.values)
+        if key not in ignored_keys
+    ]
+    out = []
+    for key in keys:
+        seen = tuple((r.process or f"line {r.line}", r.line, r.values.get(key)) for r in group)
+        if len({repr(value) for _, _, value in seen}) > 1:
+            out.append(Disagreement(key, kind, seen))
+    return out

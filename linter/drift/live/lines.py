@@ -1,0 +1,115 @@
+"""Log lines without what other tools put in front of them.
+
+A start-up log reaches servelint through ``kubectl logs`` (``--timestamps``, ``--prefix``), Ray
+(``(EngineCore_0 pid=123)``, ``(RayWorkerWrapper pid=9, ip=10.0.0.2)``), wrappers
+(``vLLM STDOUT:``), colour codes and the servers' own logging prefixes
+(``INFO 10-08 08:39:01 [utils.py:233]``, ``[2025-09-04 12:00:00] INFO engine.py:156:``,
+``2024-08-16T12:07:56Z  INFO text_generation_launcher:``, ``I0717 23:01:28.501 300
+server.cc:674]``). Each line keeps its number in the input and the process label, so
+that several processes printing the same configuration can be told apart.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
+# kubectl logs --timestamps: an RFC 3339 time and one space.
+_KUBECTL_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) ")
+# kubectl logs --prefix: "[pod/vllm-5d9c7-a2kq9/vllm] ".
+_KUBECTL_PREFIX = re.compile(r"^\[(?P<label>pod/[^\]/ ]+/[^\] ]+)\] ")
+# Ray's worker prefix: (Actor pid=123) or (Actor pid=123, ip=10.0.0.2) or (pid=123).
+_RAY = re.compile(r"^\((?P<label>[\w.:-]*(?: ?pid=\d+)(?:, ip=[\w.:-]+)?)\) ")
+_WRAPPERS = re.compile(r"^(?:vLLM STDOUT|vLLM STDERR|INFO:tgi-server|\[stdout\]|\[stderr\]):?\s*")
+_LEVEL = r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|TRACE)"
+# vLLM: "INFO 10-08 08:39:01 [utils.py:233] " (also with a year, and without the file).
+_VLLM = re.compile(
+    rf"^{_LEVEL} \d\d-\d\d(?: \d{{4}})? \d\d:\d\d:\d\d(?:\.\d+)? (?:\[?[\w./-]+:\d+\] )?"
+)
+# SGLang: "[2025-09-04 12:00:00] INFO engine.py:156: " or "[2025-09-04 12:00:00 TP0] ".
+_SGLANG = re.compile(
+    rf"^\[\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d(?:[ \w]*)\] (?:{_LEVEL} [\w./-]+:\d+: )?"
+)
+# Python logging defaults: "2025-01-01 10:00:00,123 - name - INFO - ".
+_PYLOG = re.compile(rf"^\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ - [\w.]+ - {_LEVEL} - ")
+# TGI (tracing): "2024-08-16T12:07:56.411768Z  INFO text_generation_launcher: ".
+_TRACING = re.compile(
+    rf"^(?:\d{{4}}-\d\d-\d\dT[\d:.]+Z)?\s*{_LEVEL}\s+(?:[\w]+: )*(?:[\w:]+\s*:\s)"
+)
+# Triton (glog): "I0717 23:01:28.501008 300 server.cc:674] ".
+_GLOG = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w./-]+:\d+\] ?")
+_SERVER_PREFIXES = (_VLLM, _SGLANG, _PYLOG, _TRACING, _GLOG)
+# SGLang prefixes its processes' lines with their rank: "[2025-.. TP0] ", "[.. DP1 TP2] ".
+_SGLANG_RANK = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?P<rank>(?:[A-Z]+\d+ ?)+)\]")
+
+
+@dataclasses.dataclass(frozen=True)
+class Line:
+    number: int  # 1-based, in the input
+    text: str  # the message, prefixes removed
+    process: str  # "EngineCore_0 pid=12", "TP1", or ""
+    logged: bool  # the line had a logging prefix (a log, not a document)
+
+
+def clean(text: str) -> list[Line]:
+    out: list[Line] = []
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = _clean(number, raw)
+        out.extend(_unquoted(line))
+    return out
+
+
+def _unquoted(line: Line) -> list[Line]:
+    """Triton (24.x and later) logs each message as a JSON string: ``"model
+    configuration:\\n{\\n ...}"``; its lines are the message's lines."""
+    text = line.text
+    if not (line.logged and len(text) > 1 and text[0] == '"' and text[-1] == '"'):
+        return [line]
+    try:
+        message = json.loads(text)
+    except ValueError:
+        return [line]
+    if not isinstance(message, str):
+        return [line]
+    return [dataclasses.replace(line, text=part) for part in message.split("\n")]
+
+
+def _clean(number: int, raw: str) -> Line:
+    text = _ANSI.sub("", raw)
+    logged = False
+    process = ""
+    for _ in range(4):  # prefixes nest: kubectl time, Ray label, wrapper, server prefix
+        before = text
+        match = _KUBECTL_PREFIX.match(text)
+        if match:
+            process, text, logged = match["label"], text[match.end() :], True
+        match = _KUBECTL_TIME.match(text)
+        if match:
+            text, logged = text[match.end() :], True
+        match = _RAY.match(text)
+        if match:
+            label = match["label"]
+            process, text, logged = f"{process} {label}".strip(), text[match.end() :], True
+        match = _WRAPPERS.match(text)
+        if match:
+            text, logged = text[match.end() :], True
+        rank = _SGLANG_RANK.match(text)
+        if rank:
+            process = process or rank["rank"].strip()
+        for pattern in _SERVER_PREFIXES:
+            match = pattern.match(text)
+            if match:
+                text, logged = text[match.end() :], True
+                break
+        if text == before:
+            break
+    return Line(number, text.rstrip(), process, logged)
+
+
+def looks_like_log(lines: list[Line]) -> bool:
+    """Most non-blank lines carry a logging prefix: a log, never a YAML document."""
+    filled = [line for line in lines if line.text.strip()]
+    prefixed = sum(1 for line in filled if line.logged)
+    return bool(filled) and prefixed * 3 >= len(filled)
