@@ -127,7 +127,7 @@ class Verdict(NamedTuple):
     ``status``: ``accepted``; ``rejected`` (the pinned release does not take it);
     ``ambiguous`` (the pinned release reads it as the prefix of several flags);
     ``never`` (version unknown: no release in the table takes it); ``some`` (version
-    unknown: some releases take it); ``newer`` (the pinned release is newer than the table
+    unknown: some releases take it, the newest does not); ``newer`` (the pinned release is newer than the table
     and no listed release takes it); ``unchecked`` (no table for this server or release).
     """
 
@@ -140,6 +140,7 @@ class Verdict(NamedTuple):
     candidates: tuple[str, ...]
     newest: str  # the newest release in the table
     source: str
+    oldest: str = ""  # the oldest release in the table
 
 
 @functools.cache
@@ -163,7 +164,16 @@ def judge(server: str, version: str, name: str) -> Verdict:
         found = tab.entries.get(flag)
         dest = found.dest if found is not None else (entry.dest if entry is not None else "")
         return Verdict(
-            status, flag, dest, accepted_in, removed_in, replacement, candidates, newest, source
+            status,
+            flag,
+            dest,
+            accepted_in,
+            removed_in,
+            replacement,
+            candidates,
+            newest,
+            source,
+            tab.releases[0],
         )
 
     if index is not None:
@@ -177,13 +187,8 @@ def judge(server: str, version: str, name: str) -> Verdict:
         if before:
             following = before[-1][1] + 1
             removed = tab.releases[following]
-            return Verdict(
-                "rejected", "", verdict("").dest, accepted_in, removed, replacement, (), newest,
-                source,
-            )
-        return Verdict(
-            "rejected", "", verdict("").dest, accepted_in, "", replacement, (), newest, source
-        )
+            return verdict("rejected")._replace(removed_in=removed)
+        return verdict("rejected")._replace(removed_in="")
     if version and tab.newer_than_all(version):
         if not ranges:
             return verdict("newer")
@@ -192,7 +197,9 @@ def judge(server: str, version: str, name: str) -> Verdict:
         return verdict("unchecked")
     if not ranges:
         return verdict("never")
-    if ranges == [(0, len(tab.releases) - 1)]:
-        targets = {resolve_at(tab, i, name).flag for i in (0, len(tab.releases) - 1)}
+    if ranges[-1][1] == len(tab.releases) - 1:
+        # Taken by the newest release: an image whose tag does not say its version (latest,
+        # nightly, a digest) is most likely recent, so a flag added later is not reported.
+        targets = {resolve_at(tab, i, name).flag for i in range(len(tab.releases))} - {""}
         return verdict("accepted", last_flag if len(targets) == 1 else "")
     return verdict("some", last_flag)

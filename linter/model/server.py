@@ -146,6 +146,7 @@ def _cli_flags(
                 "replacement": verdict.replacement,
                 "candidates": list(verdict.candidates),
                 "newest": verdict.newest,
+                "oldest": verdict.oldest,
                 "source": verdict.source,
                 "command_line": command_line,
             }

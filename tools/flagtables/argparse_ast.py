@@ -257,6 +257,9 @@ class FileReader(ast.NodeVisitor):
         if not self._loops or not self._func:
             return None
         loop = self._loops[-1]
+        listed = _literal_loop(loop, dynamic)
+        if listed is not None:
+            return [self._option(node, [*literal, text], where, False) for text in listed]
         target = loop.target
         key_name = (
             target.elts[0].id
@@ -298,6 +301,31 @@ class FileReader(ast.NodeVisitor):
             option = Option(strings, field, _is_bool(annotation), False, "", where)
             options.append(option)
         return options
+
+
+def _literal_loop(loop: ast.For, dynamic: list[ast.expr]) -> list[str] | None:
+    """``for arg, type in [("--a", str), ...]: add_argument(arg, ...)``: the listed flags."""
+    if len(dynamic) != 1 or not isinstance(dynamic[0], ast.Name):
+        return None
+    name = dynamic[0].id
+    target = loop.target
+    position = None
+    if isinstance(target, ast.Name) and target.id == name:
+        position = -1
+    elif isinstance(target, ast.Tuple):
+        names = [e.id if isinstance(e, ast.Name) else "" for e in target.elts]
+        position = names.index(name) if name in names else None
+    if position is None or not isinstance(loop.iter, ast.List | ast.Tuple):
+        return None
+    out: list[str] = []
+    for element in loop.iter.elts:
+        item = element if position == -1 else (
+            element.elts[position] if isinstance(element, ast.Tuple) else None
+        )
+        if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
+            return None
+        out.append(item.value)
+    return out
 
 
 def read_options(root: Path, rel_paths: Iterable[str], class_files: Iterable[Path]) -> tuple[list[Option], list[str]]:
