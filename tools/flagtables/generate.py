@@ -8,6 +8,7 @@ the releases that accept it, its argparse ``dest``, its aliases and, for a flag 
 release dropped, its replacement where the source names one. Usage::
 
     python tools/flagtables/generate.py vllm sglang --cache /tmp/flagtables
+    python tools/flagtables/generate.py tgi --tgi-repo /path/to/text-generation-inference
 
 Sources are cited in each table (``sources``): the wheel files read and the upstream file
 at its release tag.
@@ -24,12 +25,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import subprocess  # noqa: E402
+
 from argparse_ast import (  # noqa: E402
     Option,
     annotated_field_options,
     option_strings,
     read_options,
 )
+from clap_rust import clap_options, command_has_version  # noqa: E402
 from releases import release_sources  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[2] / "linter" / "model" / "flagdata"
@@ -58,9 +62,35 @@ SGLANG_RELEASES = """
 """.split()
 
 
+# TGI's launcher is Rust (clap): read at each release tag of a clone of
+# https://github.com/huggingface/text-generation-inference (``--tgi-repo``).
+TGI_RELEASES = """
+1.0.0 1.0.1 1.0.2 1.0.3 1.1.0 1.1.1 1.2.0 1.3.0 1.3.1 1.3.2 1.3.3 1.3.4 1.4.0 1.4.1 1.4.2
+1.4.3 1.4.4 1.4.5 2.0.0 2.0.1 2.0.2 2.0.3 2.0.4 2.1.0 2.1.1 2.2.0 2.3.0 2.3.1 2.4.0 2.4.1
+3.0.0 3.0.1 3.0.2 3.1.0 3.1.1 3.2.0 3.2.1 3.2.2 3.2.3 3.3.0 3.3.1 3.3.2 3.3.3 3.3.4 3.3.5
+3.3.6 3.3.7
+""".split()
+TGI_FILE = "launcher/src/main.rs"
+TGI_URL = "https://github.com/huggingface/text-generation-inference/blob/v{version}/{path}"
+
+
+def tgi_options(repo: Path, version: str) -> list[Option]:
+    shown = subprocess.run(
+        ["git", "-C", str(repo), "show", f"v{version}:{TGI_FILE}"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    options = clap_options(shown.stdout, TGI_FILE)
+    options.append(Option(["-h", "--help"], "help"))
+    if command_has_version(shown.stdout):
+        options.append(Option(["-V", "--version"], "version"))
+    return options
+
+
 @dataclasses.dataclass(frozen=True)
 class ServerSpec:
-    package: str
+    package: str  # the PyPI project, or the repository read at release tags
     releases: list[str]
     # Files whose add_argument calls build the server's parser, relative to the wheel root.
     parser_files: tuple[str, ...]
@@ -93,6 +123,14 @@ SPECS = {
         ),
         (),
         "https://github.com/vllm-project/vllm/blob/v{version}/{path}",
+    ),
+    "tgi": ServerSpec(
+        "https://github.com/huggingface/text-generation-inference",
+        TGI_RELEASES,
+        (TGI_FILE,),
+        (),
+        (),
+        TGI_URL,
     ),
     "sglang": ServerSpec(
         "sglang",
@@ -139,15 +177,20 @@ def _ranges(indices: list[int], releases: list[str]) -> list[list[str]]:
     return out
 
 
-def build_table(server: str, spec: ServerSpec, cache: Path) -> dict[str, object]:
+def build_table(
+    server: str, spec: ServerSpec, cache: Path, tgi_repo: Path | None = None
+) -> dict[str, object]:
     releases = spec.releases
     accepted: dict[str, list[int]] = {}
     info: dict[str, dict[str, Option]] = {}
     by_release: list[dict[str, Option]] = []
     notes: dict[str, list[str]] = {}
     for index, version in enumerate(releases):
-        root = release_sources(spec.package, version, cache)
-        options, unknown = release_options(spec, root)
+        if server == "tgi" and tgi_repo is not None:
+            options, unknown = tgi_options(tgi_repo, version), []
+        else:
+            root = release_sources(spec.package, version, cache)
+            options, unknown = release_options(spec, root)
         if unknown:
             notes[version] = unknown
         current: dict[str, Option] = {}
@@ -182,7 +225,9 @@ def build_table(server: str, spec: ServerSpec, cache: Path) -> dict[str, object]
         flags[text] = entry
     return {
         "server": server,
-        "package": f"https://pypi.org/project/{spec.package}/",
+        "package": spec.package
+        if spec.package.startswith("https://")
+        else f"https://pypi.org/project/{spec.package}/",
         "generator": "tools/flagtables/generate.py",
         "read": sorted({*spec.parser_files, *spec.annotated_fields}),
         "releases": releases,
@@ -212,11 +257,12 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("servers", nargs="+", choices=sorted(SPECS))
     parser.add_argument("--cache", type=Path, default=Path("/tmp/flagtables"))
+    parser.add_argument("--tgi-repo", type=Path, help="a clone of text-generation-inference")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
     OUT.mkdir(parents=True, exist_ok=True)
     for server in args.servers:
-        table = build_table(server, SPECS[server], args.cache)
+        table = build_table(server, SPECS[server], args.cache, args.tgi_repo)
         target = OUT / f"{server}.json"
         target.write_text(json.dumps(table, indent=1, sort_keys=False) + "\n", encoding="utf-8")
         print(f"{target}: {len(table['flags'])} option strings")  # type: ignore[arg-type]
