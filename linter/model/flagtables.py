@@ -19,8 +19,9 @@ from typing import Any, NamedTuple
 from linter.model.images import version_tuple
 
 _DATA = Path(__file__).parent / "flagdata"
-# The servers whose parser allows abbreviations (argparse's default allow_abbrev=True).
-_ABBREVIATING = frozenset({"vllm", "sglang"})
+# The servers whose parser takes unique abbreviations of long options: argparse's default
+# allow_abbrev=True (vLLM, SGLang) and getopt_long (Triton). TGI's clap does not.
+_ABBREVIATING = frozenset({"vllm", "sglang", "triton"})
 _TABLE_NAME = {"trtllm": "triton"}
 
 
@@ -38,9 +39,18 @@ class Table(NamedTuple):
     abbreviations: bool
     # The option strings of each release, in release order.
     by_release: tuple[frozenset[str], ...]
+    # Container tag → release, where the image tag is not the release (Triton: 24.08 → 2.49.0).
+    containers: Mapping[str, str]
+
+    def release_of(self, version: str) -> str:
+        return self.containers.get(version, version) if self.containers else version
 
     def index_of(self, version: str) -> int | None:
         """The release index of ``version`` (``0.8.5``, ``v0.8.5``, ``0.5.6.post2``)."""
+        if self.containers:
+            if version not in self.containers:
+                return None
+            version = self.containers[version]
         wanted = version_tuple(version.lstrip("v"))
         for index, release in enumerate(self.releases):
             if version_tuple(release) == wanted:
@@ -48,7 +58,16 @@ class Table(NamedTuple):
         return None
 
     def newer_than_all(self, version: str) -> bool:
+        if self.containers:
+            return bool(version) and version_tuple(version) > max(
+                version_tuple(c) for c in self.containers
+            )
         return version_tuple(version.lstrip("v")) > version_tuple(self.releases[-1])
+
+    def older_than_all(self, version: str) -> bool:
+        if self.containers:
+            return False  # a container older than the map is only "not known"
+        return version_tuple(version.lstrip("v")) < version_tuple(self.releases[0])
 
     def options_at(self, index: int) -> frozenset[str]:
         return self.by_release[index]
@@ -80,7 +99,8 @@ def table(server: str) -> Table | None:
         )
         for index in range(len(releases))
     )
-    return Table(server, releases, entries, name in _ABBREVIATING, by_release)
+    containers = {str(k): str(v) for k, v in raw.get("containers", {}).items()}
+    return Table(server, releases, entries, name in _ABBREVIATING, by_release, containers)
 
 
 class Resolution(NamedTuple):
@@ -193,7 +213,7 @@ def judge(server: str, version: str, name: str) -> Verdict:
         if not ranges:
             return verdict("newer")
         return verdict("accepted" if ranges[-1][1] == len(tab.releases) - 1 else "some", last_flag)
-    if version and version_tuple(version.lstrip("v")) < version_tuple(tab.releases[0]):
+    if version and tab.older_than_all(version):
         return verdict("unchecked")
     if not ranges:
         return verdict("never")

@@ -9,6 +9,7 @@ release dropped, its replacement where the source names one. Usage::
 
     python tools/flagtables/generate.py vllm sglang --cache /tmp/flagtables
     python tools/flagtables/generate.py tgi --tgi-repo /path/to/text-generation-inference
+    python tools/flagtables/generate.py triton --triton-repo /path/to/triton-server
 
 Sources are cited in each table (``sources``): the wheel files read and the upstream file
 at its release tag.
@@ -88,6 +89,51 @@ def tgi_options(repo: Path, version: str) -> list[Option]:
     return options
 
 
+# Triton's server options (getopt_long, which takes unique abbreviations) at each release
+# tag of a clone of https://github.com/triton-inference-server/server (``--triton-repo``):
+# src/command_line_parser.cc from 2.3x, src/main.cc or src/servers/main.cc before.
+TRITON_FILES = ("src/command_line_parser.cc", "src/main.cc", "src/servers/main.cc")
+TRITON_URL = "https://github.com/triton-inference-server/server/blob/v{version}/{path}"
+_TRITON_OPTION = re.compile(r'\{\s*OPTION_[A-Z0-9_]+\s*,\s*"([a-z0-9-]+)"')
+# build.py names the NGC container of each release ("24.08" for 2.49.0).
+_TRITON_CONTAINER = re.compile(
+    r'"triton_container_version":\s*"(\d\d\.\d\d)|"2\.\d+\.\d+":\s*\(\s*"(\d\d\.\d\d)"'
+)
+
+
+def _git_show(repo: Path, tag: str, path: str) -> str | None:
+    shown = subprocess.run(
+        ["git", "-C", str(repo), "show", f"{tag}:{path}"], capture_output=True, text=True
+    )
+    return shown.stdout if shown.returncode == 0 else None
+
+
+def triton_releases(repo: Path) -> list[str]:
+    tags = subprocess.run(
+        ["git", "-C", str(repo), "tag"], check=True, capture_output=True, text=True
+    ).stdout.split()
+    versions = [t[1:] for t in tags if re.fullmatch(r"v2\.\d+\.\d+", t)]
+    return sorted(versions, key=lambda v: tuple(int(p) for p in v.split(".")))
+
+
+def triton_options(repo: Path, version: str) -> tuple[list[Option], str]:
+    """The options of one release, and its NGC container version ("" when not named)."""
+    options: list[Option] = []
+    for path in TRITON_FILES:
+        source = _git_show(repo, f"v{version}", path)
+        if source is None:
+            continue
+        for found in _TRITON_OPTION.finditer(source):
+            line = source.count("\n", 0, found.start()) + 1
+            name = found.group(1)
+            options.append(Option(["--" + name], name.replace("-", "_"), where=f"{path}:{line}"))
+        break
+    build = _git_show(repo, f"v{version}", "build.py") or ""
+    container = _TRITON_CONTAINER.search(build)
+    ngc = (container.group(1) or container.group(2)) if container else ""
+    return options, ngc
+
+
 @dataclasses.dataclass(frozen=True)
 class ServerSpec:
     package: str  # the PyPI project, or the repository read at release tags
@@ -131,6 +177,14 @@ SPECS = {
         (),
         (),
         TGI_URL,
+    ),
+    "triton": ServerSpec(
+        "https://github.com/triton-inference-server/server",
+        [],  # the release tags of the clone
+        TRITON_FILES,
+        (),
+        (),
+        TRITON_URL,
     ),
     "sglang": ServerSpec(
         "sglang",
@@ -178,9 +232,16 @@ def _ranges(indices: list[int], releases: list[str]) -> list[list[str]]:
 
 
 def build_table(
-    server: str, spec: ServerSpec, cache: Path, tgi_repo: Path | None = None
+    server: str,
+    spec: ServerSpec,
+    cache: Path,
+    tgi_repo: Path | None = None,
+    triton_repo: Path | None = None,
 ) -> dict[str, object]:
     releases = spec.releases
+    containers: dict[str, str] = {}
+    if server == "triton" and triton_repo is not None:
+        releases = triton_releases(triton_repo)
     accepted: dict[str, list[int]] = {}
     info: dict[str, dict[str, Option]] = {}
     by_release: list[dict[str, Option]] = []
@@ -188,6 +249,12 @@ def build_table(
     for index, version in enumerate(releases):
         if server == "tgi" and tgi_repo is not None:
             options, unknown = tgi_options(tgi_repo, version), []
+        elif server == "triton" and triton_repo is not None:
+            options, ngc = triton_options(triton_repo, version)
+            options.append(Option(["--help"], "help"))
+            unknown = [] if options[:-1] else [f"no option table found at v{version}"]
+            if ngc and ngc not in containers:
+                containers[ngc] = version
         else:
             root = release_sources(spec.package, version, cache)
             options, unknown = release_options(spec, root)
@@ -232,6 +299,7 @@ def build_table(
         "read": sorted({*spec.parser_files, *spec.annotated_fields}),
         "releases": releases,
         "not_understood": notes,
+        **({"containers": containers} if containers else {}),
         "flags": flags,
     }
 
@@ -258,11 +326,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("servers", nargs="+", choices=sorted(SPECS))
     parser.add_argument("--cache", type=Path, default=Path("/tmp/flagtables"))
     parser.add_argument("--tgi-repo", type=Path, help="a clone of text-generation-inference")
+    parser.add_argument("--triton-repo", type=Path, help="a clone of triton-inference-server/server")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
     OUT.mkdir(parents=True, exist_ok=True)
     for server in args.servers:
-        table = build_table(server, SPECS[server], args.cache, args.tgi_repo)
+        table = build_table(server, SPECS[server], args.cache, args.tgi_repo, args.triton_repo)
         target = OUT / f"{server}.json"
         target.write_text(json.dumps(table, indent=1, sort_keys=False) + "\n", encoding="utf-8")
         print(f"{target}: {len(table['flags'])} option strings")  # type: ignore[arg-type]
