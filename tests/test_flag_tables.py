@@ -62,7 +62,9 @@ def test_removed_alias_names_the_flags_it_now_abbreviates() -> None:
 
 
 def test_unique_prefix_sets_the_setting_as_argparse_does() -> None:
-    parsed = parse_args("vllm", _tokens("--max-num-batched-token=32768", "--max-num-seq", "64"), "0.11.0")
+    parsed = parse_args(
+        "vllm", _tokens("--max-num-batched-token=32768", "--max-num-seq", "64"), "0.11.0"
+    )
     flags = {f.flag: (f.raw, f.value, f.setting.name if f.setting else None) for f in parsed.flags}
     assert flags == {
         "--max-num-batched-tokens": ("32768", 32768, "max_num_batched_tokens"),

@@ -19,9 +19,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from linter.model import flagtables
+from linter.model import flagtables, registry
 from linter.model import quantities as q
-from linter.model import registry
 from linter.model.registry import Setting
 from linter.model.workload import Origin
 

@@ -244,6 +244,7 @@ def _inference_service(
 
 _VLLM_SERVER = "vllm.entrypoints.openai.api_server"
 
+
 def kubeai_pod(
     spec: Mapping[str, Any], base: PathT, locate: Locate
 ) -> tuple[SyntheticPod, str, tuple[Hint, ...]]:

@@ -152,7 +152,8 @@ def _cli_flags(
             }
         )
         facts.origins[("engine", "cli_flags", index)] = flag.origin
-    facts.put(("engine", "cli_flags"), items, fallback)
+    if items:
+        facts.put(("engine", "cli_flags"), items, fallback)
 
 
 def _apply(flag: FlagValue, facts: Facts) -> None:

@@ -22,7 +22,9 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-_USE_INSTEAD = re.compile(r"(?:[Uu]se|[Ii]nstead,? use|replaced by|renamed to)\s+[`'\"]?(--[a-z0-9-]+)")
+_USE_INSTEAD = re.compile(
+    r"(?:[Uu]se|[Ii]nstead,? use|replaced by|renamed to)\s+[`'\"]?(--[a-z0-9-]+)"
+)
 
 
 @dataclasses.dataclass
@@ -67,7 +69,9 @@ def class_index(files: Iterable[Path]) -> dict[str, ClassInfo]:
     return index
 
 
-def all_fields(name: str, index: dict[str, ClassInfo], seen: frozenset[str] = frozenset()) -> dict[str, str]:
+def all_fields(
+    name: str, index: dict[str, ClassInfo], seen: frozenset[str] = frozenset()
+) -> dict[str, str]:
     info = index.get(name)
     if info is None or name in seen:
         return {}
@@ -319,8 +323,10 @@ def _literal_loop(loop: ast.For, dynamic: list[ast.expr]) -> list[str] | None:
         return None
     out: list[str] = []
     for element in loop.iter.elts:
-        item = element if position == -1 else (
-            element.elts[position] if isinstance(element, ast.Tuple) else None
+        item = (
+            element
+            if position == -1
+            else (element.elts[position] if isinstance(element, ast.Tuple) else None)
         )
         if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
             return None
@@ -328,7 +334,9 @@ def _literal_loop(loop: ast.For, dynamic: list[ast.expr]) -> list[str] | None:
     return out
 
 
-def read_options(root: Path, rel_paths: Iterable[str], class_files: Iterable[Path]) -> tuple[list[Option], list[str]]:
+def read_options(
+    root: Path, rel_paths: Iterable[str], class_files: Iterable[Path]
+) -> tuple[list[Option], list[str]]:
     """The options defined in ``rel_paths`` (relative to ``root``), and what was not understood."""
     index = class_index(class_files)
     options: list[Option] = []

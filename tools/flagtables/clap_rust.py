@@ -62,8 +62,7 @@ def clap_options(source: str, rel: str, struct: str = "Args") -> list[Option]:
             strings.append("-" + short.group(1))
         elif re.search(r"\bshort\b(?!\s*=)", spec):
             strings.append("-" + name[0])
-        for alias in re.findall(r'\b(?:visible_)?alias\s*=\s*"([^"]+)"', spec):
-            strings.append("--" + alias)
+        strings.extend("--" + a for a in re.findall(r'\b(?:visible_)?alias\s*=\s*"([^"]+)"', spec))
         for group in re.findall(r"\b(?:visible_)?aliases\s*=\s*\[([^\]]*)\]", spec):
             strings.extend("--" + a for a in re.findall(r'"([^"]+)"', group))
         if strings:

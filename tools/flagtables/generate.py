@@ -26,51 +26,235 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import subprocess  # noqa: E402
+import subprocess
 
-from argparse_ast import (  # noqa: E402
+from argparse_ast import (
     Option,
     annotated_field_options,
     option_strings,
     read_options,
 )
-from clap_rust import clap_options, command_has_version  # noqa: E402
-from releases import release_sources  # noqa: E402
+from clap_rust import clap_options, command_has_version
+from releases import release_sources
 
 OUT = Path(__file__).resolve().parents[2] / "linter" / "model" / "flagdata"
 
-VLLM_RELEASES = """
-0.6.0 0.6.1 0.6.1.post1 0.6.1.post2 0.6.2 0.6.3 0.6.3.post1 0.6.4 0.6.4.post1 0.6.5 0.6.6
-0.6.6.post1 0.7.0 0.7.1 0.7.2 0.7.3 0.8.0 0.8.1 0.8.2 0.8.3 0.8.4 0.8.5 0.8.5.post1 0.9.0
-0.9.0.1 0.9.1 0.9.2 0.10.0 0.10.1 0.10.1.1 0.10.2 0.11.0 0.11.1 0.11.2 0.12.0 0.13.0 0.14.0
-0.14.1 0.15.0 0.15.1 0.16.0 0.17.0 0.17.1 0.18.0 0.18.1 0.19.0 0.19.1 0.20.0 0.20.1 0.20.2
-0.21.0 0.22.0 0.22.1 0.23.0 0.24.0 0.25.0 0.25.1 0.26.0 0.27.0 0.27.1 0.28.0 0.29.0 0.30.0
-0.31.0 0.32.0 0.33.0
-""".split()
+VLLM_RELEASES = [
+    "0.6.0",
+    "0.6.1",
+    "0.6.1.post1",
+    "0.6.1.post2",
+    "0.6.2",
+    "0.6.3",
+    "0.6.3.post1",
+    "0.6.4",
+    "0.6.4.post1",
+    "0.6.5",
+    "0.6.6",
+    "0.6.6.post1",
+    "0.7.0",
+    "0.7.1",
+    "0.7.2",
+    "0.7.3",
+    "0.8.0",
+    "0.8.1",
+    "0.8.2",
+    "0.8.3",
+    "0.8.4",
+    "0.8.5",
+    "0.8.5.post1",
+    "0.9.0",
+    "0.9.0.1",
+    "0.9.1",
+    "0.9.2",
+    "0.10.0",
+    "0.10.1",
+    "0.10.1.1",
+    "0.10.2",
+    "0.11.0",
+    "0.11.1",
+    "0.11.2",
+    "0.12.0",
+    "0.13.0",
+    "0.14.0",
+    "0.14.1",
+    "0.15.0",
+    "0.15.1",
+    "0.16.0",
+    "0.17.0",
+    "0.17.1",
+    "0.18.0",
+    "0.18.1",
+    "0.19.0",
+    "0.19.1",
+    "0.20.0",
+    "0.20.1",
+    "0.20.2",
+    "0.21.0",
+    "0.22.0",
+    "0.22.1",
+    "0.23.0",
+    "0.24.0",
+    "0.25.0",
+    "0.25.1",
+    "0.26.0",
+    "0.27.0",
+    "0.27.1",
+    "0.28.0",
+    "0.29.0",
+    "0.30.0",
+    "0.31.0",
+    "0.32.0",
+    "0.33.0",
+]
 
-SGLANG_RELEASES = """
-0.4.0 0.4.0.post1 0.4.0.post2 0.4.1 0.4.1.post1 0.4.1.post2 0.4.1.post3 0.4.1.post4
-0.4.1.post5 0.4.1.post6 0.4.1.post7 0.4.2 0.4.2.post1 0.4.2.post2 0.4.2.post3 0.4.2.post4
-0.4.3 0.4.3.post1 0.4.3.post2 0.4.3.post3 0.4.3.post4 0.4.4 0.4.4.post1 0.4.4.post2
-0.4.4.post3 0.4.4.post4 0.4.5 0.4.5.post1 0.4.5.post2 0.4.5.post3 0.4.6 0.4.6.post1
-0.4.6.post2 0.4.6.post3 0.4.6.post4 0.4.6.post5 0.4.7 0.4.7.post1 0.4.8 0.4.8.post1 0.4.9
-0.4.9.post1 0.4.9.post2 0.4.9.post3 0.4.9.post4 0.4.9.post5 0.4.9.post6 0.4.10 0.4.10.post1
-0.4.10.post2 0.5.1 0.5.1.post1 0.5.1.post2 0.5.1.post3 0.5.2 0.5.3 0.5.3.post1 0.5.3.post2
-0.5.3.post3 0.5.4 0.5.4.post1 0.5.4.post2 0.5.4.post3 0.5.5 0.5.5.post1 0.5.5.post2
-0.5.5.post3 0.5.6 0.5.6.post1 0.5.6.post2 0.5.7 0.5.8 0.5.8.post1 0.5.9 0.5.10 0.5.10.post1
-0.5.11 0.5.12 0.5.12.post1 0.5.13 0.5.13.post1 0.5.14 0.5.15 0.5.15.post1 0.5.16 0.5.17
-0.5.18 0.5.19 0.5.20 0.5.21 0.5.22 0.5.23
-""".split()
+SGLANG_RELEASES = [
+    "0.4.0",
+    "0.4.0.post1",
+    "0.4.0.post2",
+    "0.4.1",
+    "0.4.1.post1",
+    "0.4.1.post2",
+    "0.4.1.post3",
+    "0.4.1.post4",
+    "0.4.1.post5",
+    "0.4.1.post6",
+    "0.4.1.post7",
+    "0.4.2",
+    "0.4.2.post1",
+    "0.4.2.post2",
+    "0.4.2.post3",
+    "0.4.2.post4",
+    "0.4.3",
+    "0.4.3.post1",
+    "0.4.3.post2",
+    "0.4.3.post3",
+    "0.4.3.post4",
+    "0.4.4",
+    "0.4.4.post1",
+    "0.4.4.post2",
+    "0.4.4.post3",
+    "0.4.4.post4",
+    "0.4.5",
+    "0.4.5.post1",
+    "0.4.5.post2",
+    "0.4.5.post3",
+    "0.4.6",
+    "0.4.6.post1",
+    "0.4.6.post2",
+    "0.4.6.post3",
+    "0.4.6.post4",
+    "0.4.6.post5",
+    "0.4.7",
+    "0.4.7.post1",
+    "0.4.8",
+    "0.4.8.post1",
+    "0.4.9",
+    "0.4.9.post1",
+    "0.4.9.post2",
+    "0.4.9.post3",
+    "0.4.9.post4",
+    "0.4.9.post5",
+    "0.4.9.post6",
+    "0.4.10",
+    "0.4.10.post1",
+    "0.4.10.post2",
+    "0.5.1",
+    "0.5.1.post1",
+    "0.5.1.post2",
+    "0.5.1.post3",
+    "0.5.2",
+    "0.5.3",
+    "0.5.3.post1",
+    "0.5.3.post2",
+    "0.5.3.post3",
+    "0.5.4",
+    "0.5.4.post1",
+    "0.5.4.post2",
+    "0.5.4.post3",
+    "0.5.5",
+    "0.5.5.post1",
+    "0.5.5.post2",
+    "0.5.5.post3",
+    "0.5.6",
+    "0.5.6.post1",
+    "0.5.6.post2",
+    "0.5.7",
+    "0.5.8",
+    "0.5.8.post1",
+    "0.5.9",
+    "0.5.10",
+    "0.5.10.post1",
+    "0.5.11",
+    "0.5.12",
+    "0.5.12.post1",
+    "0.5.13",
+    "0.5.13.post1",
+    "0.5.14",
+    "0.5.15",
+    "0.5.15.post1",
+    "0.5.16",
+    "0.5.17",
+    "0.5.18",
+    "0.5.19",
+    "0.5.20",
+    "0.5.21",
+    "0.5.22",
+    "0.5.23",
+]
 
 
 # TGI's launcher is Rust (clap): read at each release tag of a clone of
 # https://github.com/huggingface/text-generation-inference (``--tgi-repo``).
-TGI_RELEASES = """
-1.0.0 1.0.1 1.0.2 1.0.3 1.1.0 1.1.1 1.2.0 1.3.0 1.3.1 1.3.2 1.3.3 1.3.4 1.4.0 1.4.1 1.4.2
-1.4.3 1.4.4 1.4.5 2.0.0 2.0.1 2.0.2 2.0.3 2.0.4 2.1.0 2.1.1 2.2.0 2.3.0 2.3.1 2.4.0 2.4.1
-3.0.0 3.0.1 3.0.2 3.1.0 3.1.1 3.2.0 3.2.1 3.2.2 3.2.3 3.3.0 3.3.1 3.3.2 3.3.3 3.3.4 3.3.5
-3.3.6 3.3.7
-""".split()
+TGI_RELEASES = [
+    "1.0.0",
+    "1.0.1",
+    "1.0.2",
+    "1.0.3",
+    "1.1.0",
+    "1.1.1",
+    "1.2.0",
+    "1.3.0",
+    "1.3.1",
+    "1.3.2",
+    "1.3.3",
+    "1.3.4",
+    "1.4.0",
+    "1.4.1",
+    "1.4.2",
+    "1.4.3",
+    "1.4.4",
+    "1.4.5",
+    "2.0.0",
+    "2.0.1",
+    "2.0.2",
+    "2.0.3",
+    "2.0.4",
+    "2.1.0",
+    "2.1.1",
+    "2.2.0",
+    "2.3.0",
+    "2.3.1",
+    "2.4.0",
+    "2.4.1",
+    "3.0.0",
+    "3.0.1",
+    "3.0.2",
+    "3.1.0",
+    "3.1.1",
+    "3.2.0",
+    "3.2.1",
+    "3.2.2",
+    "3.2.3",
+    "3.3.0",
+    "3.3.1",
+    "3.3.2",
+    "3.3.3",
+    "3.3.4",
+    "3.3.5",
+    "3.3.6",
+    "3.3.7",
+]
 TGI_FILE = "launcher/src/main.rs"
 TGI_URL = "https://github.com/huggingface/text-generation-inference/blob/v{version}/{path}"
 
@@ -197,6 +381,16 @@ SPECS = {
     ),
 }
 
+# Replacements the source states where the reader cannot see them, each checked at the
+# release tags: TGI 2.0.0 replaced the switch --enable-cuda-graphs (1.4.x) with the list
+# --cuda-graphs (launcher/src/main.rs at v1.4.5 and v2.0.0); vLLM 0.12.0 sets the help of
+# --cuda-graph-sizes in a statement before its add_argument ("Please use
+# --cudagraph-capture-sizes instead", vllm/engine/arg_utils.py L1093-1096 at v0.12.0).
+CURATED_REPLACEMENTS = {
+    "tgi": {"--enable-cuda-graphs": "--cuda-graphs"},
+    "vllm": {"--cuda-graph-sizes": "--cudagraph-capture-sizes"},
+}
+
 # Every argparse parser has -h/--help (add_help=True in both servers' parsers).
 _BUILTIN = (Option(["-h", "--help"], "help"),)
 
@@ -285,7 +479,9 @@ def build_table(
         if aliases:
             entry["aliases"] = aliases
         if indices[-1] + 1 < len(releases):
-            entry["replacement"] = _replacement(text, last, by_release[indices[-1] + 1])
+            entry["replacement"] = _replacement(
+                text, last, by_release[indices[-1] + 1]
+            ) or CURATED_REPLACEMENTS.get(server, {}).get(text, "")
         path, _, line = last.where.partition(":")
         if path:
             entry["source"] = spec.code_url.format(version=last_version, path=path) + f"#L{line}"
@@ -326,7 +522,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("servers", nargs="+", choices=sorted(SPECS))
     parser.add_argument("--cache", type=Path, default=Path("/tmp/flagtables"))
     parser.add_argument("--tgi-repo", type=Path, help="a clone of text-generation-inference")
-    parser.add_argument("--triton-repo", type=Path, help="a clone of triton-inference-server/server")
+    parser.add_argument(
+        "--triton-repo", type=Path, help="a clone of triton-inference-server/server"
+    )
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
     OUT.mkdir(parents=True, exist_ok=True)
