@@ -127,7 +127,9 @@ def _cli_flags(
 
     ``command_line`` is true when the arguments reach the server's parser as written: an
     explicit server command, or arguments to an official server image's entrypoint (a
-    wrapper image's entrypoint may take flags of its own).
+    wrapper image's entrypoint may take flags of its own). ``official_image`` is true for
+    the server's own release images; another image may run a fork or a plugin with flags
+    no upstream release has.
     """
     command_line = call.entrypoint in _SERVER_ENTRYPOINTS or (
         call.entrypoint == "image" and official
@@ -149,6 +151,8 @@ def _cli_flags(
                 "oldest": verdict.oldest,
                 "source": verdict.source,
                 "command_line": command_line,
+                # A server's own release image: no fork or plugin adds flags to it.
+                "official_image": official,
             }
         )
         facts.origins[("engine", "cli_flags", index)] = flag.origin
