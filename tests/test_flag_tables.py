@@ -118,3 +118,42 @@ def test_cli_flags_fact_lists_each_flag_as_written_at_its_token() -> None:
     ]
     lines = [workload.origins[("engine", "cli_flags", i)].line for i in range(3)]
     assert lines == [9, 10, 11]
+
+
+def test_abbreviations_repeated_flags_and_json_values() -> None:
+    parsed = parse_args(
+        "vllm",
+        _tokens(
+            "--max-num-seqs",
+            "8",
+            "--max-num-seq=16",
+            "--compilation-conf",
+            '{"cudagraph_capture_sizes": [1, 2]}',
+            "--no-enable-prefix-cach",
+        ),
+        "0.11.1",
+    )
+    values = [(f.flag, f.value) for f in parsed.flags]
+    assert values == [
+        ("--max-num-seqs", 8),
+        ("--max-num-seqs", 16),  # argparse keeps the last occurrence
+        ("--compilation-config", {"cudagraph_capture_sizes": [1, 2]}),
+        ("--no-enable-prefix-caching", False),
+    ]
+    assert [w.verdict.flag for w in parsed.written] == [
+        "--max-num-seqs",
+        "--max-num-seqs",
+        "--compilation-config",
+        "--no-enable-prefix-caching",
+    ]
+
+
+def test_words_the_parser_never_sees_as_written_are_not_judged() -> None:
+    parsed = parse_args("vllm", _tokens("$(EXTRA_ARGS)", "--{{ .Values.flag }}", "-O3"), "0.18.0")
+    # $(EXTRA_ARGS) is a positional word; the flags built from templates are not judged, nor
+    # vLLM's -O3 (its parser rewrites it before argparse sees it).
+    assert [t.text for t in parsed.positionals] == ["$(EXTRA_ARGS)"]
+    assert [(w.name, w.verdict.status) for w in parsed.written] == [
+        ("--{{ .Values.flag }}", "unchecked"),
+        ("-O3", "unchecked"),
+    ]

@@ -67,6 +67,7 @@ class ParsedArgs:
 
 # Text the parser never sees as written: a shell or Kubernetes variable, a Helm leftover.
 _NOT_LITERAL = re.compile(r"[$`{}]")
+_UNCHECKED = flagtables.Verdict("unchecked", "", "", "", "", "", (), "", "")
 
 
 def written_verdict(server: str, version: str, name: str) -> flagtables.Verdict:
@@ -80,9 +81,6 @@ def written_verdict(server: str, version: str, name: str) -> flagtables.Verdict:
     # vLLM reads ``--json-flag.key=value`` as a key of ``--json-flag``: judge the flag.
     base = name.split(".", 1)[0] if server == "vllm" else name
     return flagtables.judge(server, version, base)
-
-
-_UNCHECKED = flagtables.Verdict("unchecked", "", "", "", "", "", (), "", "")
 
 
 def parse_args(server: str, tokens: Sequence[Token], version: str = "") -> ParsedArgs:

@@ -82,12 +82,13 @@ def table(server: str) -> Table | None:
     raw: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     releases = tuple(str(r) for r in raw["releases"])
     position = {r: i for i, r in enumerate(releases)}
+    code = str(raw.get("code", ""))
     entries = {
         flag: Entry(
             str(item["dest"]),
             tuple((position[a], position[b]) for a, b in item["accepted"]),
             str(item.get("replacement", "")),
-            str(item.get("source", "")),
+            _source_url(code, str(item.get("source", ""))),
         )
         for flag, item in raw["flags"].items()
     }
@@ -101,6 +102,15 @@ def table(server: str) -> Table | None:
     )
     containers = {str(k): str(v) for k, v in raw.get("containers", {}).items()}
     return Table(server, releases, entries, name in _ABBREVIATING, by_release, containers)
+
+
+def _source_url(code: str, source: str) -> str:
+    """``path:line@release`` → the upstream file at that release tag, line anchored."""
+    where, _, release = source.rpartition("@")
+    path, _, line = where.rpartition(":")
+    if not (code and path and release):
+        return ""
+    return code.format(version=release, path=path, line=line)
 
 
 class Resolution(NamedTuple):

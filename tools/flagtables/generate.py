@@ -482,9 +482,9 @@ def build_table(
             entry["replacement"] = _replacement(
                 text, last, by_release[indices[-1] + 1]
             ) or CURATED_REPLACEMENTS.get(server, {}).get(text, "")
-        path, _, line = last.where.partition(":")
-        if path:
-            entry["source"] = spec.code_url.format(version=last_version, path=path) + f"#L{line}"
+        if last.where:
+            # file:line at the newest release that has the flag (see "code" for the URL)
+            entry["source"] = f"{last.where}@{last_version}"
         flags[text] = entry
     return {
         "server": server,
@@ -492,6 +492,8 @@ def build_table(
         if spec.package.startswith("https://")
         else f"https://pypi.org/project/{spec.package}/",
         "generator": "tools/flagtables/generate.py",
+        # "source" of a flag is path:line@release; its upstream URL is this template.
+        "code": spec.code_url + "#L{line}",
         "read": sorted({*spec.parser_files, *spec.annotated_fields}),
         "releases": releases,
         "not_understood": notes,
@@ -517,6 +519,15 @@ def _replacement(text: str, last: Option, following: dict[str, Option]) -> str:
     return last.replacement if re.match(r"^--[a-z0-9-]+$", last.replacement or "") else ""
 
 
+def _compact_json(table: dict[str, object]) -> str:
+    """One line per key and one line per flag: small files whose diffs read per flag."""
+    flags = table["flags"]
+    assert isinstance(flags, dict)
+    head = [f" {json.dumps(k)}: {json.dumps(v)}," for k, v in table.items() if k != "flags"]
+    body = [f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in flags.items()]
+    return "{\n" + "\n".join(head) + '\n "flags": {\n' + ",\n".join(body) + "\n }\n}\n"
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("servers", nargs="+", choices=sorted(SPECS))
@@ -531,7 +542,7 @@ def main(argv: list[str]) -> int:
     for server in args.servers:
         table = build_table(server, SPECS[server], args.cache, args.tgi_repo, args.triton_repo)
         target = OUT / f"{server}.json"
-        target.write_text(json.dumps(table, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+        target.write_text(_compact_json(table), encoding="utf-8")
         print(f"{target}: {len(table['flags'])} option strings")  # type: ignore[arg-type]
     return 0
 
