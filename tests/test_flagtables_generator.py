@@ -114,7 +114,9 @@ def test_sglang_annotated_fields(tmp_path: Path) -> None:
         '    attn_dp_size: A[int, "Attention DP."] = 1\n'
         "    disable_cuda_graph: A[bool, Arg(no_cli=True)] = False\n"
         '    model_path: A[str, Arg(cli_name="--model-path", aliases=["--model"])] = ""\n'
-        "    plain: int = 0\n",
+        "    plain: int = 0\n"
+        '    sleep_on_idle: A[bool, NS("device"), "Reduce CPU usage."] = False\n'
+        '    handler: A[Optional[Callable], NS("device")] = None\n',
         encoding="utf-8",
     )
     options = annotated_field_options(tmp_path / "parallel.py", "parallel.py")
@@ -122,6 +124,7 @@ def test_sglang_annotated_fields(tmp_path: Path) -> None:
         (["--tp-size", "--tensor-parallel-size"], "tp_size", "parallel.py:2"),
         (["--attn-dp-size"], "attn_dp_size", "parallel.py:3"),
         (["--model-path", "--model"], "model_path", "parallel.py:5"),
+        (["--sleep-on-idle"], "sleep_on_idle", "parallel.py:7"),
     ]
 
 

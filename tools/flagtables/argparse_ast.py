@@ -383,7 +383,18 @@ def annotated_field_options(path: Path, rel: str) -> list[Option]:
                 and len(stmt.annotation.slice.elts) >= 2
             ):
                 continue
-            meta = stmt.annotation.slice.elts[1]
+            # The first str or Arg(...) after the type, as _unwrap_annotated takes it.
+            meta = next(
+                (
+                    e
+                    for e in stmt.annotation.slice.elts[1:]
+                    if (isinstance(e, ast.Constant) and isinstance(e.value, str))
+                    or (isinstance(e, ast.Call) and ast.unparse(e.func) == "Arg")
+                ),
+                None,
+            )
+            if meta is None:
+                continue
             field = stmt.target.id
             name = "--" + field.replace("_", "-")
             aliases: list[str] = []
