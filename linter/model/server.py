@@ -134,9 +134,17 @@ def _cli_flags(
     command_line = call.entrypoint in _SERVER_ENTRYPOINTS or (
         call.entrypoint == "image" and official
     )
+    # `sglang serve` takes --model-type itself, then starts the LLM server (the parser the
+    # table lists) or, for a diffusion model, another server with flags of its own
+    # (sglang/cli/serve.py at v0.5.23: _extract_model_type_override, _detect_diffusion).
+    dispatched = call.entrypoint == "sglang serve"
+    model_type = next((f.raw for f in parsed.flags if f.flag == "--model-type"), "")
+    parser_known = not dispatched or model_type == "llm"
     items = []
     for index, flag in enumerate(parsed.written):
         verdict = flag.verdict
+        if dispatched and flag.name == "--model-type":
+            verdict = verdict._replace(status="accepted", flag="--model-type")
         items.append(
             {
                 "written": flag.name,
@@ -153,6 +161,9 @@ def _cli_flags(
                 "command_line": command_line,
                 # A server's own release image: no fork or plugin adds flags to it.
                 "official_image": official,
+                # The command line reaches one parser the table knows (not a dispatcher
+                # that may start another server).
+                "parser_known": parser_known,
             }
         )
         facts.origins[("engine", "cli_flags", index)] = flag.origin
