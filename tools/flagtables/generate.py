@@ -279,10 +279,17 @@ def tgi_options(repo: Path, version: str) -> list[Option]:
 TRITON_FILES = ("src/command_line_parser.cc", "src/main.cc", "src/servers/main.cc")
 TRITON_URL = "https://github.com/triton-inference-server/server/blob/v{version}/{path}"
 _TRITON_OPTION = re.compile(r'\{\s*OPTION_[A-Z0-9_]+\s*,\s*"([a-z0-9-]+)"')
-# build.py names the NGC container of each release ("24.08" for 2.49.0).
-_TRITON_CONTAINER = re.compile(
-    r'"triton_container_version":\s*"(\d\d\.\d\d)|"2\.\d+\.\d+":\s*\(\s*"(\d\d\.\d\d)"'
-)
+# build.py names the NGC container of each release ("24.08" for 2.49.0): a
+# "triton_container_version" entry, or the first item of the release's TRITON_VERSION_MAP
+# tuple (quoted either way in older files).
+_TRITON_CONTAINER = re.compile(r'"triton_container_version":\s*"(\d\d\.\d\d)')
+
+
+def _triton_container(build: str, version: str) -> str:
+    found = re.search(
+        rf"""["']{re.escape(version)}(?:dev)?["']:\s*\(\s*["'](\d\d\.\d\d)""", build
+    ) or _TRITON_CONTAINER.search(build)
+    return found.group(1) if found else ""
 
 
 def _git_show(repo: Path, tag: str, path: str) -> str | None:
@@ -313,9 +320,7 @@ def triton_options(repo: Path, version: str) -> tuple[list[Option], str]:
             options.append(Option(["--" + name], name.replace("-", "_"), where=f"{path}:{line}"))
         break
     build = _git_show(repo, f"v{version}", "build.py") or ""
-    container = _TRITON_CONTAINER.search(build)
-    ngc = (container.group(1) or container.group(2)) if container else ""
-    return options, ngc
+    return options, _triton_container(build, version)
 
 
 @dataclasses.dataclass(frozen=True)
