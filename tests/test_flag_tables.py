@@ -45,6 +45,12 @@ def _tokens(*texts: str) -> list[Token]:
         ("tgi", "1.4.5", "--max-input-tokens", "rejected", ""),
         ("tgi", "2.0.0", "--max-input-tokens", "accepted", ""),
         ("tgi", "3.3.7", "--max-input-length", "accepted", ""),
+        ("tgi", "1.4.5", "--enable-cuda-graphs", "accepted", "2.0.0"),
+        ("tgi", "2.0.0", "--enable-cuda-graphs", "rejected", "2.0.0"),
+        # Triton: the NGC container tag names the release (build.py: 24.08 is 2.49.0).
+        ("triton", "24.08", "--grpc-keepalive-time", "accepted", ""),
+        ("triton", "24.08", "--tf-allow-soft-placement", "rejected", "2.2.0"),
+        ("triton", "20.11", "--tf-allow-soft-placement", "rejected", "2.2.0"),
     ],
 )
 def test_version_boundaries(
@@ -97,6 +103,17 @@ def test_unknown_version_resolves_only_what_every_release_agrees_on() -> None:
     # Newer than the table: a flag no listed release has is not called a typo.
     assert flagtables.judge("vllm", "0.99.0", "--brand-new-flag").status == "newer"
     assert flagtables.judge("vllm", "0.5.4", "--swap-space").status == "unchecked"
+
+
+def test_removed_flags_name_their_replacement() -> None:
+    assert flagtables.judge("tgi", "3.3.6", "--enable-cuda-graphs").replacement == "--cuda-graphs"
+    assert flagtables.judge("vllm", "0.13.0", "--cuda-graph-sizes").replacement == (
+        "--cudagraph-capture-sizes"
+    )
+    # a rename the next release shows by the same argparse dest
+    assert flagtables.judge("sglang", "0.5.20", "--cuda-graph-bs").replacement == (
+        "--cuda-graph-bs-decode"
+    )
 
 
 def test_tgi_takes_no_abbreviations() -> None:
