@@ -194,5 +194,6 @@ def test_every_builtin_template_compiles_and_validates() -> None:
     policies = load_policies([str(folder)], builtin=False)
     templates = [r.message_template for p in policies for r in p.rules if r.message_template]
     assert len(policies) == len(list(folder.glob("*.yaml")))
-    assert len(templates) >= 100
+    # Most messages are templates; the rest compute text a template would not read better as.
+    assert len(templates) >= 90
     assert all(e.compiled for t in templates for e in t.expressions)

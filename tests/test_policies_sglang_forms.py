@@ -39,12 +39,6 @@ RULES: dict[str, tuple[str, dict[str, str], dict[str, str], str]] = {
         {"--max-running-requests": "16"},
         "--max-running-requests",
     ),
-    "cuda-graph-max-bs-removed": (
-        "v0.5.23",
-        {"--cuda-graph-max-bs": "128"},
-        {"--mem-fraction-static": "0.8"},
-        "--cuda-graph-max-bs",
-    ),
     "kv-cache-dtype-invalid": (
         "v0.5.6.post2",
         {"--kv-cache-dtype": "fp8"},
@@ -201,4 +195,24 @@ def test_rule_fires_in_every_form_at_the_setting(
     result = run_line(["lint", *POLICY, "--format", "json", str(tmp_path)])
     findings = [f for f in json.loads(result.output)["findings"] if f["rule"] == f"sglang/{rule}"]
     fired = {f"{Path(f['file']).parent.name}/{Path(f['file']).name}": f["line"] for f in findings}
+    assert fired == expected
+
+
+def test_flags_are_judged_only_on_real_command_lines(run_line: RunLine, tmp_path: Path) -> None:
+    """flag-not-accepted reads the command line as written: container args and shell scripts.
+    Values files (extraArgs, camelCase keys) and the llm-d chart profile are not judged."""
+    flags = {"--cuda-graph-max-bs": "128"}
+    expected = {}
+    for form in FORMS:
+        name = f"{form}-values.yaml" if form.startswith(("values", "llm-d")) else f"{form}.yaml"
+        text = render(form, "v0.5.23", flags)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        if form in ("manifest-args", "shell"):
+            line = next(n for n, t in enumerate(text.splitlines(), 1) if "--cuda-graph-max-bs" in t)
+            expected[name] = line
+    result = run_line(["lint", *POLICY, "--format", "json", str(tmp_path)])
+    findings = json.loads(result.output)["findings"]
+    fired = {
+        Path(f["file"]).name: f["line"] for f in findings if f["rule"] == "sglang/flag-not-accepted"
+    }
     assert fired == expected

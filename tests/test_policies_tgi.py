@@ -2,7 +2,7 @@
 
 Each case lints one folder of tests/fixtures/tgi with only the tgi policy and compares the
 exact output. The folders cover every input form: container args (args_pinned), env as a
-list (env_legacy, env_unpinned), a shell script (shell), Helm values with env as a map and
+list (env_legacy, env_unpinned), launcher flags on an unpinned image (flags), a shell script (shell), Helm values with env as a map and
 extraArgs (values_generic) and with the server under its own key and camelCase settings
 (values_nested). A folder with a .servelint.yaml is linted with it (model presets).
 """
@@ -91,12 +91,29 @@ CASES: dict[str, tuple[int, list[str], str]] = {
         ],
         "0 errors, 1 warning, 0 info in 2 files",
     ),
+    "flags": (
+        1,
+        [
+            "deployment.yaml:17:68: warning tgi/flag-not-accepted-version-unknown "
+            "--enable-cuda-graphs is accepted by TGI 1.4.1–1.4.5 only (removed in 2.0.0): later "
+            "releases exit at once (unexpected argument), and the TGI version of image "
+            "ghcr.io/huggingface/text-generation-inference:latest could not be told; use "
+            "--cuda-graphs",
+            "deployment.yaml:19:18: error tgi/flag-not-accepted no TGI release from 1.0.0 to 3.3.7 "
+            "accepts --max-batch-tokens: text-generation-launcher exits at once (unexpected "
+            "argument '--max-batch-tokens' found) whatever the version, and the TGI version of "
+            "image ghcr.io/huggingface/text-generation-inference:latest could not be told; delete "
+            "it or correct its spelling",
+        ],
+        "1 error, 1 warning, 0 info in 1 file",
+    ),
     "env_legacy": (
         1,
         [
-            "deployment.yaml:16:38: error tgi/kv-cache-dtype-invalid --kv-cache-dtype is not an "
-            "option of TGI 2.3.1 (it arrived in 2.4.0): the launcher exits with an unexpected "
-            "argument error",
+            "deployment.yaml:16:18: error tgi/flag-not-accepted --kv-cache-dtype is not a flag of "
+            "TGI 2.3.1: it arrived later (accepted in 2.4.0–3.3.7); text-generation-launcher exits "
+            "at once (unexpected argument '--kv-cache-dtype' found); pin a release that accepts it, "
+            "or delete it",
             "deployment.yaml:23:15: error tgi/input-above-prefill max_input_tokens 3000 exceeds "
             "max_batch_prefill_tokens 2048 and prefill chunking is off (TGI 2.3.1 always checks "
             "this): the router refuses to start (Argument validation error: "
@@ -313,11 +330,13 @@ def test_every_rule_fires_somewhere_and_the_clean_fixtures_stay_clean() -> None:
 def test_rules_cite_sources_and_explain_themselves() -> None:
     for rule, data in _rules(with_data=True):
         assert data["references"], rule
-        # Pinned: the upstream file at a tag or commit, with the lines.
+        # Pinned: every source is a link; a file of the repository is at a tag or commit,
+        # with the lines.
+        assert all(ref.startswith("https://") for ref in data["references"]), rule
         assert all(
-            ref.startswith("https://github.com/huggingface/text-generation-inference/blob/")
-            and "#" in ref
+            "#" in ref
             for ref in data["references"]
+            if "/huggingface/text-generation-inference/blob/" in ref
         ), rule
         assert data["title"] and data["description"] and data["fix"], rule
         assert re.search(r"\b[A-Z]{2,6}-[0-9]{3}\b", data["description"]) is None, rule

@@ -17,6 +17,7 @@ from typing import Any
 
 from linter.coverage.model import Gap, WorkloadEntry
 from linter.findings import Severity
+from linter.model.triton_models import KIND as TRITON_MODEL_KIND
 from linter.model.workload import Origin, Workload
 from linter.policy.model import Policy, Rule
 
@@ -129,7 +130,10 @@ def _gaps(
                 )
             )
     gated = [n.rule for n in mine if n.version_gated and n.rule.severity is Severity.ERROR]
-    if version is None and gated and isinstance(workload.data.get("engine"), Mapping):
+    # A model configuration (config.pbtxt) runs on whatever server loads it: the version
+    # belongs to the deployment that does, not to the file.
+    deployed = workload.data.get("kind") != TRITON_MODEL_KIND
+    if version is None and gated and deployed and isinstance(workload.data.get("engine"), Mapping):
         image = workload.data["engine"].get("image")
         detail = (
             f"image {image} names no release" if isinstance(image, str) else "no image is named"

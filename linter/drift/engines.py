@@ -35,6 +35,7 @@ _META = frozenset(
         "positionals",
         "flags",
         "inline_bool_flags",
+        "cli_flags",
         "env",
         "unparsed",
         "config_file",

@@ -4,6 +4,11 @@ Handles ``--flag value``, ``--flag=value``, ``--no-flag`` (vLLM booleans), short
 (``-tp``), ``--a_b`` (vLLM rewrites it to ``--a-b``), ``nargs='+'`` lists, JSON-valued flags
 and their dotted form (``-cc.cudagraph_mode=FULL``). Each flag keeps the origin of the
 token that set it: the value token when it is separate, else the flag token.
+
+Long flags resolve the way the server's own parser does at the given release
+(``flagtables``): vLLM's and SGLang's argparse parsers take a unique prefix of a flag
+(``--max-num-batched-token=32768`` sets ``max_num_batched_tokens``); every flag as written
+is kept, with the parser's verdict, in ``ParsedArgs.written``.
 """
 
 from __future__ import annotations
@@ -14,8 +19,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from linter.model import flagtables, registry
 from linter.model import quantities as q
-from linter.model import registry
 from linter.model.registry import Setting
 from linter.model.workload import Origin
 
@@ -44,16 +49,49 @@ class FlagValue:
     subkey: str | None = None
 
 
+@dataclasses.dataclass(frozen=True)
+class WrittenFlag:
+    """A flag name as written (without its ``=value``) and how the server reads it."""
+
+    name: str
+    origin: Origin
+    verdict: flagtables.Verdict
+
+
 @dataclasses.dataclass
 class ParsedArgs:
     flags: list[FlagValue]
     positionals: list[Token]
+    written: list[WrittenFlag] = dataclasses.field(default_factory=list)
 
 
-def parse_args(server: str, tokens: Sequence[Token]) -> ParsedArgs:
-    """Split ``tokens`` into flags and positionals using ``server``'s registry."""
+# Text the parser never sees as written: a shell or Kubernetes variable, a Helm leftover.
+_NOT_LITERAL = re.compile(r"[$`{}]")
+_UNCHECKED = flagtables.Verdict("unchecked", "", "", "", "", "", (), "", "")
+
+
+def written_verdict(server: str, version: str, name: str) -> flagtables.Verdict:
+    """The server's verdict on a flag name; ``unchecked`` for what cannot be judged."""
+    if _NOT_LITERAL.search(name):
+        return _UNCHECKED
+    if not name.startswith("--"):
+        # Short options (``-tp``, vLLM's ``-O3``) are judged only when they match exactly.
+        verdict = flagtables.judge(server, version, name)
+        return verdict if verdict.status == "accepted" else _UNCHECKED
+    # vLLM reads ``--json-flag.key=value`` as a key of ``--json-flag``: judge the flag.
+    base = name.split(".", 1)[0] if server == "vllm" else name
+    return flagtables.judge(server, version, base)
+
+
+def parse_args(server: str, tokens: Sequence[Token], version: str = "") -> ParsedArgs:
+    """Split ``tokens`` into flags and positionals using ``server``'s registry.
+
+    ``version`` is the server release (empty when unknown): abbreviations resolve as that
+    release's parser resolves them, or as every release in the table does when unknown.
+    """
     flags: list[FlagValue] = []
     positionals: list[Token] = []
+    written: list[WrittenFlag] = []
     i = 0
     while i < len(tokens):
         token = tokens[i]
@@ -65,16 +103,23 @@ def parse_args(server: str, tokens: Sequence[Token]) -> ParsedArgs:
             positionals.append(token)
             i += 1
             continue
-        parsed, i = _parse_flag(server, tokens, i)
+        name = registry.normalize_flag(server, text).partition("=")[0]
+        verdict = written_verdict(server, version, name)
+        written.append(WrittenFlag(name, token.origin, verdict))
+        parsed, i = _parse_flag(server, tokens, i, verdict.flag if name.startswith("--") else "")
         flags.append(parsed)
-    return ParsedArgs(flags, positionals)
+    return ParsedArgs(flags, positionals, written)
 
 
-def _parse_flag(server: str, tokens: Sequence[Token], i: int) -> tuple[FlagValue, int]:
+def _parse_flag(
+    server: str, tokens: Sequence[Token], i: int, resolved: str = ""
+) -> tuple[FlagValue, int]:
     token = tokens[i]
     name, has_inline, inline = registry.normalize_flag(server, token.text).partition("=")
     inline_value = inline if has_inline else None
     base, _, subkey = name.partition(".") if not name.startswith("--no-") else (name, "", "")
+    if resolved and resolved != base and "." not in name:
+        name = base = resolved  # an abbreviation the server's parser resolves
     setting = registry.by_flag(server, base)
     negated = False
     if setting is None and name.startswith("--no-"):

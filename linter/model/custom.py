@@ -242,6 +242,9 @@ def _inference_service(
     return build_workloads(pod.spec, pod.locate, _replace(meta, server, hints), settings)
 
 
+_VLLM_SERVER = "vllm.entrypoints.openai.api_server"
+
+
 def kubeai_pod(
     spec: Mapping[str, Any], base: PathT, locate: Locate
 ) -> tuple[SyntheticPod, str, tuple[Hint, ...]]:
@@ -280,6 +283,8 @@ def kubeai_pod(
         # The KubeAI operator mounts a memory-backed emptyDir (no size limit) at /dev/shm
         # in every vLLM pod (internal/modelcontroller/engine_vllm.go, vLLMPodForModel).
         origin = locate((*base, "engine"))
+        # ... and passes args to vLLM's OpenAI server as written (same function).
+        pod.set((*container, "command"), ["python3", "-m", _VLLM_SERVER], origin)
         pod.append(("volumes",), {"name": "dshm", "emptyDir": {"medium": "Memory"}}, origin)
         pod.append((*container, "volumeMounts"), {"name": "dshm", "mountPath": "/dev/shm"}, origin)
     return pod, _ENGINES.get(engine, ""), tuple(hints)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from linter.model import registry
-from linter.model.args import FlagValue, Token, convert, parse_args
+from linter.model.args import FlagValue, ParsedArgs, Token, convert, parse_args
 from linter.model.command import Invocation
 from linter.model.facts import Facts
 from linter.model.images import ImageInfo, version_tuple
@@ -59,7 +59,10 @@ def engine_facts(
         facts.origins[("engine", "env", name)] = item.origin
     if server == "tgi":
         _env_settings(server, all_env, facts)
-    _flag_settings(server, call, facts, image_origin)
+    version = image.version if image is not None else ""
+    parsed = _flag_settings(server, call, facts, image_origin, version)
+    official = image is not None and image.official
+    _cli_flags(parsed, call, official, facts, image_origin)
 
 
 def _env_settings(server: str, env: Mapping[str, EnvValue], facts: Facts) -> None:
@@ -74,8 +77,10 @@ def _env_settings(server: str, env: Mapping[str, EnvValue], facts: Facts) -> Non
             facts.put(("engine", setting.name), value, item.origin)
 
 
-def _flag_settings(server: str, call: Invocation, facts: Facts, fallback: Origin) -> None:
-    parsed = parse_args(server, call.args)
+def _flag_settings(
+    server: str, call: Invocation, facts: Facts, fallback: Origin, version: str = ""
+) -> ParsedArgs:
+    parsed = parse_args(server, call.args, version)
     flags: dict[str, str] = {}
     inline: list[str] = []
     for flag in parsed.flags:
@@ -98,6 +103,72 @@ def _flag_settings(server: str, call: Invocation, facts: Facts, fallback: Origin
             parsed.positionals[0].origin,
         )
     _derived(server, facts)
+    return parsed
+
+
+# Entry points whose arguments go straight to the server's own parser.
+_SERVER_ENTRYPOINTS = frozenset(
+    {
+        "vllm serve",
+        "vllm.entrypoints.openai.api_server",
+        "sglang serve",
+        "sglang.launch_server",
+        "text-generation-launcher",
+        "tritonserver",
+    }
+)
+
+
+def _cli_flags(
+    parsed: ParsedArgs, call: Invocation, official: bool, facts: Facts, fallback: Origin
+) -> None:
+    """``engine.cli_flags``: every flag as written on the command line, with the server's
+    verdict for the image's release (see ``flagtables.Verdict``), each at its own token.
+
+    ``command_line`` is true when the arguments reach the server's parser as written: an
+    explicit server command, or arguments to an official server image's entrypoint (a
+    wrapper image's entrypoint may take flags of its own). ``official_image`` is true for
+    the server's own release images; another image may run a fork or a plugin with flags
+    no upstream release has.
+    """
+    command_line = call.entrypoint in _SERVER_ENTRYPOINTS or (
+        call.entrypoint == "image" and official
+    )
+    # `sglang serve` takes --model-type itself, then starts the LLM server (the parser the
+    # table lists) or, for a diffusion model, another server with flags of its own
+    # (sglang/cli/serve.py at v0.5.23: _extract_model_type_override, _detect_diffusion).
+    dispatched = call.entrypoint == "sglang serve"
+    model_type = next((f.raw for f in parsed.flags if f.flag == "--model-type"), "")
+    parser_known = not dispatched or model_type == "llm"
+    items = []
+    for index, flag in enumerate(parsed.written):
+        verdict = flag.verdict
+        if dispatched and flag.name == "--model-type":
+            verdict = verdict._replace(status="accepted", flag="--model-type")
+        items.append(
+            {
+                "written": flag.name,
+                "flag": verdict.flag,
+                "dest": verdict.dest,
+                "status": verdict.status,
+                "accepted_in": verdict.accepted_in,
+                "removed_in": verdict.removed_in,
+                "replacement": verdict.replacement,
+                "candidates": list(verdict.candidates),
+                "newest": verdict.newest,
+                "oldest": verdict.oldest,
+                "source": verdict.source,
+                "command_line": command_line,
+                # A server's own release image: no fork or plugin adds flags to it.
+                "official_image": official,
+                # The command line reaches one parser the table knows (not a dispatcher
+                # that may start another server).
+                "parser_known": parser_known,
+            }
+        )
+        facts.origins[("engine", "cli_flags", index)] = flag.origin
+    if items:
+        facts.put(("engine", "cli_flags"), items, fallback)
 
 
 def _apply(flag: FlagValue, facts: Facts) -> None:

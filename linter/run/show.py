@@ -253,7 +253,8 @@ def render_text(shown: Mapping[str, Any]) -> str:
         if workload["unknown"]:
             lines.append(f"  unknown: {', '.join(workload['unknown'])}")
         lines.extend(
-            f"  not checked: {gap['fact']} ({gap['detail']}): {len(gap['rules'])} rules "
+            f"  not checked: {gap['fact']} ({gap['detail']}): "
+            f"{len(gap['rules'])} rule{'s' * (len(gap['rules']) != 1)} "
             f"{gap['effect']}; fix: {gap['fix']}"
             for gap in workload["gaps"]
         )
