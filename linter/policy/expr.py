@@ -147,7 +147,10 @@ class CompiledExpr:
             return self._plain()
         if saved == b"=":
             return self._bound(each=False)
-        return _environment().deserialize(saved)
+        try:
+            return _environment().deserialize(saved)
+        except RuntimeError:  # a damaged cache entry: compiled again from the text
+            return None
 
     def evaluate(self, activation: Any, bindings: Bindings | None = None) -> Any:
         """Evaluate against an activation; a CEL error value raises ExpressionError.
@@ -174,11 +177,8 @@ class CompiledExpr:
 
     def _plain(self) -> Any:
         if self._expr is None:
-            self._expr = (
-                self._restore(0)
-                if self._saved[0] is not None
-                else compile_expression(self.text)._expr
-            )
+            restored = self._restore(0) if self._saved[0] is not None else None
+            self._expr = restored if restored is not None else compile_expression(self.text)._expr
         return self._expr
 
     def _bound(self, each: bool) -> Any:
