@@ -393,9 +393,13 @@ def _show_failure(exc: BaseException, show_traceback: bool) -> None:
 
         traceback.print_exception(exc, file=sys.stderr)
         return
+    from linter.reporters.escape import escape_text
+    from linter.secrets.redact import message as redacted
+
     message = (
         exc.format_message()
         if isinstance(exc, LinterError)
         else f"internal error: {type(exc).__name__}: {exc} (run with --traceback for details)"
     )
-    click.echo(f"servelint: {message}", err=True)
+    # Messages may quote inputs: no secret, no terminal escape reaches the log.
+    click.echo(f"servelint: {escape_text(redacted(message))}", err=True)
