@@ -25,6 +25,7 @@ from linter.helm.render import find_helm, render
 from linter.helm.values import MergedValues, ValuesError, merge_values, values_document
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Workload
+from linter.parsing import bounded
 from linter.parsing.documents import DEFAULT_LIMITS, Document, Limits, ParsedFile, parse_yaml
 from linter.policy import engine
 from linter.policy.model import Policy
@@ -68,13 +69,16 @@ def load_chart(directory: str) -> Chart:
         raise SourceError(f"{directory}: not a Helm chart (no Chart.yaml)")
     name = Path(base).resolve().name
     try:
-        parsed = parse_yaml(str(chart_file), chart_file.read_text(encoding="utf-8-sig"))
+        parsed = parse_yaml(str(chart_file), bounded.read_text(chart_file))
     except (OSError, UnicodeDecodeError) as exc:
         raise SourceError(f"{chart_file}: cannot read: {exc}") from exc
     if parsed.documents and isinstance(parsed.documents[0].data, dict):
         name = str(parsed.documents[0].data.get("name") or name)
     values = Path(base, "values.yaml")
-    return Chart(base, name, f"{base}/values.yaml" if values.is_file() else None)
+    # Anything named values.yaml is the chart's values: a FIFO or a dangling link is
+    # reported as unreadable, never ignored.
+    present = values.exists() or values.is_symlink()
+    return Chart(base, name, f"{base}/values.yaml" if present else None)
 
 
 def parse_environment(spec: str, chart: Chart) -> Environment:
