@@ -42,8 +42,19 @@ def _lint_every_format(root: Path, helm: str, *args: str) -> tuple[int, dict[str
     outputs = [f"--format={fmt}:{fmt}.out" for fmt in FORMATS if fmt != "text"]
     start = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-m", "linter", "lint", "--no-config", "--helm", helm, *args]
-        + ["--format", "text", *outputs],
+        [
+            sys.executable,
+            "-m",
+            "linter",
+            "lint",
+            "--no-config",
+            "--helm",
+            helm,
+            *args,
+            "--format",
+            "text",
+            *outputs,
+        ],
         cwd=root,
         env=env,
         capture_output=True,
