@@ -255,8 +255,15 @@ def _field_path(rule: Rule, bound: Any, bindings: Bindings | None, index: int | 
     return ()
 
 
+# An evaluation error says what went wrong, not what the subject holds: the runtime's
+# message is cut to this length, so that it can never carry a whole workload.
+MAX_ERROR_DETAIL = 300
+
+
 def _error_finding(rule: Rule, subject: Subject, detail: str) -> Finding:
     origin = subject.locate(())
+    if len(detail) > MAX_ERROR_DETAIL:
+        detail = detail[:MAX_ERROR_DETAIL] + " …"
     return Finding(
         rule.id,
         rule.severity,

@@ -130,6 +130,15 @@ def url_passwords(text: str) -> list[str]:
     return [m["value"] for m in _URL_PASSWORD.finditer(text)]
 
 
+def embedded_credentials(text: str) -> list[str]:
+    """Credentials inside a longer text: URL passwords, ``Bearer``/``Basic`` credentials
+    and tokens recognisable by their shape (``Authorization: Bearer eyJ...``)."""
+    found = url_passwords(text)
+    found += [m["value"] for m in _AUTH_SCHEME.finditer(text)]
+    found += [m.group(0) for m in _TOKEN_IN_TEXT.finditer(text)]
+    return list(dict.fromkeys(found))
+
+
 def mask_shapes(text: str) -> str:
     """``text`` with every secret recognisable by its shape masked: tokens, AWS access
     key ids, JWTs, ``Bearer``/``Basic`` credentials and passwords in URLs."""

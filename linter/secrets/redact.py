@@ -242,8 +242,7 @@ def secret_values(data: Any, path: PathT = ()) -> Iterator[tuple[PathT, str]]:
             if secrets.is_secret_path(where) or secrets.is_secret_value(value):
                 yield where, value.strip()
                 continue
-            if "://" in value:
-                yield from ((where, p) for p in secrets.url_passwords(value))
+            yield from ((where, p) for p in secrets.embedded_credentials(value))
             if " " in value or "=" in value:
                 yield from _from_args(where, value.split())
     return

@@ -23,6 +23,9 @@ from linter.triton.detect import is_model_config_name, looks_like_model_config
 FORMAT = "pbtxt"
 _POSITION_PREFIX = re.compile(r"^\d+:\d+ : ")
 _QUOTED_LINE = re.compile(r"^'([^\n]*?)': ")
+# A string literal on a line (or its unterminated rest): what the message must not quote.
+_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"?|\'((?:[^\'\\\n]|\\.)*)\'?')
+_MIN_HIDDEN = 4
 
 
 def parse_pbtxt(source: str, text: str) -> ParsedFile:
@@ -48,6 +51,7 @@ def parse_pbtxt(source: str, text: str) -> ParsedFile:
             detail = ("" if quoted.group(1) else "unexpected end of file: ") + detail[
                 quoted.end() :
             ]
+        detail = _without_literals(detail, text, exc.GetLine() or 1)
         problems.append(
             syntax_finding(
                 source,
@@ -63,6 +67,21 @@ def parse_pbtxt(source: str, text: str) -> ParsedFile:
         _put(data, item.path, "${" + item.name + "}")
     data = _in_file_order(data, (), walked.line_map)
     return ParsedFile(source, text, [Document(source, 0, data, walked.line_map, FORMAT)], problems)
+
+
+def _without_literals(detail: str, text: str, line: int) -> str:
+    """protobuf's message without the string literals of the line it stopped at: an
+    unterminated or misplaced value (``string_value: "hf_...``) may be a secret, and the
+    line and column already say where it is."""
+    lines = text.split("\n", line)
+    if line > len(lines):
+        return detail
+    for match in _LITERAL.finditer(lines[line - 1]):
+        literal = match.group(1) if match.group(1) is not None else match.group(2) or ""
+        for shown in sorted({literal, match.group(0)}, key=len, reverse=True):
+            if len(shown) >= _MIN_HIDDEN and shown in detail:
+                detail = detail.replace(shown, "(a string on that line)")
+    return detail
 
 
 def _in_file_order(value: Any, path: PathT, line_map: dict[PathT, Span]) -> Any:
