@@ -26,7 +26,14 @@ from linter.helm.values import MergedValues, ValuesError, merge_values, values_d
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Workload
 from linter.parsing import bounded
-from linter.parsing.documents import DEFAULT_LIMITS, Document, Limits, ParsedFile, parse_yaml
+from linter.parsing.documents import (
+    ADVISORY_PROBLEMS,
+    DEFAULT_LIMITS,
+    Document,
+    Limits,
+    ParsedFile,
+    parse_yaml,
+)
 from linter.policy import engine
 from linter.policy.model import Policy
 from linter.run.runner import RunResult, lint_parsed, read_inputs
@@ -227,7 +234,7 @@ def _lint_values_files(
 
 def helm_document(parsed: ParsedFile, findings: list[Finding]) -> Document | None:
     """The values Helm reads from ``parsed``; None (and a finding) when it cannot."""
-    if any(p.rule_id != "duplicate-key" for p in parsed.problems):
+    if any(p.rule_id not in ADVISORY_PROBLEMS for p in parsed.problems):
         return None  # already reported as a syntax finding
     try:
         return values_document(parsed.source, parsed.documents)

@@ -20,6 +20,7 @@ from linter.policy.expr import (
     Bindings,
     EvaluationLimit,
     activation,
+    cel_safe,
     memory_limit,
 )
 from linter.policy.model import Policy, Rule
@@ -46,7 +47,8 @@ def document_subject(document: Document) -> Subject:
 
 
 def workload_subject(workload: Workload) -> Subject:
-    return Subject("workload", "workload", workload.data, workload.locate, workload.name)
+    data = cel_safe(workload.data)
+    return Subject("workload", "workload", data, workload.locate, workload.name)
 
 
 # A policy may spend this much evaluation time in one run; then it is stopped and

@@ -358,11 +358,54 @@ def activation(data: Mapping[str, Any]) -> Any:
     return _environment().Activation(dict(data))
 
 
+_INT64 = 2**63
+
+
+def cel_safe(data: Any) -> Any:
+    """``data`` as CEL can hold it: an integer beyond 64 bits (a computed memory budget
+    of an absurd setting) becomes a float, as JSON readers make it, instead of failing
+    every rule that reads the subject. Copied only when something had to change."""
+    if not _has_wide_int(data):
+        return data
+    return _widened(data)
+
+
+def _has_wide_int(data: Any) -> bool:
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if item.__class__ is int:
+            if not -_INT64 <= item < _INT64:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _widened(data: Any) -> Any:
+    if data.__class__ is int and not -_INT64 <= data < _INT64:
+        return float(data)
+    if isinstance(data, dict):
+        return {k: _widened(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_widened(v) for v in data]
+    return data
+
+
 _MISSING_KEY = re.compile(r'Key not found in map ?: ?"?([^"]*)"?')
+
+
+# The runtime's conversion errors end with the whole value it could not convert
+# ("... out of range for 'workload['capacity'] -> {...}"): a message never shows it.
+_VALUE_DUMP = re.compile(r" -> .*", re.DOTALL)
 
 
 def _clean(message: str) -> str:
     message = message.split(" [", 1)[0] if message.endswith("]") else message
+    if "out of range for" in message or " -> {" in message or " -> [" in message:
+        message = _VALUE_DUMP.sub("", message)
     for prefix in ("INVALID_ARGUMENT: ", "UNKNOWN: ", "NOT_FOUND: ", "INTERNAL: ", "CANCELLED: "):
         message = message.removeprefix(prefix)
     missing = _MISSING_KEY.search(message)

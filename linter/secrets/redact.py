@@ -213,9 +213,25 @@ def is_placeholder(value: str) -> bool:
 
 
 def secret_values(data: Any, path: PathT = ()) -> Iterator[tuple[PathT, str]]:
-    """(path, value) of every string that is a secret by its key, flag or format."""
+    """(path, value) of every string that is a secret by its key, flag or format.
+
+    A text's own secrets (in its words, URLs, headers) depend on the text alone, so they
+    are found once per distinct text: YAML aliases repeat one long string many times
+    without costing the parser anything, and must not multiply the scan either.
+    """
     if not path and isinstance(data, dict) and data.get("kind") == "Secret":
         yield from _secret_data(data)
+    in_text: dict[str, list[tuple[PathT, str]]] = {}
+
+    def text_secrets(where: PathT, text: str) -> Iterator[tuple[PathT, str]]:
+        found = in_text.get(text)
+        if found is None:
+            # flags and variables first: they name the secret better than its shape
+            found = list(_from_args((), text.split())) if " " in text or "=" in text else []
+            found += [((), p) for p in secrets.embedded_credentials(text)]
+            in_text[text] = found
+        return (((*where, *relative), value) for relative, value in found)
+
     stack: list[tuple[PathT, Any]] = [(path, data)]
     while stack:  # iterative: documents may be as deep as the depth limit allows
         where, value = stack.pop()
@@ -233,8 +249,7 @@ def secret_values(data: Any, path: PathT = ()) -> Iterator[tuple[PathT, str]]:
             if all(isinstance(v, str) for v in value):
                 yield from _from_args(where, value)
                 for index, item in enumerate(value):  # sh -c "vllm serve --api-key ..."
-                    if " " in item:
-                        yield from _from_args((*where, index), item.split())
+                    yield from text_secrets((*where, index), item)
             if secrets.is_secret_path(where):
                 yield from ((((*where, i)), v) for i, v in enumerate(value) if isinstance(v, str))
             stack.extend(((*where, i), v) for i, v in enumerate(value) if not isinstance(v, str))
@@ -242,9 +257,7 @@ def secret_values(data: Any, path: PathT = ()) -> Iterator[tuple[PathT, str]]:
             if secrets.is_secret_path(where) or secrets.is_secret_value(value):
                 yield where, value.strip()
                 continue
-            yield from ((where, p) for p in secrets.embedded_credentials(value))
-            if " " in value or "=" in value:
-                yield from _from_args(where, value.split())
+            yield from text_secrets(where, value)
     return
 
 

@@ -15,8 +15,8 @@ import re
 import sys
 from typing import Any
 
-from linter.findings import Finding, Severity
-from linter.parsing.documents import Document, ParsedFile, syntax_finding
+from linter.findings import Finding, Severity, limit_finding
+from linter.parsing.documents import DEFAULT_LIMITS, Document, Limits, ParsedFile, syntax_finding
 from linter.positions import PathT, Span, format_path
 from linter.triton.detect import is_model_config_name, looks_like_model_config
 
@@ -28,8 +28,9 @@ _LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"?|\'((?:[^\'\\\n]|\\.)*)\'?')
 _MIN_HIDDEN = 4
 
 
-def parse_pbtxt(source: str, text: str) -> ParsedFile:
-    """Parse one ``config.pbtxt``; problems become findings, never exceptions."""
+def parse_pbtxt(source: str, text: str, limits: Limits = DEFAULT_LIMITS) -> ParsedFile:
+    """Parse one ``config.pbtxt``; problems become findings, never exceptions. The node
+    and depth limits are checked by the position walk, before protobuf parses."""
     if not is_model_config_name(source) and not looks_like_model_config(text):
         # Other tools use .pbtxt too (TensorFlow graphs, saved_model.pbtxt): not ours.
         return ParsedFile(source, text, [], [])
@@ -38,11 +39,23 @@ def parse_pbtxt(source: str, text: str) -> ParsedFile:
     from linter.triton import descriptor, jsonform, textproto
 
     message_class = descriptor.model_config_class()
-    walked = textproto.walk(text, message_class.DESCRIPTOR)
+    try:
+        walked = textproto.walk(text, message_class.DESCRIPTOR, limits.max_nodes, limits.max_depth)
+    except textproto.TooLarge as exc:
+        return ParsedFile(
+            source, text, [], [limit_finding(source, str(exc), exc.span.line, exc.span.column)]
+        )
     problems = [_placeholder_finding(source, p) for p in walked.placeholders]
     message = message_class()
     try:
         text_format.Parse(textproto.substitute(text, walked.placeholders), message)
+    except RecursionError:
+        return ParsedFile(
+            source,
+            text,
+            [],
+            [limit_finding(source, f"nesting deeper than {limits.max_depth} levels", 1, 1)],
+        )
     except text_format.ParseError as exc:
         detail = _POSITION_PREFIX.sub("", str(exc))
         # protobuf may quote the offending line first; the position already says where.
