@@ -147,7 +147,9 @@ def cli(traceback: bool) -> None:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, type=click.Path())
+# readable=False: an unreadable input is a read-error finding (exit 3) with the other
+# inputs still linted, not a usage error that lints nothing.
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option(
     "--policy-dir",
     "policy_dirs",

@@ -62,12 +62,14 @@ def expand(paths: Iterable[str]) -> list[Input]:
             inputs.append(Input(STDIN_NAME, None))
             continue
         path = Path(raw)
-        if path.is_dir():
-            candidates = list(_walk(path))
-        elif path.exists() or path.is_symlink():
-            candidates = [Input(raw, path)]
+        try:
+            os.lstat(path)
+        except FileNotFoundError:
+            raise SourceError(f"{raw}: no such file or directory") from None
+        except OSError as exc:  # a folder on the way that may not be searched
+            candidates = [Input(raw, path, f"cannot read: {exc.strerror or exc}")]
         else:
-            raise SourceError(f"{raw}: no such file or directory")
+            candidates = list(_walk(path)) if path.is_dir() else [Input(raw, path)]
         for candidate in candidates:
             if candidate.name not in seen:
                 seen.add(candidate.name)
