@@ -41,14 +41,18 @@ def read_bytes(path: str | os.PathLike[str], max_bytes: int = DEFAULT_LIMITS.max
     anything else or anything larger than ``max_bytes``, other OSErrors as raised."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     descriptor = os.open(path, flags)
-    with os.fdopen(descriptor, "rb") as handle:
-        info = os.fstat(handle.fileno())
+    try:
+        info = os.fstat(descriptor)
         if stat.S_ISDIR(info.st_mode):
             raise InputRefused("is a directory")
         if not stat.S_ISREG(info.st_mode):
             raise InputRefused("not a regular file (a pipe, socket or device); not read")
         if info.st_size > max_bytes:
             raise InputRefused(too_large_message(max_bytes), too_large=True)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    with os.fdopen(descriptor, "rb") as handle:
         raw = handle.read(max_bytes + 1)  # the file may have grown since fstat
     if len(raw) > max_bytes:
         raise InputRefused(too_large_message(max_bytes), too_large=True)

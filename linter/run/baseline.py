@@ -19,6 +19,7 @@ from typing import Any
 
 from linter.errors import ConfigError
 from linter.findings import Finding, Suppression
+from linter.parsing import bounded
 from linter.run.globs import relative_to
 
 BASELINE_VERSION = 1
@@ -94,7 +95,7 @@ def write(path: Path, findings: Iterable[Finding]) -> Baseline:
 
 def load(path: Path) -> Baseline:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = bounded.read_text(path, encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(
             f"{path}: baseline not found; create it with "
