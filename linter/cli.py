@@ -246,7 +246,9 @@ def _emit(reporter_cls: type, result: object, output: str | None) -> None:
     if output is None:
         reporter_cls(color=_use_color(sys.stdout)).report(result, sys.stdout)
         return
-    with open(output, "w", encoding="utf-8") as handle:
+    from linter.atomic_write import atomic_text
+
+    with atomic_text(output) as handle:
         reporter_cls(color=False).report(result, handle)
 
 
@@ -304,8 +306,9 @@ def run_policy_tests(paths: tuple[str, ...], fmt: str, output: str | None) -> in
     if output is None:
         click.echo(rendered, nl=False)
     else:
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(rendered)
+        from linter.atomic_write import write_text
+
+        write_text(output, rendered)
     return outcome.exit_code
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
+from linter.atomic_write import atomic_text
 from linter.errors import LinterError
 from linter.reporters import REPORTERS, get
 
@@ -71,7 +72,7 @@ def write_outputs(
             reporter(color=color).report(result, stdout)
             continue
         try:
-            with open(spec.path, "w", encoding="utf-8") as handle:
+            with atomic_text(spec.path) as handle:
                 reporter(color=False).report(result, handle)
         except OSError as exc:
             failures.append(

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from linter.atomic_write import write_text
 from linter.errors import ConfigError
 from linter.findings import Finding, Suppression
 from linter.parsing import bounded
@@ -84,10 +85,8 @@ def write(path: Path, findings: Iterable[Finding]) -> Baseline:
     files: dict[str, str] = {}
     entries = tuple(sorted(entry_for(f, root, files) for f in findings if _eligible(f)))
     payload = {"version": BASELINE_VERSION, "findings": [e.to_json() for e in entries]}
-    temporary = path.with_name(path.name + ".tmp")
-    try:
-        temporary.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-        os.replace(temporary, path)
+    try:  # a unique temporary file, created exclusively, renamed over the baseline
+        write_text(path, json.dumps(payload, indent=2) + "\n")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot write baseline: {exc.strerror or exc}") from exc
     return Baseline(str(path), root, entries)
