@@ -31,7 +31,8 @@ def escape_data(text: str) -> str:
 
 def escape_property(text: str) -> str:
     """Escape a property value (``escapeProperty``): data escapes plus ``:`` and ``,``."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return escape_text(text.replace(":", "%3A").replace(",", "%2C"))
 
 
 def format_annotation(finding: Finding, root: Path) -> str:
