@@ -105,3 +105,33 @@ def test_an_endless_exec_message_is_cut_at_the_limit(tmp_path: Path) -> None:
         "too-large",
     )
     assert run["code"] == 3
+
+
+def test_one_pods_hostile_live_file_stays_with_that_pod(
+    tmp_path: Path, run_line: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kube_standin import Cluster, Container, Pod
+    from kube_standin.fixtures import running
+
+    monkeypatch.chdir(FIXTURES)
+    hostile = (
+        b"a: &x\n"
+        + b"".join(b"  - k%d: v%d\n" % (i, i) for i in range(20_000))
+        + b"b:\n  *x : 1\nc: 1"
+        + b":00" * 300_000
+        + b"\n"
+    )
+
+    def pod(name: str, config: bytes) -> Pod:
+        files = {"/etc/vllm/config.yaml": config}
+        return Pod(name, labels={"app": "vllm"}, containers=[Container("vllm", files=files)])
+
+    cluster = Cluster(pods=[pod("vllm-hostile", hostile), pod("vllm-good", CONFIG)])
+    with running(cluster, tmp_path) as api:
+        result = run_line(
+            ["drift", "-f", "values.yaml", "--values-path", "server.config", "--kube", "--kubeconfig", str(api.kubeconfig), "--selector", "app=vllm", "--source", "exec:/etc/vllm/config.yaml", "--timeout", "10", "--retries", "0", "--format", "json"]
+        )
+    report = json.loads(result.output)
+    outcomes = {t["pod"]: t["outcome"] for t in report["targets"]}
+    assert outcomes == {"vllm-good": "compared", "vllm-hostile": "compared"}
+    assert result.exit_code == 1
