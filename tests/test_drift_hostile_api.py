@@ -129,7 +129,26 @@ def test_one_pods_hostile_live_file_stays_with_that_pod(
     cluster = Cluster(pods=[pod("vllm-hostile", hostile), pod("vllm-good", CONFIG)])
     with running(cluster, tmp_path) as api:
         result = run_line(
-            ["drift", "-f", "values.yaml", "--values-path", "server.config", "--kube", "--kubeconfig", str(api.kubeconfig), "--selector", "app=vllm", "--source", "exec:/etc/vllm/config.yaml", "--timeout", "10", "--retries", "0", "--format", "json"]
+            [
+                "drift",
+                "-f",
+                "values.yaml",
+                "--values-path",
+                "server.config",
+                "--kube",
+                "--kubeconfig",
+                str(api.kubeconfig),
+                "--selector",
+                "app=vllm",
+                "--source",
+                "exec:/etc/vllm/config.yaml",
+                "--timeout",
+                "10",
+                "--retries",
+                "0",
+                "--format",
+                "json",
+            ]
         )
     report = json.loads(result.output)
     outcomes = {t["pod"]: t["outcome"] for t in report["targets"]}

@@ -212,8 +212,13 @@ class CompiledExpr:
 
     @staticmethod
     def _run(compiled: Any, activation: Any) -> Any:
+        # The result is turned into Python inside the guard: a huge string or list can
+        # exhaust the memory allowed to policies there as well.
         try:
             result = compiled.eval(activation)
+            if result.type() == cel.Type.ERROR:
+                raise ExpressionError(_clean(str(result.value())))
+            return result.plain_value()
         except RuntimeError as exc:  # the runtime raises for budget exhaustion
             raise ExpressionError(_clean(str(exc))) from exc
         except MemoryError as exc:  # std::bad_alloc under memory_limit()
@@ -222,9 +227,6 @@ class CompiledExpr:
                 "(an expression that builds ever larger strings or "
                 "lists?)"
             ) from exc
-        if result.type() == cel.Type.ERROR:
-            raise ExpressionError(_clean(str(result.value())))
-        return result.plain_value()
 
 
 class EvaluationLimit(Exception):
