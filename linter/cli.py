@@ -407,4 +407,4 @@ def _show_failure(exc: BaseException, show_traceback: bool) -> None:
         else f"internal error: {type(exc).__name__}: {exc} (run with --traceback for details)"
     )
     # Messages may quote inputs: no secret, no terminal escape reaches the log.
-    click.echo(f"servelint: {escape_text(redacted(message))}", err=True)
+    click.echo(f"servelint: {escape_text(redacted(message), keep_newlines=True)}", err=True)

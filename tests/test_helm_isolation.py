@@ -171,3 +171,17 @@ def test_a_fifo_values_file_is_a_read_error_never_a_hang(
         "leaky/values.yaml:1:1: error read-error not a regular file (a pipe, socket or "
         "device); not read",
     ]
+
+
+def test_a_chart_that_prints_gigabytes_is_stopped_at_the_size_limit(
+    tmp_path: Path, helm: str
+) -> None:
+    # About 55 MB of output, over the 50 MiB input size limit: never held in memory.
+    _chart(tmp_path, "{{- range until 600000 }}\n# " + "x" * 90 + "\n{{- end }}\n")
+    code, reports, seconds = _lint_every_format(tmp_path, helm, "--chart", "leaky")
+    assert code == 1
+    assert seconds < 120
+    assert [line for line in reports["text"].splitlines() if "helm-template" in line] == [
+        "leaky/Chart.yaml:1:1: error helm-template helm template printed more than 52428800 "
+        "bytes; not linted (the input size limit)"
+    ]

@@ -22,6 +22,7 @@ import shutil
 import stat
 import subprocess
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -105,18 +106,15 @@ def render(
             copied_values.append(target)
         command = helm_command(helm, release, copy, copied_values, sets)
         try:
-            done = subprocess.run(
-                command,
-                capture_output=True,
-                text=True,
-                check=False,
-                timeout=TIMEOUT_SECONDS,
-                stdin=subprocess.DEVNULL,
-                env=helm_environment(work),
-                cwd=work,
-            )
+            done = _run_bounded(command, work)
         except subprocess.TimeoutExpired:
             message = f"helm template did not finish in {TIMEOUT_SECONDS} s"
+            return Rendered([], [_failure(chart_dir, chart_name, message)], [])
+        except _OutputTooLarge:
+            message = (
+                f"helm template printed more than {DEFAULT_LIMITS.max_bytes} bytes; "
+                "not linted (the input size limit)"
+            )
             return Rendered([], [_failure(chart_dir, chart_name, message)], [])
         except OSError as exc:
             return Rendered([], [_failure(chart_dir, chart_name, f"cannot run {helm}: {exc}")], [])
@@ -136,6 +134,53 @@ def render(
     # helm 4 prints some warnings once per coalescing pass: say each once
     warnings = list(dict.fromkeys(_warning(line) for line in stderr.splitlines() if line.strip()))
     return Rendered(split_rendered(done.stdout, chart_dir, chart_name), [], warnings)
+
+
+class _OutputTooLarge(Exception):
+    """helm printed more than the input size limit."""
+
+
+def _run_bounded(command: list[str], work: str) -> subprocess.CompletedProcess[str]:
+    """Run helm with its output going to files in ``work``, watched while it runs: a
+    chart whose templates print gigabytes is stopped at the input size limit (and at the
+    time limit), never collected in memory."""
+    limit = DEFAULT_LIMITS.max_bytes
+    out_path, err_path = os.path.join(work, ".helm-stdout"), os.path.join(work, ".helm-stderr")
+    with open(out_path, "xb") as out, open(err_path, "xb") as err:
+        process = subprocess.Popen(
+            command,
+            stdout=out,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            env=helm_environment(work),
+            cwd=work,
+        )
+        deadline = time.monotonic() + TIMEOUT_SECONDS
+        try:
+            while True:
+                try:
+                    process.wait(timeout=0.05)
+                    break
+                except subprocess.TimeoutExpired:
+                    if (
+                        os.fstat(out.fileno()).st_size > limit
+                        or os.fstat(err.fileno()).st_size > limit
+                    ):
+                        raise _OutputTooLarge from None
+                    if time.monotonic() > deadline:
+                        raise subprocess.TimeoutExpired(command, TIMEOUT_SECONDS) from None
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    try:
+        stdout, stderr = (
+            bounded.read_bytes(path, limit).decode("utf-8", "replace")
+            for path in (out_path, err_path)
+        )
+    except bounded.InputRefused as exc:
+        raise _OutputTooLarge from exc
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
 def helm_environment(work: str) -> dict[str, str]:
