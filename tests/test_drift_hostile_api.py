@@ -39,14 +39,16 @@ def _isolated(monkeypatch: pytest.MonkeyPatch) -> None:
     isolate(monkeypatch)
 
 
-def _scan(mode: str, tmp_path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+def _scan(
+    mode: str, tmp_path: Path, fmt: str = "json"
+) -> tuple[dict[str, Any], dict[str, Any] | str]:
     with HostileServer(mode, CONFIG) as server:
         kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", server.url)
         command = [sys.executable, "-c", _WRAPPER, sys.executable, "-m", "linter", "drift"]
         command += ["-f", str(FIXTURES / "values.yaml"), "--values-path", "server.config"]
         command += ["--kube", "--kubeconfig", str(kubeconfig), "--selector", "app=vllm"]
         command += ["--source", "exec:/etc/vllm/config.json", "--timeout", str(TIMEOUT)]
-        command += ["--retries", "0", "--format", "json", "-o", str(tmp_path / "drift.json")]
+        command += ["--retries", "0", "--format", fmt, "-o", str(tmp_path / "drift.out")]
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=300, check=True, env=os.environ
         )
@@ -54,8 +56,8 @@ def _scan(mode: str, tmp_path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     assert "Traceback" not in run["stderr"], run["stderr"]
     assert run["seconds"] < MAX_SECONDS, f"took {run['seconds']:.1f} s"
     assert run["peak"] < MAX_RSS, f"peak RSS {run['peak'] / 2**20:.0f} MB"
-    report = json.loads((tmp_path / "drift.json").read_text())
-    return run, report
+    text = (tmp_path / "drift.out").read_text()
+    return run, (json.loads(text) if fmt == "json" else text)
 
 
 @pytest.mark.parametrize(
@@ -154,3 +156,14 @@ def test_one_pods_hostile_live_file_stays_with_that_pod(
     outcomes = {t["pod"]: t["outcome"] for t in report["targets"]}
     assert outcomes == {"vllm-good": "compared", "vllm-hostile": "compared"}
     assert result.exit_code == 1
+
+
+def test_a_pod_name_cannot_drive_the_terminal(tmp_path: Path) -> None:
+    run, text = _scan("evil-names", tmp_path, "text")
+    assert isinstance(text, str)
+    assert "\x1b" not in text and not [line for line in text.splitlines() if line.startswith("::")]
+    assert text.splitlines()[0] == (
+        "kube://llm/vllm-\\x1b[2J\\x0a::error file=a.py::owned/vllm exec:/etc/vllm/config.json: "
+        "1 difference (vllm defaults applied)"
+    )
+    assert run["code"] == 1

@@ -9,6 +9,7 @@ and then misbehaves in one chosen way:
 - ``huge-list``: a pod list of 1 GiB, streamed without a length
 - ``invalid-json``, ``list-for-object``, ``deep-json``: bodies that are not a pod list
 - ``bad-items``: a pod list whose items have the wrong shapes, next to one good pod
+- ``evil-names``: a good pod whose name carries a terminal escape and a workflow command
 - ``fragments``: a good pod whose exec answer is a WebSocket message of endless
   fragments (never a final frame)
 
@@ -36,6 +37,7 @@ MODES = (
     "deep-json",
     "bad-items",
     "fragments",
+    "evil-names",
 )
 GIB = 2**30
 DRIP_SECONDS = 0.2
@@ -151,6 +153,10 @@ class _Handler(socketserver.BaseRequestHandler):
             good_pod("vllm-good", self.server.config),
         ]
         _send(sock, 200, json.dumps({"kind": "PodList", "items": items}).encode())
+
+    def _evil_names(self, sock: socket.socket) -> None:
+        pod = good_pod("vllm-\x1b[2J\n::error file=a.py::owned", self.server.config)
+        _send(sock, 200, json.dumps({"kind": "PodList", "items": [pod]}).encode())
 
     def _fragments(self, sock: socket.socket) -> None:
         body = json.dumps(
