@@ -185,3 +185,22 @@ def test_a_chart_that_prints_gigabytes_is_stopped_at_the_size_limit(
         "leaky/Chart.yaml:1:1: error helm-template helm template printed more than 52428800 "
         "bytes; not linted (the input size limit)"
     ]
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "prometheus"])
+def test_drift_reports_mask_the_runners_environment(tmp_path: Path, fmt: str) -> None:
+    (tmp_path / "values.yaml").write_text("server:\n  config:\n    note: committed\n")
+    (tmp_path / "live.json").write_text(json.dumps({"note": CI_TOKEN, "other": "x"}))
+    done = subprocess.run(
+        [sys.executable, "-m", "linter", "drift", "-f", "values.yaml", "--live", "live.json", "--values-path", "server.config", "--format", fmt],
+        cwd=tmp_path,
+        env={**os.environ, "CI_JOB_TOKEN": CI_TOKEN, "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert CI_TOKEN not in done.stdout + done.stderr
+    if fmt != "prometheus":  # the metrics carry no values
+        assert "****" in done.stdout

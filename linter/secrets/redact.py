@@ -24,6 +24,7 @@ from linter.positions import PathT
 from linter.secrets import patterns as secrets
 
 if TYPE_CHECKING:
+    from linter.drift.result import DriftResult
     from linter.run.runner import RunResult
 
 # Shorter values are not scrubbed from text: replacing "true" or "1" everywhere would
@@ -376,5 +377,26 @@ def result(run: RunResult) -> RunResult:
     return dataclasses.replace(
         run,
         findings=findings(run.findings, values),
+        notes=[scrub(note, values) for note in run.notes],
+    )
+
+
+def drift_result(run: DriftResult) -> DriftResult:
+    """A drift run as every format shows it: its findings, messages and notes scrubbed of
+    the runner's environment and of every secret shape (values masked by name are
+    masked already, where drift builds them)."""
+    values = environment_values()
+    targets = [
+        dataclasses.replace(
+            target,
+            findings=tuple(findings(target.findings, values)),
+            message=scrub(target.message, values),
+        )
+        for target in run.targets
+    ]
+    return dataclasses.replace(
+        run,
+        targets=targets,
+        error=scrub(run.error, values),
         notes=[scrub(note, values) for note in run.notes],
     )
