@@ -192,7 +192,20 @@ def test_drift_reports_mask_the_runners_environment(tmp_path: Path, fmt: str) ->
     (tmp_path / "values.yaml").write_text("server:\n  config:\n    note: committed\n")
     (tmp_path / "live.json").write_text(json.dumps({"note": CI_TOKEN, "other": "x"}))
     done = subprocess.run(
-        [sys.executable, "-m", "linter", "drift", "-f", "values.yaml", "--live", "live.json", "--values-path", "server.config", "--format", fmt],
+        [
+            sys.executable,
+            "-m",
+            "linter",
+            "drift",
+            "-f",
+            "values.yaml",
+            "--live",
+            "live.json",
+            "--values-path",
+            "server.config",
+            "--format",
+            fmt,
+        ],
         cwd=tmp_path,
         env={**os.environ, "CI_JOB_TOKEN": CI_TOKEN, "NO_COLOR": "1"},
         capture_output=True,

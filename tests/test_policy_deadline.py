@@ -4,9 +4,15 @@ at the input it was evaluating, and every other policy and input is still evalua
 
 from __future__ import annotations
 
+import os
+import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from linter.findings import Finding, Severity
 from linter.policy import load_policies, sandbox
 from linter.policy.engine import MAX_MESSAGE, document_subject, evaluate
 from linter.run.parsers import parse
@@ -90,3 +96,48 @@ def test_a_runaway_evaluation_is_stopped_while_it_runs(tmp_path: Path) -> None:
     loud = findings[3].message
     assert len(loud) < MAX_MESSAGE + 80
     assert loud.endswith(f"… (message cut at {MAX_MESSAGE} of 100001 characters)")
+
+
+def _finding(subject: int, policy: int, message: str) -> Finding:
+    return Finding(f"p{policy}/r", Severity.WARNING, message, f"s{subject}.yaml", 1, 1)
+
+
+def _loop(crash_at: tuple[int, int], how: str) -> sandbox.Evaluate:
+    """Two subjects, two policies; one pair kills its worker or raises."""
+
+    def evaluate(
+        first: int,
+        first_policy: int,
+        stopped: set[str],
+        starting: Callable[[int, int], None],
+        found: Callable[[list[Finding], str | None], None],
+    ) -> None:
+        for subject in range(first, 2):
+            for policy in range(first_policy if subject == first else 0, 2):
+                if f"p{policy}" in stopped:
+                    continue
+                starting(subject, policy)
+                if (subject, policy) == crash_at:
+                    if how == "kill":
+                        os.kill(os.getpid(), signal.SIGKILL)
+                    raise ValueError("a bug")
+                found([_finding(subject, policy, "seen")], None)
+
+    return evaluate
+
+
+def test_a_worker_that_dies_stops_that_policy_only() -> None:
+    def stop(subject: int, policy: int, reason: str) -> Finding:
+        return _finding(subject, policy, reason)
+
+    findings = sandbox.run(_loop((0, 1), "kill"), ["p0", "p1"], stop, 5.0)
+    assert [(f.file, f.rule_id, f.message) for f in findings] == [
+        ("s0.yaml", "p0/r", "seen"),
+        ("s0.yaml", "p1/r", "its evaluation ended the worker process abnormally"),
+        ("s1.yaml", "p0/r", "seen"),
+    ]
+
+
+def test_a_bug_in_the_worker_is_an_internal_error_not_a_stopped_policy() -> None:
+    with pytest.raises(sandbox.WorkerFailed, match="ValueError: a bug"):
+        sandbox.run(_loop((1, 0), "raise"), ["p0", "p1"], lambda s, p, r: _finding(s, p, r), 5.0)

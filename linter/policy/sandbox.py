@@ -18,6 +18,7 @@ Built-in policies alone never pay for the fork: they are tested, and their cost 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import mmap
 import os
@@ -147,10 +148,17 @@ def _child(
 
         evaluate(begin[0], begin[1], set(stopped), starting, found)
         out.flush()
-    except BaseException:
+    except BaseException as exc:  # a bug, not a policy: the parent raises it
         code = 70
+        with contextlib.suppress(BaseException):
+            out.write(b"E" + json.dumps(f"{type(exc).__name__}: {exc}").encode() + b"\n")
+            out.flush()
     finally:
         os._exit(code)
+
+
+class WorkerFailed(RuntimeError):
+    """The evaluation worker failed on its own (a bug): reported as an internal error."""
 
 
 def _receive(line: bytes, findings: list[Finding], stopped: set[str]) -> None:
@@ -158,6 +166,8 @@ def _receive(line: bytes, findings: list[Finding], stopped: set[str]) -> None:
         findings.extend(_from_json(item) for item in json.loads(line[1:]))
     elif line.startswith(b"X"):
         stopped.add(json.loads(line[1:]))
+    elif line.startswith(b"E"):
+        raise WorkerFailed(f"policy evaluation worker failed: {json.loads(line[1:])}")
 
 
 def _to_json(finding: Finding) -> list[Any]:
