@@ -114,3 +114,15 @@ def test_junit_and_files_are_inert(hostile: Path, tmp_path: Path) -> None:
 )
 def test_escape_text(raw: str, shown: str) -> None:
     assert escape_text(raw) == shown
+
+
+def test_policy_test_output_is_inert() -> None:
+    from linter.policytest.model import CaseResult
+    from linter.policytest.report import format_case
+
+    result = CaseResult(
+        "t_test.yaml", "s", f"case {ESC}[2J", ("expected x to say 'a\n::error::owned'",)
+    )
+    assert format_case(result) == (
+        "FAIL t_test.yaml: case \\x1b[2J\n     expected x to say 'a\\x0a::error::owned'"
+    )
