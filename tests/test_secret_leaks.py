@@ -154,6 +154,7 @@ def test_shapes_are_masked_wherever_they_appear(text: str, masked: str) -> None:
         ("your-token-here", True),
         ("CHANGE_ME", True),
         ("REPLACE_WITH_YOUR_KEY", True),
+        ("insert-your-huggingface-token-here", True),
         ("hf_xxxxxxxxxxxx", True),
         ("********", True),
         ("none", True),

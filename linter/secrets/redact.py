@@ -208,9 +208,12 @@ def is_placeholder(value: str) -> bool:
         return True
     if "".join(parts) in _PLACEHOLDER_ALONE:
         return True
-    return all(w in _PLACEHOLDER_WORDS for w in parts) and any(
-        w in _PLACEHOLDER_MARKERS for w in parts
-    )
+    # Words only, one of which says "placeholder": made of known words, or a phrase of
+    # three or more words ("insert-your-huggingface-token-here"). A digit anywhere
+    # ("sample-7f8a9b", "Xyour9sampleTodo8f") is what real tokens have.
+    if not any(w in _PLACEHOLDER_MARKERS for w in parts) or not all(w.isalpha() for w in parts):
+        return False
+    return len(parts) >= 3 or all(w in _PLACEHOLDER_WORDS for w in parts)
 
 
 def secret_values(data: Any, path: PathT = ()) -> Iterator[tuple[PathT, str]]:
