@@ -303,10 +303,18 @@ def _from_args(path: PathT, args: Sequence[str]) -> Iterator[tuple[PathT, str]]:
 def scrub(text: str, values: Iterable[str]) -> str:
     """``text`` with every value (longest first), in the escaped forms a message may quote
     it in, and every secret recognisable by its shape masked."""
-    for value in sorted(_with_escaped_forms(values), key=len, reverse=True):
+    prepared = _prepared(values if isinstance(values, frozenset) else frozenset(values))
+    for value in prepared:
         if value in text:
             text = text.replace(value, secrets.mask(value))
     return secrets.mask_shapes(text)
+
+
+@functools.lru_cache(maxsize=8)
+def _prepared(values: frozenset[str]) -> tuple[str, ...]:
+    """The values and their escaped forms, longest first: computed once per run, not
+    once per message."""
+    return tuple(sorted(_with_escaped_forms(values), key=len, reverse=True))
 
 
 def _with_escaped_forms(values: Iterable[str]) -> set[str]:
