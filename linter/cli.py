@@ -197,7 +197,9 @@ def cli(traceback: bool) -> None:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, type=click.Path())
+# readable=False: an unreadable input is a read-error finding (exit 3) with the other
+# inputs still linted, not a usage error that lints nothing.
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option(
     "--policy-dir",
     "policy_dirs",
@@ -332,7 +334,9 @@ def _emit(reporter_cls: type, result: object, output: str | None) -> None:
     if output is None:
         reporter_cls(color=_use_color(sys.stdout)).report(result, sys.stdout)
         return
-    with open(output, "w", encoding="utf-8") as handle:
+    from linter.atomic_write import atomic_text
+
+    with atomic_text(output) as handle:
         reporter_cls(color=False).report(result, handle)
 
 
@@ -431,8 +435,9 @@ def run_policy_tests(paths: tuple[str, ...], fmt: str, output: str | None) -> in
     if output is None:
         click.echo(rendered, nl=False)
     else:
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(rendered)
+        from linter.atomic_write import write_text
+
+        write_text(output, rendered)
     return outcome.exit_code
 
 
@@ -551,6 +556,9 @@ def drift(**options: Any) -> int:
             progress.close()
     else:
         result = run_files(plan, options["live"])
+    from linter.secrets.redact import drift_result
+
+    result = drift_result(result)  # no format shows the runner's environment or a token
     _emit(DRIFT_REPORTERS[options["fmt"]], result, options["output"])
     return result.exit_code(options["exit_zero"])
 
@@ -603,9 +611,13 @@ def _show_failure(exc: BaseException, show_traceback: bool) -> None:
 
         traceback.print_exception(exc, file=sys.stderr)
         return
+    from linter.reporters.escape import escape_text
+    from linter.secrets.redact import message as redacted
+
     message = (
         exc.format_message()
         if isinstance(exc, LinterError)
         else f"internal error: {type(exc).__name__}: {exc} (run with --traceback for details)"
     )
-    click.echo(f"servelint: {message}", err=True)
+    # Messages may quote inputs: no secret, no terminal escape reaches the log.
+    click.echo(f"servelint: {escape_text(redacted(message), keep_newlines=True)}", err=True)

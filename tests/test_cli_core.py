@@ -259,6 +259,7 @@ def test_rules_without_a_policy_file_are_listed_and_explained(run_line: RunLine)
         "duplicate-key",
         "input-limit",
         "read-error",
+        "number-range",
         "suppression/missing-reason",
         "suppression/expired",
         "suppression/unused",

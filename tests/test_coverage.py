@@ -323,3 +323,17 @@ def test_show_usage_errors(run_line: RunLine) -> None:
     assert run_line(["show", "--live", live, "a.yaml"]).exit_code == 2
     unreadable = run_line(["show", "--no-config", "--live", str(FIXTURES / "model.pbtxt")])
     assert unreadable.exit_code == 3
+
+
+def test_coverage_lines_escape_control_characters(run_line: RunLine, tmp_path: Path) -> None:
+    """A file or kind name with a terminal escape cannot drive the reader's terminal."""
+    crafted = (
+        (FIXTURES / "unknown-kind.yaml")
+        .read_text()
+        .replace("kind: ModelDeployment", 'kind: "Model\\e[31mDeployment"')
+    )
+    target = tmp_path / "deploy.yaml"
+    target.write_text(crafted)
+    result = run_line(["lint", "--no-config", "-v", str(target)])
+    assert "\x1b" not in result.output
+    assert "kind Model\\x1b[31mDeployment" in result.output

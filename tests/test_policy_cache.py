@@ -3,7 +3,12 @@ never changing what the policies find."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import pickle
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,7 +52,7 @@ def _messages(policy_dir: Path) -> list[str]:
 
 
 def _entries(directory: Path) -> list[Path]:
-    return sorted(directory.glob("policies-*.bin"))
+    return sorted(directory.glob("policies-*.entry"))
 
 
 def test_an_entry_is_keyed_by_the_policy_text(tmp_path: Path, _own_cache: Path) -> None:
@@ -151,3 +156,137 @@ def test_the_cache_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
     monkeypatch.setenv("HOME", "")
     monkeypatch.setattr(cache.os.path, "expanduser", lambda path: path)
     assert cache.cache_dir() is None  # "~" unexpanded: no folder below the working one
+
+
+def _stored_entry(tmp_path: Path, _own_cache: Path) -> tuple[Path, list[cache.PolicyFile]]:
+    policies = tmp_path / "policies"
+    policies.mkdir()
+    (policies / "team.yaml").write_text(POLICY.format(minimum=3), encoding="utf-8")
+    assert _messages(policies) == ["needs 3, has 2"]
+    files = _policy_texts((str(policies),), False)
+    assert files is not None
+    [entry] = _entries(_own_cache)
+    return entry, files
+
+
+def _sealed(header: bytes, blob: bytes = b"") -> bytes:
+    body = len(header).to_bytes(8, "big") + header + blob
+    return cache._MAGIC + hashlib.sha256(body).digest() + body
+
+
+def _opened(entry: Path) -> tuple[list[dict[str, Any]], bytes]:
+    """The JSON part of an entry and the serialised CEL that follows it."""
+    body = entry.read_bytes()[len(cache._MAGIC) + hashlib.sha256().digest_size :]
+    size = int.from_bytes(body[:8], "big")
+    return json.loads(body[8 : 8 + size]), body[8 + size :]
+
+
+class _RunsCode:
+    """A pickle that, when loaded, creates a file: what a forged entry used to do."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str, str]]:
+        return (open, (str(self.marker), "w"))
+
+
+def test_an_entry_is_data_only_and_a_forged_pickle_never_runs(
+    tmp_path: Path, _own_cache: Path
+) -> None:
+    entry, files = _stored_entry(tmp_path, _own_cache)
+    stored, blob = _opened(entry)
+    assert stored[0]["name"] == "team-replicas"
+    start, length = stored[0]["rules"][0]["expression"]["forms"][0]
+    assert blob[start : start + length].startswith(b"\n(type.googleapis.com/cel.expr.CheckedExpr")
+    assert stored[0]["rules"][0]["severity"] == "ERROR"
+    marker = tmp_path / "pwned"
+    forged = pickle.dumps([_RunsCode(marker)])
+    # The forged pickle, checksummed as the former format wanted, under the current
+    # name and under the former one.
+    entry.write_bytes(_sealed(forged))
+    (entry.parent / entry.name.replace(".entry", ".bin")).write_bytes(
+        b"servelint-policies-1\n" + hashlib.sha256(forged).digest() + forged
+    )
+    assert cache.load(files) is None
+    assert _messages(tmp_path / "policies") == ["needs 3, has 2"]
+    assert not marker.exists()
+    assert not list(entry.parent.glob("*.bin"))  # the former format is removed
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"{}",
+        b"[{}]",
+        b'[{"name": 1}]',
+        b"[" * 100000 + b"]" * 100000,
+        b"not json",
+        b'[{"rules": [{"expression": {"text": "true", "forms": [[0, 99999999], null, null]}}]}]',
+    ],
+)
+def test_an_entry_of_the_wrong_shape_is_ignored(
+    tmp_path: Path, _own_cache: Path, body: bytes
+) -> None:
+    entry, files = _stored_entry(tmp_path, _own_cache)
+    entry.write_bytes(_sealed(body))
+    assert cache.load(files) is None
+    assert _messages(tmp_path / "policies") == ["needs 3, has 2"]
+    assert cache.load(files) is not None
+
+
+def test_damaged_serialised_cel_is_compiled_again_from_its_text(
+    tmp_path: Path, _own_cache: Path
+) -> None:
+    entry, files = _stored_entry(tmp_path, _own_cache)
+    stored, blob = _opened(entry)
+    entry.write_bytes(_sealed(json.dumps(stored).encode(), b"\xff" * len(blob)))
+    policies = cache.load(files)
+    assert policies is not None
+    parsed = parse("deploy.yaml", DEPLOYMENT)
+    found = evaluate(policies, [document_subject(d) for d in parsed.documents])
+    assert [f.message for f in found] == ["needs 3, has 2"]
+
+
+def test_a_folder_others_may_write_is_not_used(tmp_path: Path, _own_cache: Path) -> None:
+    entry, files = _stored_entry(tmp_path, _own_cache)
+    _own_cache.chmod(0o777)
+    assert cache.load(files) is None  # a valid entry, in a folder anyone could have filled
+    entry.unlink()
+    assert _messages(tmp_path / "policies") == ["needs 3, has 2"]
+    assert not _entries(_own_cache)  # and nothing is stored there either
+    _own_cache.chmod(0o700)
+    assert _messages(tmp_path / "policies") == ["needs 3, has 2"]
+    [entry] = _entries(_own_cache)
+    entry.chmod(0o666)
+    assert cache.load(files) is None  # an entry others may write
+
+
+def test_a_folder_or_entry_of_another_user_is_not_used(
+    tmp_path: Path, _own_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entry, files = _stored_entry(tmp_path, _own_cache)
+    assert cache.load(files) is not None
+    if os.geteuid() == 0:  # really hand them to another user
+        os.chown(_own_cache, 65534, 65534)
+    else:  # seen from another user, the same folder and entry belong to someone else
+        other = os.stat(entry).st_uid + 1
+        monkeypatch.setattr(cache.os, "geteuid", lambda: other)
+    assert cache.load(files) is None
+    entry.unlink()
+    assert _messages(tmp_path / "policies") == ["needs 3, has 2"]
+    assert not _entries(_own_cache)
+
+
+def test_a_symlinked_entry_or_folder_is_not_followed(tmp_path: Path, _own_cache: Path) -> None:
+    entry, files = _stored_entry(tmp_path, _own_cache)
+    elsewhere = tmp_path / "elsewhere.json"
+    entry.rename(elsewhere)
+    entry.symlink_to(elsewhere)
+    assert cache.load(files) is None
+    folder = tmp_path / "real-folder"
+    _own_cache.rename(folder)
+    _own_cache.symlink_to(folder)
+    (folder / entry.name).unlink()
+    elsewhere.rename(folder / entry.name)
+    assert cache.load(files) is None

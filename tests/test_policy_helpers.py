@@ -184,7 +184,7 @@ def test_a_user_policy_with_helpers_and_a_template(
     assert _findings(tmp_path, "1536Mi") == expected
     assert _findings(tmp_path, "8Gi") == []
     if caching:  # read back from the cache: the helpers resolve in deserialised expressions
-        assert sorted((tmp_path / "cache" / "servelint").glob("policies-*.bin"))
+        assert sorted((tmp_path / "cache" / "servelint").glob("policies-*.entry"))
         assert _findings(tmp_path, "1536Mi") == expected
 
 

@@ -457,6 +457,7 @@ def test_every_built_in_rule_is_fully_described() -> None:
             "helm-template",
             "helm-values",
             "input-limit",
+            "number-range",
             "read-error",
             "secrets/literal-secret",
             "suppression/expired",

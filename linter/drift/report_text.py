@@ -8,6 +8,8 @@ from typing import TextIO
 from linter.drift.items import render
 from linter.drift.result import COMPARED, NOT_READY, DriftResult, TargetResult, count_by_outcome
 from linter.findings import Finding
+from linter.reporters.escape import escape_text
+from linter.secrets.redact import message as redacted
 
 _HEADER = ("field", "values.yaml", "live", "status", "edit at")
 _STATUS_COLORS = {
@@ -24,11 +26,11 @@ def table(findings: Sequence[Finding], *, color: bool = False) -> list[str]:
     """The rows of one target's table, aligned; every cell is already masked."""
     rows = [_HEADER] + [
         (
-            f.path,
-            render(f.extra.get("desired"), _CELL),
-            render(f.extra.get("live"), _CELL),
+            escape_text(f.path),
+            escape_text(render(f.extra.get("desired"), _CELL)),
+            escape_text(render(f.extra.get("live"), _CELL)),
             f.rule_id.removeprefix("drift/"),
-            f"{f.file}:{f.line}",
+            escape_text(f"{f.file}:{f.line}"),
         )
         for f in findings
     ]
@@ -81,12 +83,14 @@ class DriftTextReporter:
         self.color = color
 
     def report(self, result: DriftResult, stream: TextIO) -> None:
+        # Pod names, messages and notes come from the cluster: escaped and redacted.
         if result.error:
-            stream.write(f"error ({result.error_reason}): {result.error}\n")
+            error = escape_text(redacted(f"error ({result.error_reason}): {result.error}"))
+            stream.write(error + "\n")
         for note in result.notes:
-            stream.write(f"note: {note}\n")
+            stream.write(f"note: {escape_text(redacted(note))}\n")
         for target in sorted(result.targets, key=lambda t: t.target.source):
-            stream.write(describe(target) + "\n")
+            stream.write(escape_text(redacted(describe(target))) + "\n")
             if target.drift:
                 rows = sorted(target.drift, key=Finding.sort_key)
                 stream.write("\n".join(table(rows, color=self.color)) + "\n")

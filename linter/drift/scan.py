@@ -86,7 +86,11 @@ def run_files(plan: DriftPlan, live_files: Sequence[str]) -> DriftResult:
         if read.text is None:
             results.append(_failed(target, "unreadable", f"{name}: {read.error}"))
             continue
-        results.append(_compare_text(pairing, name, read.text, target))
+        try:
+            results.append(_compare_text(pairing, name, read.text, target))
+        except _ONE_TARGET_ERRORS as exc:
+            message = f"could not compare this file ({type(exc).__name__})"
+            results.append(_failed(target, "invalid", message))
     return DriftResult(results, started, time.time() - started, notes=_notes(pairing))
 
 
@@ -148,9 +152,29 @@ def _fetched(pairing: _Pairing, item: Any) -> TargetResult:
         )
     if item.state != "ok":
         return _failed(target, item.reason, item.message)
-    if item.data is not None:
-        return _compare(pairing, item.data, target, pod=True)
-    return _compare_text(pairing, _document_name(target.spec), item.text or "", target)
+    try:
+        if item.data is not None:
+            return _compare(pairing, item.data, target, pod=True)
+        return _compare_text(pairing, _document_name(target.spec), item.text or "", target)
+    except _ONE_TARGET_ERRORS as exc:
+        # A live object or file of an unexpected shape fails its own target only: the
+        # other pods of the scan are still compared and reported.
+        return _failed(
+            target,
+            "invalid",
+            f"could not compare this target's configuration ({type(exc).__name__})",
+        )
+
+
+_ONE_TARGET_ERRORS = (
+    AttributeError,
+    TypeError,
+    KeyError,
+    IndexError,
+    ValueError,
+    RecursionError,
+    OverflowError,
+)
 
 
 def _document_name(spec: str) -> str:

@@ -16,6 +16,7 @@ from linter.drift.normalize import EMPTY, Normalized, Options, get, normalize
 from linter.errors import SourceError
 from linter.helm.values import MergedValues, load_values, merge_values
 from linter.model.workload import Origin
+from linter.parsing.documents import ADVISORY_PROBLEMS
 from linter.positions import PathT, format_path
 from linter.run.parsers import parse
 
@@ -123,7 +124,7 @@ def _embedded(text: str, origin: Origin) -> Any:
 def live_document(name: str, text: str) -> Any:
     """Parse a live file or answer; ``LiveError`` when it is not JSON or YAML."""
     parsed = parse(name, text)
-    errors = [p for p in parsed.problems if p.rule_id != "duplicate-key"]
+    errors = [p for p in parsed.problems if p.rule_id not in ADVISORY_PROBLEMS]
     if errors:
         first = errors[0]
         raise LiveError(

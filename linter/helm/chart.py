@@ -31,7 +31,15 @@ from linter.helm.render import find_helm, render
 from linter.helm.values import MergedValues, ValuesError, merge_values, values_document
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Workload
-from linter.parsing.documents import DEFAULT_LIMITS, Document, Limits, ParsedFile, parse_yaml
+from linter.parsing import bounded
+from linter.parsing.documents import (
+    ADVISORY_PROBLEMS,
+    DEFAULT_LIMITS,
+    Document,
+    Limits,
+    ParsedFile,
+    parse_yaml,
+)
 from linter.policy import engine
 from linter.policy.model import Policy
 from linter.run.runner import RunResult, lint_parsed, read_inputs
@@ -74,13 +82,16 @@ def load_chart(directory: str) -> Chart:
         raise SourceError(f"{directory}: not a Helm chart (no Chart.yaml)")
     name = Path(base).resolve().name
     try:
-        parsed = parse_yaml(str(chart_file), chart_file.read_text(encoding="utf-8-sig"))
+        parsed = parse_yaml(str(chart_file), bounded.read_text(chart_file))
     except (OSError, UnicodeDecodeError) as exc:
         raise SourceError(f"{chart_file}: cannot read: {exc}") from exc
     if parsed.documents and isinstance(parsed.documents[0].data, dict):
         name = str(parsed.documents[0].data.get("name") or name)
     values = Path(base, "values.yaml")
-    return Chart(base, name, f"{base}/values.yaml" if values.is_file() else None)
+    # Anything named values.yaml is the chart's values: a FIFO or a dangling link is
+    # reported as unreadable, never ignored.
+    present = values.exists() or values.is_symlink()
+    return Chart(base, name, f"{base}/values.yaml" if present else None)
 
 
 def parse_environment(spec: str, chart: Chart) -> Environment:
@@ -250,7 +261,7 @@ def _lint_values_files(
 
 def helm_document(parsed: ParsedFile, findings: list[Finding]) -> Document | None:
     """The values Helm reads from ``parsed``; None (and a finding) when it cannot."""
-    if any(p.rule_id != "duplicate-key" for p in parsed.problems):
+    if any(p.rule_id not in ADVISORY_PROBLEMS for p in parsed.problems):
         return None  # already reported as a syntax finding
     try:
         return values_document(parsed.source, parsed.documents)

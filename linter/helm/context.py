@@ -34,7 +34,7 @@ from linter.helm.chart import (
 )
 from linter.helm.layout import CHART_VALUES, chart_of, chart_values_name, environment_name
 from linter.model.settings import ModelSettings
-from linter.parsing.documents import Document, Limits, ParsedFile
+from linter.parsing.documents import ADVISORY_PROBLEMS, Document, Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.run.runner import ContextRun, read_inputs
 from linter.sources.files import Input
@@ -162,7 +162,7 @@ def _claim(
 
 
 def _values_like(parsed: ParsedFile) -> bool:
-    if any(p.rule_id != "duplicate-key" for p in parsed.problems):
+    if any(p.rule_id not in ADVISORY_PROBLEMS for p in parsed.problems):
         return False  # its syntax finding says it all; Helm could not read it either
     first = parsed.documents[0].data if parsed.documents else {}
     return not (isinstance(first, dict) and "apiVersion" in first and "kind" in first)

@@ -6,6 +6,13 @@ comments): ``charts/vllm/templates/deployment.yaml (rendered)``, with lines coun
 findings on it to the values key or template line they come from. A helm failure is a
 finding that carries helm's own message, placed on the template line helm names when it
 names one.
+
+A chart under review is untrusted: ``ln -s /proc/self/environ files/env`` with
+``{{ fail (.Files.Get "files/env") }}`` would copy the runner's environment into the
+report. So helm renders a copy of the chart made here, in which no symbolic link leaves
+the chart (a chart that has one is not rendered: a finding names the link), and only
+regular files are copied; the values files reach helm as bounded copies too; and helm
+runs with a minimal environment (``PATH`` and its own folders inside the copy).
 """
 
 from __future__ import annotations
@@ -14,13 +21,17 @@ import dataclasses
 import os
 import re
 import shutil
+import stat
 import subprocess
+import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from linter.errors import SourceError
 from linter.findings import Finding, Severity
-from linter.parsing.documents import ParsedFile, parse_yaml
+from linter.parsing import bounded
+from linter.parsing.documents import DEFAULT_LIMITS, ParsedFile, parse_yaml
 
 RENDER_RULE = "helm-template"
 RENDERED_SUFFIX = " (rendered)"
@@ -34,6 +45,10 @@ _TEMPLATE_REF = re.compile(
 _MAX_MESSAGE = 2000
 _LOG_LINE = re.compile(r'^level=\w+ msg="(.*)"$')
 _HELM_ADVICE = ("Use --debug flag to render out invalid YAML",)
+# Everything a chart folder may hold, copied: helm's own limit for a chart archive's
+# decompressed size is of this order (100 MiB); a folder beyond it is not rendered.
+MAX_CHART_BYTES = 100 * 2**20
+_SKIP = {".git"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,29 +89,43 @@ def render(
     sets: Sequence[str],
     release: str,
 ) -> Rendered:
-    """Run ``helm template`` and parse its output; failures come back as findings."""
-    command = helm_command(helm, release, chart_dir, values, sets)
-    try:
-        done = subprocess.run(
-            command,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=TIMEOUT_SECONDS,
-            stdin=subprocess.DEVNULL,
+    """Run ``helm template`` on a copy of the chart and parse its output; failures come
+    back as findings."""
+    with tempfile.TemporaryDirectory(prefix="servelint-render-") as work:
+        copy = os.path.join(work, os.path.basename(os.path.realpath(chart_dir)) or "chart")
+        refused = copy_chart(chart_dir, copy)
+        if refused:
+            return Rendered([], [_refusal(chart_dir, path, why) for path, why in refused], [])
+        copied_values: list[str] = []
+        for index, path in enumerate(values):
+            target = os.path.join(work, f"values-{index}.yaml")
+            try:
+                Path(target).write_bytes(bounded.read_bytes(path, DEFAULT_LIMITS.max_bytes))
+            except OSError as exc:
+                reason = str(exc) if isinstance(exc, bounded.InputRefused) else exc.strerror
+                message = f"helm template not run: {path}: cannot read: {reason or exc}"
+                return Rendered([], [_failure(chart_dir, chart_name, message)], [])
+            copied_values.append(target)
+        command = helm_command(helm, release, copy, copied_values, sets)
+        try:
+            done = _run_bounded(command, work)
+        except subprocess.TimeoutExpired:
+            message = f"helm template did not finish in {TIMEOUT_SECONDS} s"
+            return Rendered([], [_failure(chart_dir, chart_name, message)], [])
+        except _OutputTooLarge:
+            message = (
+                f"helm template printed more than {DEFAULT_LIMITS.max_bytes} bytes; "
+                "not linted (the input size limit)"
+            )
+            return Rendered([], [_failure(chart_dir, chart_name, message)], [])
+        except OSError as exc:
+            return Rendered([], [_failure(chart_dir, chart_name, f"cannot run {helm}: {exc}")], [])
+        # helm names the copies: its messages name what the user gave
+        names = {copy: chart_dir.rstrip("/") or ".", work: "."}
+        names.update(zip(copied_values, values, strict=True))
+        done = subprocess.CompletedProcess(
+            done.args, done.returncode, done.stdout, _renamed(done.stderr, names)
         )
-    except subprocess.TimeoutExpired:
-        return Rendered(
-            [],
-            [
-                _failure(
-                    chart_dir, chart_name, f"helm template did not finish in {TIMEOUT_SECONDS} s"
-                )
-            ],
-            [],
-        )
-    except OSError as exc:
-        return Rendered([], [_failure(chart_dir, chart_name, f"cannot run {helm}: {exc}")], [])
     stderr = done.stderr.strip()
     if done.returncode != 0:
         stderr = _helm_error(stderr)
@@ -107,6 +136,143 @@ def render(
     # helm 4 prints some warnings once per coalescing pass: say each once
     warnings = list(dict.fromkeys(_warning(line) for line in stderr.splitlines() if line.strip()))
     return Rendered(split_rendered(done.stdout, chart_dir, chart_name), [], warnings)
+
+
+class _OutputTooLarge(Exception):
+    """helm printed more than the input size limit."""
+
+
+def _run_bounded(command: list[str], work: str) -> subprocess.CompletedProcess[str]:
+    """Run helm with its output going to files in ``work``, watched while it runs: a
+    chart whose templates print gigabytes is stopped at the input size limit (and at the
+    time limit), never collected in memory."""
+    limit = DEFAULT_LIMITS.max_bytes
+    out_path, err_path = os.path.join(work, ".helm-stdout"), os.path.join(work, ".helm-stderr")
+    with open(out_path, "xb") as out, open(err_path, "xb") as err:
+        process = subprocess.Popen(
+            command,
+            stdout=out,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            env=helm_environment(work),
+            cwd=work,
+        )
+        deadline = time.monotonic() + TIMEOUT_SECONDS
+        try:
+            while True:
+                try:
+                    process.wait(timeout=0.05)
+                    break
+                except subprocess.TimeoutExpired:
+                    if (
+                        os.fstat(out.fileno()).st_size > limit
+                        or os.fstat(err.fileno()).st_size > limit
+                    ):
+                        raise _OutputTooLarge from None
+                    if time.monotonic() > deadline:
+                        raise subprocess.TimeoutExpired(command, TIMEOUT_SECONDS) from None
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    try:
+        stdout, stderr = (
+            bounded.read_bytes(path, limit).decode("utf-8", "replace")
+            for path in (out_path, err_path)
+        )
+    except bounded.InputRefused as exc:
+        raise _OutputTooLarge from exc
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
+def helm_environment(work: str) -> dict[str, str]:
+    """What helm may see of the runner's environment: ``PATH`` only, and its own cache,
+    configuration and data folders inside ``work`` (nothing there is a secret)."""
+    return {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": work,
+        "TMPDIR": work,
+        "HELM_CACHE_HOME": os.path.join(work, ".helm", "cache"),
+        "HELM_CONFIG_HOME": os.path.join(work, ".helm", "config"),
+        "HELM_DATA_HOME": os.path.join(work, ".helm", "data"),
+        "LC_ALL": "C.UTF-8",
+    }
+
+
+def copy_chart(source: str, target: str) -> list[tuple[str, str]]:
+    """Copy the chart folder ``source`` to ``target`` for helm: regular files and
+    folders, and the symbolic links that stay inside the chart (kept as relative links).
+    Returns what was refused, as (path, reason); the copy is only usable without any."""
+    root = os.path.realpath(source)
+    refused: list[tuple[str, str]] = []
+    total = 0
+    shown = source.rstrip("/") or "."
+    for folder, dirnames, filenames in os.walk(root):
+        relative = os.path.relpath(folder, root)
+        destination = os.path.normpath(os.path.join(target, relative))
+        os.makedirs(destination, exist_ok=True)
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP)
+        for name in [*dirnames, *sorted(filenames)]:
+            path = os.path.join(folder, name)
+            display = os.path.normpath(os.path.join(shown, relative, name))
+            try:
+                info = os.lstat(path)
+            except OSError as exc:
+                refused.append((display, f"cannot read: {exc.strerror or exc}"))
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                problem = _link_problem(path, root)
+                if problem is not None:
+                    refused.append((display, problem))
+                    continue
+                link = os.path.relpath(os.path.realpath(path), os.path.dirname(path))
+                os.symlink(link, os.path.join(destination, name))
+                if name in dirnames:
+                    dirnames.remove(name)  # os.walk does not descend into links anyway
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                continue  # made when os.walk reaches it
+            if not stat.S_ISREG(info.st_mode):
+                refused.append((display, "not a regular file (a pipe, socket or device)"))
+                continue
+            total += info.st_size
+            if total > MAX_CHART_BYTES:
+                return [(shown, f"the chart folder holds more than {MAX_CHART_BYTES} bytes")]
+            try:
+                data = bounded.read_bytes(path, MAX_CHART_BYTES)
+            except OSError as exc:
+                refused.append((display, f"cannot read: {exc}"))
+                continue
+            with open(os.path.join(destination, name), "xb") as out:
+                out.write(data)
+    return refused
+
+
+def _link_problem(path: str, root: str) -> str | None:
+    """Why the link at ``path`` cannot be kept in the copy, or None when it may."""
+    try:
+        target = os.readlink(path)
+    except OSError as exc:
+        return f"cannot read the link: {exc.strerror or exc}"
+    resolved = os.path.realpath(path)
+    if os.path.commonpath([resolved, root]) != root:
+        return (
+            f"a symbolic link to {target!r}, outside the chart: helm would read it "
+            "into the rendered output (remove the link or copy the file into the chart)"
+        )
+    if not os.path.exists(resolved):
+        return f"a symbolic link to {target!r}, which does not exist"
+    return None
+
+
+def _refusal(chart_dir: str, path: str, why: str) -> Finding:
+    return Finding(RENDER_RULE, Severity.ERROR, f"chart not rendered: {path}: {why}", path, 1, 1)
+
+
+def _renamed(text: str, names: dict[str, str]) -> str:
+    for temporary, given in sorted(names.items(), key=lambda item: -len(item[0])):
+        text = text.replace(temporary, given)
+    return text
 
 
 def split_rendered(output: str, chart_dir: str, chart_name: str) -> list[ParsedFile]:

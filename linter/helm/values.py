@@ -25,7 +25,8 @@ from linter.errors import LinterError
 from linter.helm.nodes import Node, unwrap, where, wrap_document
 from linter.helm.strvals import SET_SOURCE, SetError, apply_set
 from linter.model.workload import Origin, nearest_origin
-from linter.parsing.documents import Document, parse_yaml
+from linter.parsing import bounded
+from linter.parsing.documents import ADVISORY_PROBLEMS, Document, parse_yaml
 from linter.positions import PathT, Span, format_path
 
 
@@ -71,11 +72,11 @@ def load_values(path: str | Path, name: str | None = None) -> Document:
     source = name if name is not None else str(path)
     start = Origin(source, 1, 1)
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
+        text = bounded.read_text(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise ValuesError(f"{source}: cannot read values file: {exc}", start) from exc
     parsed = parse_yaml(source, text.replace("\r\n", "\n"))
-    syntax = [p for p in parsed.problems if p.rule_id != "duplicate-key"]
+    syntax = [p for p in parsed.problems if p.rule_id not in ADVISORY_PROBLEMS]
     if syntax:
         problem = syntax[0]
         raise ValuesError(

@@ -234,7 +234,12 @@ def _model_and_capacity(server: str, facts: Facts, settings: ModelSettings) -> N
         if origin is not None:
             facts.origins[("effective", key)] = origin
     if model.get("known"):
-        result = capacity(server, resolved, model, gpu)
+        try:
+            result = capacity(server, resolved, model, gpu)
+        except (OverflowError, ValueError, ZeroDivisionError):
+            # A setting out of any sensible range (1e308): the rules on the setting
+            # itself report it at its line; the memory budget cannot be computed.
+            result = None
         if result is not None:
             facts.put(("capacity",), result, facts.origins.get(("engine", "model_id")))
 

@@ -72,6 +72,13 @@ def document_locate(document: Document) -> Locate:
     return locate
 
 
+@functools.lru_cache(maxsize=2)
+def _lines(text: str) -> tuple[str, ...]:
+    """The lines of a file's text, split once per file, not once per document (a stream
+    of 10,000 documents would otherwise split its text 10,000 times)."""
+    return tuple(text.split("\n"))
+
+
 def literal_blocks(
     document: Document, text: str | None, prefix: PathT
 ) -> Callable[[PathT], tuple[int, int] | None] | None:
@@ -79,7 +86,7 @@ def literal_blocks(
     its indentation, so that a flag inside a shell script points at its own line."""
     if text is None:
         return None
-    lines = text.split("\n")
+    lines = _lines(text)
 
     def blocks(path: PathT) -> tuple[int, int] | None:
         span = document.line_map.get((*prefix, *path))

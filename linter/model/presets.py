@@ -23,6 +23,7 @@ import yaml
 from linter import _resources
 from linter.errors import ConfigError
 from linter.model.settings import ModelSettings
+from linter.parsing import bounded
 
 try:  # pragma: no branch - libyaml ships in the PyYAML wheels
     from yaml import CSafeLoader as _Loader
@@ -216,9 +217,8 @@ def variant_quantization(model_id: str, settings: ModelSettings) -> str | None:
 @functools.cache
 def _read_config(path: str) -> Mapping[str, Any]:
     try:
-        with open(path, encoding="utf-8") as handle:
-            loaded = json.load(handle)
-    except (OSError, ValueError) as exc:
+        loaded = json.loads(bounded.read_text(path, encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
         raise ConfigError(f"model config {path}: cannot read it as JSON ({exc})") from exc
     if not isinstance(loaded, dict):
         raise ConfigError(f"model config {path}: expected a JSON object")

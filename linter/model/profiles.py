@@ -16,6 +16,7 @@ import yaml
 from linter import _resources
 from linter.errors import ConfigError
 from linter.model.facts import lookup
+from linter.parsing import bounded
 from linter.positions import parse_path
 
 try:  # pragma: no branch
@@ -62,7 +63,7 @@ def _load_user(path: Path) -> Profile:
     from linter.parsing.documents import parse_yaml
 
     try:
-        text = path.read_text(encoding="utf-8")
+        text = bounded.read_text(path, encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read profile ({exc})") from exc
     parsed = parse_yaml(str(path), text)

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from typing import Any
 
 import yaml
 
-from linter.findings import Finding, limit_finding, syntax_finding
+from linter.findings import Finding, Severity, limit_finding, syntax_finding
 from linter.parsing.text_problems import explain_text_problems, line_text, tab_in_indentation
-from linter.parsing.yaml_events import EventBuilder, LimitExceeded
+from linter.parsing.yaml_events import NUMBER_RULE, EventBuilder, LimitExceeded
 from linter.positions import PathT, Span
 
 try:  # pragma: no branch - libyaml is present in every PyYAML wheel we support
@@ -27,6 +28,10 @@ except ImportError:  # pragma: no cover - pure-Python fallback only when libyaml
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 _LIBYAML_MAX_DEPTH = 1000  # libyaml's own nesting limit (yaml_parser_increase_*_level)
+_MAX_DIGITS = 4300  # sys.get_int_max_str_digits() by default
+# Problems of a file whose data is still complete and usable: the others (syntax, limits)
+# mean the data is missing or partial.
+ADVISORY_PROBLEMS = ("duplicate-key", NUMBER_RULE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,6 +91,21 @@ def _parse(source: str, text: str, limits: Limits, *, scan_text: bool) -> Parsed
                 parsed.documents.append(Document(source, index, data, line_map))
     except yaml.MarkedYAMLError as exc:
         parsed.problems.append(_yaml_error(source, text, exc, builder.doc_index, limits))
+    except yaml.reader.ReaderError as exc:
+        # A character YAML does not allow (a raw ESC, say): at its line and column.
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        character = exc.character if isinstance(exc.character, str) else chr(exc.character)
+        parsed.problems.append(
+            syntax_finding(
+                source,
+                f"invalid YAML: control character U+{ord(character):04X} is not allowed "
+                "(write it as an escape in a double-quoted string)",
+                line,
+                column,
+                builder.doc_index,
+            )
+        )
     except yaml.YAMLError as exc:
         parsed.problems.append(syntax_finding(source, f"invalid YAML: {exc}", 1, 1))
     except LimitExceeded as exc:
@@ -149,8 +169,15 @@ def parse_json(source: str, text: str, limits: Limits = DEFAULT_LIMITS) -> Parse
         return ParsedFile(
             source, text, [], [p for p in parsed.problems if p.rule_id == "input-limit"]
         )
+    strict = _StrictJson()
     try:
-        json.loads(text, parse_constant=_reject_constant)
+        json.loads(
+            text,
+            parse_constant=_reject_constant,
+            parse_int=strict.integer,
+            parse_float=strict.number,
+            object_pairs_hook=strict.mapping,
+        )
     except json.JSONDecodeError as exc:
         return ParsedFile(
             source,
@@ -173,13 +200,37 @@ def parse_json(source: str, text: str, limits: Limits = DEFAULT_LIMITS) -> Parse
             ],
         )
     if parsed.problems and not parsed.documents:
-        # Valid JSON that YAML 1.1 cannot read (rare escapes): keep the data, lose positions.
-        data = json.loads(text)
+        # Valid JSON that YAML 1.1 cannot read (a lone surrogate escape): keep the data,
+        # lose positions, and still report repeated keys and numbers out of range.
+        data = json.loads(text, parse_int=strict.integer)
+        problems = [p for p in parsed.problems if p.rule_id in ADVISORY_PROBLEMS]
+        for key in strict.repeated:
+            line, col = _position_of(text, json.dumps(key), last=True)
+            problems.append(
+                Finding(
+                    "duplicate-key",
+                    Severity.ERROR,
+                    f"duplicate key '{key[:80]}'; Helm and Kubernetes silently keep the last value",
+                    source,
+                    line,
+                    col,
+                )
+            )
         parsed = ParsedFile(
-            source,
-            text,
-            [Document(source, 0, data, {(): Span(1, 1)}, "json")],
-            [p for p in parsed.problems if p.rule_id == "duplicate-key"],
+            source, text, [Document(source, 0, data, {(): Span(1, 1)}, "json")], problems
+        )
+    for token in strict.infinite:
+        line, col = _position_of(text, token)
+        parsed.problems.append(
+            Finding(
+                NUMBER_RULE,
+                Severity.WARNING,
+                f"{token[:40]} is beyond the range of a 64-bit float: JSON readers make it "
+                "infinity, which no manifest can carry",
+                source,
+                line,
+                col,
+            )
         )
     return ParsedFile(
         source,
@@ -189,12 +240,38 @@ def parse_json(source: str, text: str, limits: Limits = DEFAULT_LIMITS) -> Parse
     )
 
 
+class _StrictJson:
+    """Hooks of the strict JSON pass: repeated keys, and numbers no reader can hold."""
+
+    def __init__(self) -> None:
+        self.repeated: list[str] = []
+        self.infinite: list[str] = []
+
+    def integer(self, text: str) -> int | str:
+        # More digits than Python converts: the YAML pass reports it; not an error here.
+        return int(text) if len(text) <= _MAX_DIGITS else text
+
+    def number(self, text: str) -> float:
+        value = float(text)
+        if math.isinf(value):
+            self.infinite.append(text)
+        return value
+
+    def mapping(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                self.repeated.append(key)
+            seen.add(key)
+        return dict(pairs)
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"invalid JSON: {name} is not a JSON number")
 
 
-def _position_of(text: str, token: str) -> tuple[int, int]:
-    offset = text.find(token)
+def _position_of(text: str, token: str, *, last: bool = False) -> tuple[int, int]:
+    offset = text.rfind(token) if last else text.find(token)
     if offset < 0:
         return 1, 1
     line = text.count("\n", 0, offset) + 1

@@ -42,7 +42,7 @@ def _explain(error: Any) -> list[tuple[PathT, str]]:
         return [
             (
                 path,
-                f"{error.instance!r} is not valid: {error.schema.get('description', '')}".rstrip(
+                f"{_shown(error.instance)} is not valid: {error.schema.get('description', '')}".rstrip(
                     ": "
                 ),
             )
@@ -55,8 +55,29 @@ def _explain(error: Any) -> list[tuple[PathT, str]]:
     if error.validator == "pattern" and error.schema.get("pattern") == "\\S":
         return [(path, "must not be empty")]
     if error.validator == "pattern" and "description" in error.schema:
-        return [(path, f"{error.instance!r} is not valid: {error.schema['description']}")]
-    return [(path, str(error.message))]
+        return [(path, f"{_shown(error.instance)} is not valid: {error.schema['description']}")]
+    message = str(error.message)
+    # jsonschema's message often starts with the instance's repr: a whole mapping, with
+    # whatever secrets it holds. A short description takes its place.
+    quoted = repr(error.instance)
+    if message.startswith(quoted):
+        message = _shown(error.instance) + message[len(quoted) :]
+    return [(path, message)]
+
+
+_MAX_SHOWN = 80
+
+
+def _shown(instance: Any) -> str:
+    """A short description of a value for a message: never a whole mapping or list."""
+    if isinstance(instance, (dict, list)) and not instance:
+        return repr(instance)
+    if isinstance(instance, dict):
+        return f"a mapping of {len(instance)} key{'s' * (len(instance) != 1)}"
+    if isinstance(instance, list):
+        return f"a list of {len(instance)} item{'s' * (len(instance) != 1)}"
+    text = repr(instance)
+    return text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN] + "…"
 
 
 @functools.cache

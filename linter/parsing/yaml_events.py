@@ -7,6 +7,7 @@ is charged the size of its anchor without being expanded, and nothing recurses.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -20,6 +21,17 @@ if TYPE_CHECKING:
 
 _TAG = "tag:yaml.org,2002:"
 _MERGE_TAG = _TAG + "merge"
+NUMBER_RULE = "number-range"
+_INT64 = 2**63
+# Python refuses to turn longer digit strings into ints (sys.get_int_max_str_digits).
+_MAX_DIGITS = 4300
+# YAML 1.1 reads ``1:00:00`` as a base-60 number; each part multiplies a growing integer,
+# so a long one costs quadratic time. Kubernetes and Helm (YAML 1.2 rules) read it as a
+# string anyway: longer ones are kept as text.
+_MAX_SEXAGESIMAL = 32
+# An alias or complex key is shown as YAML text; a large one is only described.
+_MAX_KEY_NODES = 64
+_MAX_KEY_BYTES = 1024
 
 
 class LimitExceeded(Exception):
@@ -35,6 +47,7 @@ class _Anchor(NamedTuple):
     size: int  # nodes it expands to (keys included), so an alias is charged in O(1)
     height: int  # levels below it
     spans: tuple[tuple[PathT, Span], ...]  # its line map, relative to the anchored node
+    text_bytes: int  # characters of the scalars it expands to (what a reader pays)
 
 
 class _Frame:
@@ -42,6 +55,7 @@ class _Frame:
 
     __slots__ = (
         "anchor",
+        "bytes_at_start",
         "container",
         "depth",
         "height",
@@ -78,6 +92,7 @@ class _Frame:
         self.merge_into: _Frame | None = None  # set on the value of a '<<' merge key
         self.anchor: str | None = None
         self.nodes_at_start = 0
+        self.bytes_at_start = 0
         self.order_at_start = 0
 
 
@@ -104,6 +119,9 @@ class EventBuilder:
         self.loader = loader
         self.track_anchors = track_anchors
         self.nodes = 0
+        # Characters of scalar text, aliases expanded: an alias to a long string is cheap
+        # for the parser but paid again by every reader of the data (secret scan, CEL).
+        self.text_bytes = 0
         self.problems: list[Finding] = []
         self.doc_index = 0
         self.line_map: dict[PathT, Span] = {}
@@ -195,6 +213,7 @@ class EventBuilder:
         self.nodes += 1
         if self.nodes > self.limits.max_nodes:
             self._count(0, span)
+        self.text_bytes += len(event.value)
         if stack:
             parent = stack[-1]
             key = parent.key
@@ -209,6 +228,8 @@ class EventBuilder:
                     if parent.depth >= self.limits.max_depth:
                         raise self._depth_error(span)
                     value = self._value(event)
+                    if value.__class__ in _NUMBERS or len(event.value) > _MAX_DIGITS:
+                        value = self._number(value, event.value, span, (*parent.path, key))
                     if parent.record:
                         path = (*parent.path, key)
                         if path not in self.line_map:
@@ -220,6 +241,10 @@ class EventBuilder:
                     return
         value = self._value(event)
         path, depth, record = self._place(stack, span)
+        if (value.__class__ in _NUMBERS or len(event.value) > _MAX_DIGITS) and (
+            record or not stack
+        ):
+            value = self._number(value, event.value, span, path)
         if depth > self.limits.max_depth:
             raise self._depth_error(span)
         if record and path not in self.line_map:
@@ -227,8 +252,50 @@ class EventBuilder:
             if self.track_anchors:
                 self.order.append(path)
         if event.anchor is not None:
-            self.anchors[event.anchor] = _Anchor(value, 1, 0, (((), span),))
+            self.anchors[event.anchor] = _Anchor(value, 1, 0, (((), span),), len(event.value))
         self._attach(value, stack, root)
+
+    def _number(self, value: Any, text: str, span: Span, path: PathT) -> Any:
+        """``value`` as the data holds it; a number out of range is reported at its line.
+
+        An integer beyond 64 bits is read as the inexact float Helm makes of it (and
+        Kubernetes refuses in an integer field); infinity and NaN have no JSON form, so
+        no manifest can carry them; more digits than Python converts stay text.
+        """
+        if value.__class__ is int:
+            if -_INT64 <= value < _INT64:
+                return value
+            self._problem(
+                NUMBER_RULE,
+                Severity.WARNING,
+                f"integer {_short(text, 40)} does not fit in 64 bits: Helm reads it as the "
+                f"float {float(value):g} and Kubernetes rejects it in an integer field",
+                span,
+                path,
+            )
+            return float(value)
+        if value.__class__ is float:
+            if math.isfinite(value):
+                return value
+            self._problem(
+                NUMBER_RULE,
+                Severity.WARNING,
+                f"{_short(text, 40)} is not a finite number: JSON, and so the Kubernetes "
+                "API and Helm's toJson, cannot represent it",
+                span,
+                path,
+            )
+            return value
+        digits = text.lstrip("+-").replace("_", "")
+        if value.__class__ is str and len(digits) > _MAX_DIGITS and digits.isdigit():
+            self._problem(
+                NUMBER_RULE,
+                Severity.WARNING,
+                f"integer of {len(digits)} digits: far beyond any 64-bit setting; read as text",
+                span,
+                path,
+            )
+        return value
 
     def _value(self, event: Any) -> Any:
         tag = event.tag
@@ -264,6 +331,7 @@ class EventBuilder:
         if event.anchor is not None:
             frame.anchor = event.anchor
             frame.nodes_at_start = self.nodes
+            frame.bytes_at_start = self.text_bytes
             frame.order_at_start = len(self.order)
             self.open_anchors.add(event.anchor)
         return frame
@@ -288,7 +356,11 @@ class EventBuilder:
                     if len(p) > size and p[:size] == frame.path
                 )
             self.anchors[frame.anchor] = _Anchor(
-                container, self.nodes - frame.nodes_at_start + 1, frame.height, spans
+                container,
+                self.nodes - frame.nodes_at_start + 1,
+                frame.height,
+                spans,
+                self.text_bytes - frame.bytes_at_start,
             )
         self._attach(container, stack, root)
 
@@ -303,8 +375,15 @@ class EventBuilder:
             )
         # Charged before anything is copied: a "billion laughs" stops here at once.
         self._count(anchor.size, span)
+        self.text_bytes += anchor.text_bytes
+        if self.text_bytes > self.limits.max_bytes:
+            raise LimitExceeded(
+                f"aliases expand to more than {self.limits.max_bytes} bytes of text; raise "
+                "--max-bytes (limits.maxBytes) if this input is genuine",
+                span,
+            )
         if stack and isinstance(stack[-1].container, dict) and stack[-1].key is None:
-            key = yaml.dump(anchor.data, default_flow_style=True).strip()
+            key = _key_text(anchor.data, anchor.size, anchor.text_bytes)
             self._key(stack[-1], key, False, span)
             return
         path, depth, record = self._place(stack, span)
@@ -358,7 +437,7 @@ class EventBuilder:
         key = parent.key
         parent.key = None
         if key is None:  # a complex key (a mapping or list used as a key) just closed
-            parent.key = yaml.dump(value, default_flow_style=True).strip()
+            parent.key = _key_text(value, _MAX_KEY_NODES, _MAX_KEY_BYTES)
             self._key(parent, parent.key, False, parent.span)
             return
         if key is _MERGE:
@@ -386,6 +465,42 @@ class EventBuilder:
         )
 
 
+_NUMBERS = frozenset({int, float})
+
+
+def _key_text(data: Any, nodes: int, text_bytes: int) -> str:
+    """A mapping key made of an alias or a collection, as flow YAML (``{a: 1}``); a
+    scalar alias is its text, and a large collection is described, not dumped (dumping
+    a megabyte-sized key is slow and helps nobody)."""
+    if isinstance(data, str):
+        return data
+    if not isinstance(data, (dict, list)):
+        return yaml.dump(data, default_flow_style=True).strip().removesuffix("\n...").strip()
+    if nodes > _MAX_KEY_NODES or text_bytes > _MAX_KEY_BYTES or not _small(data):
+        kind = "mapping" if isinstance(data, dict) else "list"
+        return f"<a {kind} of {len(data)} entries used as a key>"
+    return yaml.dump(data, default_flow_style=True).strip()
+
+
+def _small(data: Any) -> bool:
+    """Whether ``data`` holds at most ``_MAX_KEY_NODES`` nodes and ``_MAX_KEY_BYTES``
+    characters (walked without recursion, and stopped as soon as it is not)."""
+    stack, nodes, size = [data], 0, 0
+    while stack:
+        item = stack.pop()
+        nodes += 1
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        else:
+            size += len(str(item)) if isinstance(item, str) else 8
+        if nodes > _MAX_KEY_NODES or size > _MAX_KEY_BYTES:
+            return False
+    return True
+
+
 def _scalar_value(constructor: Any, tag: str, value: str) -> Any:
     if not tag.startswith(_TAG):
         return value  # custom tags (!Ref, !!python/...) are kept as plain text, never run
@@ -393,6 +508,8 @@ def _scalar_value(constructor: Any, tag: str, value: str) -> Any:
     if kind == "null":
         return None
     if kind not in ("int", "float", "bool"):
+        return value
+    if kind != "bool" and ":" in value and len(value) > _MAX_SEXAGESIMAL:
         return value
     node = yaml.ScalarNode(tag, value)
     try:

@@ -1,20 +1,27 @@
 """Loaded policies kept in the user's cache folder, keyed by their files' content.
 
 Parsing the policy files and compiling their CEL costs more than linting a values file,
-and a pre-commit hook pays it on every commit although the policies rarely
-change. So a loaded policy set is stored, with every expression compiled and serialised
-by cel-expr-python (deserialising is several times faster than compiling, and happens
-only for the expressions a run evaluates), in ``$XDG_CACHE_HOME/servelint`` (default
+and a pre-commit hook pays it on every commit although the policies rarely change. So a
+loaded policy set is stored, with every expression compiled and serialised by
+cel-expr-python (deserialising is several times faster than compiling, and happens only
+for the expressions a run evaluates), in ``$XDG_CACHE_HOME/servelint`` (default
 ``~/.cache/servelint``).
+
+An entry is data only: JSON for the policies' names, texts, severities and messages,
+followed by the serialised CEL of every expression (protocol buffers the CEL runtime
+parses, never code), which the JSON points into by offset and length. Whoever can write the folder can therefore change what a cached policy checks,
+but cannot run anything. So the folder, and each entry, is used only when it belongs to
+the user running servelint and nobody else may write it (``docs/security.md``).
 
 The key covers everything the stored objects depend on: the text and name of every
 policy file, whether it is built in, servelint's own modules that define or build the
 stored objects (the helper functions policies call among them: a compiled expression is
 only valid with the declarations it was checked against), and the versions of Python and cel-expr-python. Entries are written to a
 temporary file and renamed into place, so concurrent runs never read half a file; an
-entry whose checksum does not match (a truncated or corrupted file) is ignored and
-rewritten; only the newest entries are kept. Only policy sets that loaded without error
-are stored. ``SERVELINT_NO_CACHE=1`` switches the cache off.
+entry whose checksum does not match (a truncated or corrupted file) or that does not
+have the expected shape is ignored and rewritten; only the newest entries are kept. Only
+policy sets that loaded without error are stored. ``SERVELINT_NO_CACHE=1`` switches the
+cache off.
 """
 
 from __future__ import annotations
@@ -22,22 +29,31 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import json
 import os
-import pickle
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from linter._resources import schema_file
-from linter.policy.expr import runtime_fingerprint
+from linter.findings import Severity
+from linter.policy.expr import CompiledExpr, runtime_fingerprint
+from linter.policy.fused import FusedCheck
 from linter.policy.helpers import declarations
-from linter.policy.model import Policy
+from linter.policy.model import NamedExpr, Policy, Rule
+from linter.policy.template import MessageTemplate
 
 PolicyFile = tuple[str, str, bool]  # (source, text, built in)
-_MAGIC = b"servelint-policies-1\n"
+_MAGIC = b"servelint-policies-json-2\n"
+_LENGTH = 8  # bytes of the JSON part's length, after the checksum
 _DIGEST = hashlib.sha256().digest_size
+_SUFFIX = ".entry"
 KEEP = 8  # entries kept: a few policy sets (repositories, --policy-dir) and versions
-# The modules whose classes are pickled, or whose code decides what is stored.
+# An entry is a few megabytes; anything far larger is not one of ours.
+MAX_ENTRY_BYTES = 256 * 2**20
+# The modules whose classes are stored, or whose code decides what is stored.
 _CODE = (
     "linter.policy.expr",
     "linter.policy.helpers",
@@ -58,6 +74,10 @@ _CODE = (
 _SCHEMA = "policy.schema.json"
 
 
+class _Malformed(Exception):
+    """An entry that is not what this version writes."""
+
+
 def cache_dir() -> Path | None:
     if os.environ.get("SERVELINT_NO_CACHE", "") not in ("", "0"):
         return None
@@ -70,14 +90,31 @@ def cache_dir() -> Path | None:
     return Path(base) / "servelint"
 
 
+def trusted(info: os.stat_result) -> bool:
+    """Whether a cache folder or entry (``lstat`` of it) may be used: the user's own,
+    not a symbolic link, and writable by nobody else."""
+    return (
+        not stat.S_ISLNK(info.st_mode)
+        and info.st_uid == os.geteuid()
+        and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    )
+
+
+def _trusted_folder(directory: Path) -> bool:
+    try:
+        info = os.lstat(directory)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and trusted(info)
+
+
 def load(files: Sequence[PolicyFile]) -> list[Policy] | None:
     """The stored policies of ``files``, or None when there is no usable entry."""
     path = _entry(files)
-    if path is None:
+    if path is None or not _trusted_folder(path.parent):
         return None
-    try:
-        raw = path.read_bytes()
-    except OSError:
+    raw = _read_entry(path)
+    if raw is None:
         return None
     body = memoryview(raw)[len(_MAGIC) + _DIGEST :]  # not a copy: entries are megabytes
     if (
@@ -85,26 +122,39 @@ def load(files: Sequence[PolicyFile]) -> list[Policy] | None:
         or raw[len(_MAGIC) : len(_MAGIC) + _DIGEST] != hashlib.sha256(body).digest()
     ):
         return None
+    size = int.from_bytes(body[:_LENGTH], "big")
+    blob = raw[len(_MAGIC) + _DIGEST + _LENGTH + size :]
     try:
-        policies = pickle.loads(body)
-    except (
-        pickle.UnpicklingError,
-        EOFError,
-        AttributeError,
-        ImportError,
-        IndexError,
-        TypeError,
-        ValueError,
-    ):
+        data = json.loads(bytes(body[_LENGTH : _LENGTH + size]))
+        return [_policy(p, blob) for p in _list(data)]
+    except (ValueError, RecursionError, _Malformed, KeyError, TypeError):
         return None  # written by code the key did not capture: rebuilt below
-    if not isinstance(policies, list) or not all(isinstance(p, Policy) for p in policies):
+
+
+def _read_entry(path: Path) -> bytes | None:
+    """The entry's bytes, read only from a regular file of the user's that nobody else
+    may write (checked on the open handle: it cannot be swapped in between)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError:
         return None
-    return policies
+    with os.fdopen(descriptor, "rb") as handle:
+        try:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or not trusted(info):
+                return None
+            if info.st_size > MAX_ENTRY_BYTES:
+                return None
+            return handle.read(MAX_ENTRY_BYTES + 1)
+        except OSError:
+            return None
 
 
 def store(files: Sequence[PolicyFile], policies: Sequence[Policy]) -> None:
     """Compile every expression of ``policies`` and store them; a cache folder that
-    cannot be written only means the next run loads the policies again."""
+    cannot be written, or that others may write, only means the next run loads the
+    policies again."""
     path = _entry(files)
     if path is None:
         return
@@ -112,9 +162,15 @@ def store(files: Sequence[PolicyFile], policies: Sequence[Policy]) -> None:
 
     for policy in policies:
         _compile_all(policy)
-    body = pickle.dumps(list(policies), protocol=pickle.HIGHEST_PROTOCOL)
+    blob = bytearray()
+    header = json.dumps(
+        [_policy_data(p, blob) for p in policies], ensure_ascii=False, separators=(",", ":")
+    ).encode("utf-8", "surrogatepass")
+    body = len(header).to_bytes(_LENGTH, "big") + header + blob
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not _trusted_folder(path.parent):
+            return
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
         try:
             with os.fdopen(handle, "wb") as out:
@@ -129,9 +185,15 @@ def store(files: Sequence[PolicyFile], policies: Sequence[Policy]) -> None:
 
 
 def _prune(directory: Path) -> None:
-    """Keep the newest entries only: each edit of a policy (or upgrade) writes a new one."""
+    """Keep the newest entries only: each edit of a policy (or upgrade) writes a new one.
+    Entries of the former (pickle) format are removed: no version reads them."""
     entries = []
-    for entry in directory.glob("policies-*.bin"):
+    for old in directory.glob("policies-*.bin"):
+        try:
+            old.unlink()
+        except OSError:
+            continue
+    for entry in directory.glob(f"policies-*{_SUFFIX}"):
         try:
             entries.append((entry.stat().st_mtime, entry))
         except OSError:
@@ -151,7 +213,7 @@ def _entry(files: Sequence[PolicyFile]) -> Path | None:
     for source, text, builtin in files:
         digest.update(f"{len(source)}:{source}:{builtin}:{len(text)}:".encode())
         digest.update(text.encode("utf-8", "surrogatepass"))
-    return directory / f"policies-{digest.hexdigest()[:40]}.bin"
+    return directory / f"policies-{digest.hexdigest()[:40]}{_SUFFIX}"
 
 
 @functools.cache
@@ -193,3 +255,193 @@ def _compile_all(policy: Policy) -> None:
         expression.prepare()
     if policy.fused is not None:
         policy.fused.prepare()
+
+
+# Writing: plain JSON values only.
+
+
+def _form_data(form: bytes | None, blob: bytearray) -> str | list[int] | None:
+    # b"" means "the plain form" and b"=" "the form with variables" (CompiledExpr).
+    if form is None or form in (b"", b"="):
+        return None if form is None else form.decode()
+    blob += form
+    return [len(blob) - len(form), len(form)]
+
+
+def _expr_data(expr: CompiledExpr, blob: bytearray) -> dict[str, Any]:
+    text, forms = expr.__getstate__()
+    return {"text": text, "forms": [_form_data(f, blob) for f in forms]}
+
+
+def _optional_expr_data(expr: CompiledExpr | None, blob: bytearray) -> dict[str, Any] | None:
+    return None if expr is None else _expr_data(expr, blob)
+
+
+def _policy_data(policy: Policy, blob: bytearray) -> dict[str, Any]:
+    return {
+        "name": policy.name,
+        "description": policy.description,
+        "target": policy.target,
+        "source": policy.source,
+        "builtin": policy.builtin,
+        "match_conditions": [[c.name, _expr_data(c.expr, blob)] for c in policy.match_conditions],
+        "variables": [[v.name, _expr_data(v.expr, blob)] for v in policy.variables],
+        "rules": [_rule_data(r, blob) for r in policy.rules],
+        "fused": None
+        if policy.fused is None
+        else {"expr": _expr_data(policy.fused.expr, blob), "usable": policy.fused.usable},
+    }
+
+
+def _rule_data(rule: Rule, blob: bytearray) -> dict[str, Any]:
+    return {
+        "id": rule.id,
+        "severity": rule.severity.name,
+        "expression": _expr_data(rule.expression, blob),
+        "message": rule.message,
+        "message_expression": _optional_expr_data(rule.message_expression, blob),
+        "field_path": rule.field_path,
+        "field_path_expression": _optional_expr_data(rule.field_path_expression, blob),
+        "for_each": _optional_expr_data(rule.for_each, blob),
+        "title": rule.title,
+        "description": rule.description,
+        "fix": rule.fix,
+        "references": list(rule.references),
+        "source": rule.source,
+        "line": rule.line,
+        "needs": list(rule.needs),
+        "message_template": None
+        if rule.message_template is None
+        else [
+            part if isinstance(part, str) else _expr_data(part, blob)
+            for part in rule.message_template.parts
+        ],
+    }
+
+
+# Reading: every value checked for its type; anything else is a malformed entry.
+
+
+def _list(value: object) -> list[Any]:
+    if not isinstance(value, list):
+        raise _Malformed
+    return value
+
+
+def _dict(value: object) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _Malformed
+    return value
+
+
+def _str(value: object) -> str:
+    if not isinstance(value, str):
+        raise _Malformed
+    return value
+
+
+def _optional_str(value: object) -> str | None:
+    return None if value is None else _str(value)
+
+
+def _bool(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise _Malformed
+    return value
+
+
+def _int(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _Malformed
+    return value
+
+
+def _form(value: object, blob: bytes) -> bytes | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if value not in ("", "="):
+            raise _Malformed
+        return value.encode()
+    span = _list(value)
+    if len(span) != 2:
+        raise _Malformed
+    start, length = _int(span[0]), _int(span[1])
+    if start < 0 or length <= 0 or start + length > len(blob):
+        raise _Malformed
+    return blob[start : start + length]
+
+
+def _expr(value: object, blob: bytes) -> CompiledExpr:
+    data = _dict(value)
+    forms = _list(data["forms"])
+    if len(forms) != 3:
+        raise _Malformed
+    expr = CompiledExpr(_str(data["text"]))
+    saved = (_form(forms[0], blob), _form(forms[1], blob), _form(forms[2], blob))
+    expr.__setstate__((expr.text, saved))
+    return expr
+
+
+def _optional_expr(value: object, blob: bytes) -> CompiledExpr | None:
+    return None if value is None else _expr(value, blob)
+
+
+def _named(value: object, blob: bytes) -> NamedExpr:
+    pair = _list(value)
+    if len(pair) != 2:
+        raise _Malformed
+    return NamedExpr(_str(pair[0]), _expr(pair[1], blob))
+
+
+def _rule(value: object, blob: bytes) -> Rule:
+    data = _dict(value)
+    return Rule(
+        id=_str(data["id"]),
+        severity=Severity[_str(data["severity"])],
+        expression=_expr(data["expression"], blob),
+        message=_optional_str(data["message"]),
+        message_expression=_optional_expr(data["message_expression"], blob),
+        field_path=_optional_str(data["field_path"]),
+        field_path_expression=_optional_expr(data["field_path_expression"], blob),
+        for_each=_optional_expr(data["for_each"], blob),
+        title=_str(data["title"]),
+        description=_str(data["description"]),
+        fix=_str(data["fix"]),
+        references=tuple(_str(r) for r in _list(data["references"])),
+        source=_str(data["source"]),
+        line=_int(data["line"]),
+        needs=tuple(_str(n) for n in _list(data["needs"])),
+        message_template=_template(data["message_template"], blob),
+    )
+
+
+def _template(value: object, blob: bytes) -> MessageTemplate | None:
+    """Text parts as strings, placeholders as stored expressions."""
+    if value is None:
+        return None
+    return MessageTemplate(
+        tuple(part if isinstance(part, str) else _expr(part, blob) for part in _list(value))
+    )
+
+
+def _policy(value: object, blob: bytes) -> Policy:
+    data = _dict(value)
+    fused: FusedCheck | None = None
+    if data["fused"] is not None:
+        stored = _dict(data["fused"])
+        expr = _expr(stored["expr"], blob)
+        fused = FusedCheck(expr.text)
+        fused.expr = expr
+        fused.usable = _bool(stored["usable"])
+    return Policy(
+        name=_str(data["name"]),
+        description=_str(data["description"]),
+        target=_str(data["target"]),
+        match_conditions=tuple(_named(c, blob) for c in _list(data["match_conditions"])),
+        rules=tuple(_rule(r, blob) for r in _list(data["rules"])),
+        source=_str(data["source"]),
+        builtin=_bool(data["builtin"]),
+        variables=tuple(_named(v, blob) for v in _list(data["variables"])),
+        fused=fused,
+    )

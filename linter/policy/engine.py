@@ -15,11 +15,13 @@ from linter.errors import ExpressionError
 from linter.findings import Finding
 from linter.model.workload import Origin, Workload
 from linter.parsing.documents import Document
+from linter.policy import sandbox
 from linter.policy.expr import (
     EVALUATION_MEMORY,
     Bindings,
     EvaluationLimit,
     activation,
+    cel_safe,
     memory_limit,
 )
 from linter.policy.model import Policy, Rule
@@ -46,20 +48,14 @@ def document_subject(document: Document) -> Subject:
 
 
 def workload_subject(workload: Workload) -> Subject:
-    return Subject("workload", "workload", workload.data, workload.locate, workload.name)
+    data = cel_safe(workload.data)
+    return Subject("workload", "workload", data, workload.locate, workload.name)
 
 
 # A policy may spend this much evaluation time in one run; then it is stopped and
 # reported. Each evaluation is bounded by CEL's iteration budget and memory_limit();
 # this bounds their sum over many subjects.
 POLICY_SECONDS = 10.0
-
-
-@dataclasses.dataclass
-class _Stopped:
-    rule: Rule
-    reason: str
-    skipped: int = 0
 
 
 def evaluate(
@@ -69,25 +65,78 @@ def evaluate(
     policy_seconds: float = POLICY_SECONDS,
     memory: int = EVALUATION_MEMORY,
 ) -> list[Finding]:
+    subjects = list(subjects)
+    if sandbox.needed(policies):
+        # Policies from the repository: each evaluation has a deadline (sandbox.py).
+        def run_from(
+            first: int,
+            first_policy: int,
+            stopped: set[str],
+            starting: Callable[[int, int], None],
+            found: Callable[[list[Finding], str | None], None],
+        ) -> None:
+            _evaluate(
+                policies,
+                subjects,
+                policy_seconds,
+                memory,
+                (first, first_policy),
+                stopped,
+                starting,
+                found,
+            )
+
+        def stop(subject: int, policy: int, reason: str) -> Finding:
+            return _stop_finding(policies[policy].rules[0], subjects[subject], reason)
+
+        return sandbox.run(run_from, [p.name for p in policies], stop, policy_seconds)
     findings: list[Finding] = []
+    _evaluate(
+        policies,
+        subjects,
+        policy_seconds,
+        memory,
+        (0, 0),
+        set(),
+        None,
+        lambda items, _: findings.extend(items),
+    )
+    return findings
+
+
+def _evaluate(
+    policies: Sequence[Policy],
+    subjects: Sequence[Subject],
+    policy_seconds: float,
+    memory: int,
+    begin: tuple[int, int],
+    stopped_before: set[str],
+    starting: Callable[[int, int], None] | None,
+    found: Callable[[list[Finding], str | None], None],
+) -> None:
+    """Every policy on every subject from ``begin`` (subject, policy) on; what each
+    evaluation finds goes to ``found``, with the name of a policy it stopped."""
     spent: dict[str, float] = {}
-    stopped: dict[str, _Stopped] = {}
+    stopped = set(stopped_before)
     with memory_limit(memory):
-        for subject in subjects:
-            bound = activation({subject.variable: subject.data})
-            for policy in policies:
-                if policy.target != subject.target:
+        for index in range(begin[0], len(subjects)):
+            subject = subjects[index]
+            bound = None
+            for number in range(begin[1] if index == begin[0] else 0, len(policies)):
+                policy = policies[number]
+                if policy.target != subject.target or policy.name in stopped:
                     continue
-                if policy.name in stopped:
-                    stopped[policy.name].skipped += 1
-                    continue
+                if bound is None:
+                    bound = activation({subject.variable: subject.data})
+                if starting is not None:
+                    starting(index, number)
                 start = time.perf_counter()
                 try:
-                    findings.extend(_evaluate_policy(policy, subject, bound))
+                    items = _evaluate_policy(policy, subject, bound)
                 except (_PolicyLimit, EvaluationLimit) as exc:
                     rule = exc.rule if isinstance(exc, _PolicyLimit) else policy.rules[0]
-                    stopped[policy.name] = _Stopped(rule, str(exc))
-                    findings.append(_stop_finding(rule, subject, str(exc)))
+                    stopped.add(policy.name)
+                    found([_stop_finding(rule, subject, str(exc))], policy.name)
                     continue
                 spent[policy.name] = spent.get(policy.name, 0.0) + time.perf_counter() - start
                 if spent[policy.name] > policy_seconds:
@@ -95,9 +144,10 @@ def evaluate(
                         f"evaluation took more than {policy_seconds:g} s in this run "
                         "(the per-policy time budget)"
                     )
-                    stopped[policy.name] = _Stopped(policy.rules[0], reason)
-                    findings.append(_stop_finding(policy.rules[0], subject, reason))
-    return findings
+                    stopped.add(policy.name)
+                    found([*items, _stop_finding(policy.rules[0], subject, reason)], policy.name)
+                    continue
+                found(items, None)
 
 
 class _PolicyLimit(Exception):
@@ -234,6 +284,11 @@ def _check(
     ]
 
 
+# A finding's message is one line of a report; a messageExpression that builds a huge
+# string is cut here, so that no report grows with it.
+MAX_MESSAGE = 4096
+
+
 def _message(rule: Rule, bound: Any, bindings: Bindings | None) -> str:
     if rule.message_template is not None:
         return rule.message_template.render(bound, bindings)
@@ -242,6 +297,10 @@ def _message(rule: Rule, bound: Any, bindings: Bindings | None) -> str:
     message = rule.message_expression.evaluate(bound, bindings)
     if not isinstance(message, str):
         raise ExpressionError("messageExpression must return a string")
+    if len(message) > MAX_MESSAGE:
+        return (
+            f"{message[:MAX_MESSAGE]} … (message cut at {MAX_MESSAGE} of {len(message)} characters)"
+        )
     return message
 
 
@@ -257,8 +316,15 @@ def _field_path(rule: Rule, bound: Any, bindings: Bindings | None, index: int | 
     return ()
 
 
+# An evaluation error says what went wrong, not what the subject holds: the runtime's
+# message is cut to this length, so that it can never carry a whole workload.
+MAX_ERROR_DETAIL = 300
+
+
 def _error_finding(rule: Rule, subject: Subject, detail: str) -> Finding:
     origin = subject.locate(())
+    if len(detail) > MAX_ERROR_DETAIL:
+        detail = detail[:MAX_ERROR_DETAIL] + " …"
     return Finding(
         rule.id,
         rule.severity,

@@ -148,7 +148,10 @@ class CompiledExpr:
             return self._plain()
         if saved == b"=":
             return self._bound(each=False)
-        return _environment().deserialize(saved)
+        try:
+            return _environment().deserialize(saved)
+        except RuntimeError:  # a damaged cache entry: compiled again from the text
+            return None
 
     def evaluate(self, activation: Any, bindings: Bindings | None = None) -> Any:
         """Evaluate against an activation; a CEL error value raises ExpressionError.
@@ -175,11 +178,8 @@ class CompiledExpr:
 
     def _plain(self) -> Any:
         if self._expr is None:
-            self._expr = (
-                self._restore(0)
-                if self._saved[0] is not None
-                else compile_expression(self.text)._expr
-            )
+            restored = self._restore(0) if self._saved[0] is not None else None
+            self._expr = restored if restored is not None else compile_expression(self.text)._expr
         return self._expr
 
     def _bound(self, each: bool) -> Any:
@@ -213,8 +213,13 @@ class CompiledExpr:
 
     @staticmethod
     def _run(compiled: Any, activation: Any) -> Any:
+        # The result is turned into Python inside the guard: a huge string or list can
+        # exhaust the memory allowed to policies there as well.
         try:
             result = compiled.eval(activation)
+            if result.type() == cel.Type.ERROR:
+                raise ExpressionError(_clean(str(result.value())))
+            return result.plain_value()
         except RuntimeError as exc:  # the runtime raises for budget exhaustion
             raise ExpressionError(_clean(str(exc))) from exc
         except MemoryError as exc:  # std::bad_alloc under memory_limit()
@@ -223,9 +228,6 @@ class CompiledExpr:
                 "(an expression that builds ever larger strings or "
                 "lists?)"
             ) from exc
-        if result.type() == cel.Type.ERROR:
-            raise ExpressionError(_clean(str(result.value())))
-        return result.plain_value()
 
 
 class EvaluationLimit(Exception):
@@ -379,11 +381,54 @@ def activation(data: Mapping[str, Any]) -> Any:
     return _environment().Activation(dict(data))
 
 
+_INT64 = 2**63
+
+
+def cel_safe(data: Any) -> Any:
+    """``data`` as CEL can hold it: an integer beyond 64 bits (a computed memory budget
+    of an absurd setting) becomes a float, as JSON readers make it, instead of failing
+    every rule that reads the subject. Copied only when something had to change."""
+    if not _has_wide_int(data):
+        return data
+    return _widened(data)
+
+
+def _has_wide_int(data: Any) -> bool:
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if item.__class__ is int:
+            if not -_INT64 <= item < _INT64:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _widened(data: Any) -> Any:
+    if data.__class__ is int and not -_INT64 <= data < _INT64:
+        return float(data)
+    if isinstance(data, dict):
+        return {k: _widened(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_widened(v) for v in data]
+    return data
+
+
 _MISSING_KEY = re.compile(r'Key not found in map ?: ?"?([^"]*)"?')
+
+
+# The runtime's conversion errors end with the whole value it could not convert
+# ("... out of range for 'workload['capacity'] -> {...}"): a message never shows it.
+_VALUE_DUMP = re.compile(r" -> .*", re.DOTALL)
 
 
 def _clean(message: str) -> str:
     message = message.split(" [", 1)[0] if message.endswith("]") else message
+    if "out of range for" in message or " -> {" in message or " -> [" in message:
+        message = _VALUE_DUMP.sub("", message)
     for prefix in (
         "INVALID_ARGUMENT: ",
         "UNKNOWN: ",

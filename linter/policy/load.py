@@ -14,6 +14,7 @@ from typing import Any
 from linter import _resources
 from linter.errors import ExpressionError, PolicyError
 from linter.findings import Severity
+from linter.parsing import bounded
 from linter.parsing.documents import Document, parse_yaml
 from linter.policy import cache as policy_cache
 from linter.policy.expr import (
@@ -58,7 +59,7 @@ def _policy_texts(
     try:
         for directory in user_dirs:
             files.extend(
-                (str(path), path.read_text(encoding="utf-8"), False)
+                (str(path), bounded.read_text(path, encoding="utf-8"), False)
                 for path in _policy_files(Path(directory))
             )
     except (PolicyError, OSError, UnicodeDecodeError):
@@ -74,7 +75,7 @@ def _load(user_dirs: tuple[str, ...], builtin: bool) -> list[Policy]:
     for directory in user_dirs:
         for path in _policy_files(Path(directory)):
             try:
-                text = path.read_text(encoding="utf-8")
+                text = bounded.read_text(path, encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
                 raise PolicyError(f"{path}: cannot read policy file: {exc}") from exc
             policies.extend(_policies_from_text(str(path), text, builtin=False))
@@ -98,7 +99,8 @@ def _policy_files(directory: Path) -> list[Path]:
         p
         for p in directory.rglob("*")
         if p.suffix in (".yaml", ".yml")
-        and p.is_file()
+        # not is_file(): a FIFO or device named *.yaml is refused by the reader, not skipped
+        and not p.is_dir()
         and not any(part.startswith(".") for part in p.relative_to(directory).parts)
     )
 

@@ -74,6 +74,17 @@ PIPELINE_RULES: dict[str, RuleMeta] = {
         "Check the file's permissions and encoding.",
         _CORE_HELP,
     ),
+    "number-range": RuleMeta(
+        "number-range",
+        Severity.WARNING,
+        "A number no Kubernetes or Helm reader can hold",
+        "An integer beyond 64 bits becomes an inexact float in Helm and is refused in "
+        "an integer field by Kubernetes; infinity and NaN have no JSON form; a number with "
+        "thousands of digits is read as text. The value is still linted as Helm would "
+        "read it.",
+        "Write the number the setting really needs.",
+        _CORE_HELP,
+    ),
     "suppression/missing-reason": RuleMeta(
         "suppression/missing-reason",
         Severity.WARNING,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from linter.errors import LinterError
+from linter.parsing import bounded
 from linter.parsing.documents import Document, parse_yaml
 from linter.policy import load_policies
 from linter.policy.model import Policy
@@ -56,7 +57,7 @@ PolicyCache = dict[tuple[str, ...], tuple[Policy, ...]]
 def load(path: Path, named: bool, cache: PolicyCache) -> PolicyTestFile | None:
     """The test in ``path``; None for a discovered file that is not servelint's."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = bounded.read_text(path, encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidTest(f"{path}: cannot read: {exc}") from exc
     parsed = parse_yaml(str(path), text)

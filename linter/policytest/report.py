@@ -6,17 +6,19 @@ import itertools
 import xml.etree.ElementTree as ET
 
 from linter.policytest.model import CaseResult, InvalidFile, Outcome
+from linter.reporters.escape import escape_text
 
 
 def format_case(result: CaseResult) -> str:
     status = "PASS" if result.passed else "FAIL"
-    lines = [f"{status} {result.file}: {result.case}"]
-    lines.extend(f"     {failure}" for failure in result.failures)
+    # Names, messages and quoted values come from the repository: shown inert.
+    lines = [f"{status} {escape_text(result.file)}: {escape_text(result.case)}"]
+    lines.extend(f"     {escape_text(failure)}" for failure in result.failures)
     return "\n".join(lines)
 
 
 def format_invalid(invalid: InvalidFile) -> str:
-    return "\n".join(f"INVALID {line}" for line in invalid.message.splitlines())
+    return "\n".join(f"INVALID {escape_text(line)}" for line in invalid.message.splitlines())
 
 
 def summary(outcome: Outcome) -> str:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from linter.coverage.text import summary_lines
 from linter.findings import Finding, Severity
+from linter.reporters.escape import escape_text
 from linter.reporters.meta import repo_path
 from linter.reporters.text import format_summary
 
@@ -22,13 +23,17 @@ COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO:
 
 
 def escape_data(text: str) -> str:
-    """Escape a command's message, as ``@actions/core`` does (``escapeData``)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Escape a command's message, as ``@actions/core`` does (``escapeData``), after
+    showing every other control character as an escape (a raw ESC would reach the log:
+    the runner decodes only these percent escapes)."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return escape_text(text)
 
 
 def escape_property(text: str) -> str:
     """Escape a property value (``escapeProperty``): data escapes plus ``:`` and ``,``."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return escape_text(text.replace(":", "%3A").replace(",", "%2C"))
 
 
 def format_annotation(finding: Finding, root: Path) -> str:
@@ -55,10 +60,10 @@ class GithubReporter:
     def report(self, result: RunResult, stream: TextIO) -> None:
         root = Path.cwd()
         for note in result.notes:
-            stream.write(f"note: {note}\n")
+            stream.write(f"note: {escape_text(note)}\n")
         for finding in result.findings:
             if not finding.suppressed:
                 stream.write(format_annotation(finding, root) + "\n")
         for line in summary_lines(result.coverage, verbose=self.verbose):
-            stream.write(line + "\n")
+            stream.write(escape_text(line) + "\n")
         stream.write(format_summary(result) + "\n")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
+from linter.atomic_write import atomic_text
 from linter.errors import LinterError
 from linter.reporters import REPORTERS, get
 
@@ -77,7 +78,7 @@ def write_outputs(
             reporter(color=color, quiet=quiet, verbose=verbose).report(result, stdout)
             continue
         try:
-            with open(spec.path, "w", encoding="utf-8") as handle:
+            with atomic_text(spec.path) as handle:
                 reporter(color=False, quiet=quiet, verbose=verbose).report(result, handle)
         except OSError as exc:
             failures.append(

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from linter.coverage.text import summary_lines
 from linter.findings import Finding, Severity, summarize
+from linter.reporters.escape import escape_text
 
 if TYPE_CHECKING:
     from linter.run.runner import RunResult
@@ -20,16 +21,18 @@ def format_finding(finding: Finding, *, color: bool = False) -> str:
     severity = finding.severity.label
     if color:
         severity = f"{_COLORS[finding.severity]}{severity}{_RESET}"
+    # Every piece that comes from the inputs is escaped (reporters/escape.py).
     line = (
-        f"{finding.file}:{finding.line}:{finding.column}: {severity} {finding.rule_id} "
-        f"{finding.message}"
+        f"{escape_text(finding.file)}:{finding.line}:{finding.column}: {severity} "
+        f"{escape_text(finding.rule_id)} {escape_text(finding.message)}"
     )
     environments = finding.extra.get("environments")
     if environments:  # lint --chart --env: the environments this finding occurs in
-        line += f" [{', '.join(environments)}]"
+        line += f" [{escape_text(', '.join(environments))}]"
     if finding.suppression is not None:
         until = f", until {finding.suppression.until}" if finding.suppression.until else ""
-        note = f" [suppressed ({finding.suppression.source}): {finding.suppression.reason}{until}]"
+        reason = escape_text(f"{finding.suppression.reason}{until}")
+        note = f" [suppressed ({escape_text(finding.suppression.source)}): {reason}]"
         line = f"{_DIM}{line}{note}{_RESET}" if color else line + note
     return line
 
@@ -59,9 +62,9 @@ class TextReporter:
                     stream.write(format_finding(finding, color=self.color) + "\n")
             return
         for note in result.notes:
-            stream.write(f"note: {note}\n")
+            stream.write(f"note: {escape_text(note)}\n")
         for finding in result.findings:
             stream.write(format_finding(finding, color=self.color) + "\n")
         for line in summary_lines(result.coverage, verbose=self.verbose):
-            stream.write(line + "\n")
+            stream.write(escape_text(line) + "\n")
         stream.write(format_summary(result) + "\n")

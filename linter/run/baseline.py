@@ -24,8 +24,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from linter.atomic_write import write_text
 from linter.errors import ConfigError
 from linter.findings import Finding, Suppression
+from linter.parsing import bounded
 from linter.run.globs import relative_to
 from linter.secrets import literal as literal_secrets
 
@@ -95,10 +97,8 @@ def write(path: Path, findings: Iterable[Finding]) -> Baseline:
         )
     )
     payload = {"version": BASELINE_VERSION, "findings": [e.to_json() for e in entries]}
-    temporary = path.with_name(path.name + ".tmp")
-    try:
-        temporary.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-        os.replace(temporary, path)
+    try:  # a unique temporary file, created exclusively, renamed over the baseline
+        write_text(path, json.dumps(payload, indent=2) + "\n")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot write baseline: {exc.strerror or exc}") from exc
     return Baseline(str(path), root, entries)
@@ -106,7 +106,7 @@ def write(path: Path, findings: Iterable[Finding]) -> Baseline:
 
 def load(path: Path) -> Baseline:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = bounded.read_text(path, encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(
             f"{path}: baseline not found; create it with "

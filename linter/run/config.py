@@ -23,7 +23,7 @@ from typing import Any
 from linter.errors import ConfigError
 from linter.findings import Severity
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
-from linter.parsing import tomlpos
+from linter.parsing import bounded, tomlpos
 from linter.parsing.documents import DEFAULT_LIMITS, Document, Limits, parse_yaml
 
 CONFIG_NAMES = (".servelint.yaml", ".servelint.yml")
@@ -104,7 +104,7 @@ def find_config(start: Path) -> Path | None:
 
 def _has_tool_table(path: Path) -> bool:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = bounded.read_text(path, encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
     return re.search(r"^\s*\[\[?\s*tool\.servelint\b", text, re.MULTILINE) is not None
@@ -114,7 +114,7 @@ def load_config(path: Path) -> Config:
     """Read, validate and resolve one configuration file."""
     path = _display(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = bounded.read_text(path, encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read configuration file: {exc}") from exc
     document = _toml_document(path, text) if path.name == PYPROJECT else _yaml_document(path, text)

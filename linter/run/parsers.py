@@ -14,6 +14,7 @@ Parser = Callable[[str, str], ParsedFile]
 _LIMITED: dict[str, Callable[[str, str, Limits], ParsedFile]] = {
     "yaml": parse_yaml,
     "json": parse_json,
+    "pbtxt": parse_pbtxt,
 }
 
 PARSERS: dict[str, Parser] = {

@@ -81,7 +81,7 @@ _NOT_SECRET = frozenset(
         "file",
     }
 )
-_SECRET_LAST = frozenset({"token", "password", "passwd", "pwd", "passphrase", "apikey"})
+_SECRET_LAST = frozenset({"token", "password", "passwd", "pwd", "pass", "passphrase", "apikey"})
 _KEY_KINDS = frozenset(
     {
         "api",
@@ -145,6 +145,28 @@ def is_literal(value: str) -> bool:
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 
 
+def _embedded(data: Any, where: PathT, value: str) -> str | None:
+    """What ``value`` is when it is a real credential inside the longer text at ``where``
+    (a URL's password, an ``Authorization`` header's credential, a token): the words for
+    the finding; None otherwise (a placeholder, a ``$(VAR)`` reference, or no text)."""
+    try:
+        text = _at(data, where)
+    except (KeyError, IndexError, TypeError):
+        return None
+    if (
+        not isinstance(text, str)
+        or text.strip() == value
+        or redact.is_placeholder(value)
+        or "$" in value
+    ):
+        return None
+    if value in secrets.url_passwords(text):
+        return "password in the URL of"
+    if value in secrets.embedded_credentials(text):
+        return "credential in"
+    return None
+
+
 def _in_reference(data: Any, path: PathT) -> bool:
     """True when the value sits beside a ``secretName`` (``{secretName, secretKey}``)."""
     parent = _at(data, path[:-1]) if path else None
@@ -164,9 +186,24 @@ def check(document: Document, secret_values: Sequence[tuple[PathT, str]]) -> lis
     seen: set[PathT] = set()
     for path, value in secret_values:
         name, where = _name_and_location(data, path)
-        if where in seen or not is_literal(value) or _in_reference(data, where):
+        if where in seen or _in_reference(data, where):
             continue
-        if not (secrets.is_secret_value(value) or (name and names_a_secret(name))):
+        named = is_literal(value) and (
+            secrets.is_secret_value(value) or bool(name and names_a_secret(name))
+        )
+        embedded = None if named else _embedded(data, where, value)
+        if embedded is not None:
+            seen.add(where)
+            findings.append(
+                _finding(
+                    document,
+                    where,
+                    f"literal {embedded} '{name or format_path(where)}' is "
+                    f"committed: anyone who can read the repository can use it; {FIX}",
+                )
+            )
+            continue
+        if not named:
             continue
         seen.add(where)
         findings.append(

@@ -26,6 +26,8 @@ _SECRET_WORDS = frozenset(
         "credential",
         "credentials",
         "passphrase",
+        "pass",
+        "pwd",
     }
 )
 # A final word that turns a secret-looking name into a pointer to the secret.
@@ -56,9 +58,36 @@ _QUANTITY_WORDS = frozenset(
     }
 )
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-# Values that are secrets whatever their key: Hugging Face, OpenAI-style and GitHub tokens.
-_SECRET_VALUE = re.compile(
-    r"^(hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,})$"
+# Values that are secrets whatever their key, by their shape: Hugging Face, OpenAI-style
+# and GitHub tokens, AWS access key ids, JSON Web Tokens, and the credentials of HTTP
+# ``Authorization`` headers. Sources of the formats:
+# https://huggingface.co/docs/hub/security-tokens,
+# https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/about-authentication-to-github#githubs-token-formats,
+# https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html#identifiers-unique-ids,
+# https://datatracker.ietf.org/doc/html/rfc7519#section-3 (JWT),
+# https://datatracker.ietf.org/doc/html/rfc6750#section-2.1 (Bearer),
+# https://datatracker.ietf.org/doc/html/rfc7617#section-2 (Basic).
+_TOKEN_SHAPES = (
+    r"hf_[A-Za-z0-9]{20,}",
+    r"sk-[A-Za-z0-9_-]{20,}",
+    r"gh[pousr]_[A-Za-z0-9]{20,}",
+    r"github_pat_[A-Za-z0-9_]{20,}",
+    r"(?:AKIA|ASIA)[0-9A-Z]{16}",
+    r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
+)
+_SECRET_VALUE = re.compile(r"^(?:" + "|".join(_TOKEN_SHAPES) + r")$")
+_TOKEN_IN_TEXT = re.compile(
+    r"(?<![A-Za-z0-9_])(?:" + "|".join(_TOKEN_SHAPES) + r")(?![A-Za-z0-9_])"
+)
+# ``Authorization: Bearer <token>`` and ``Basic <base64>``: the credentials, not the word.
+# A credential has a digit or a symbol of its alphabet: "basic authentication" is prose.
+_AUTH_SCHEME = re.compile(
+    r"(?i)\b(?P<scheme>bearer|basic)(?P<sep>\s+|%20)"
+    r"(?P<value>(?=[A-Za-z]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,})"
+)
+# ``scheme://user:password@host``: the password (``redis://:pw@host`` has no user).
+_URL_PASSWORD = re.compile(
+    r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@'\"]*:)(?P<value>[^\s/?#@'\"]+)(?=@)"
 )
 # ``--api-key VALUE``, ``--api-key=VALUE`` and ``HF_TOKEN=VALUE`` inside a shell string.
 _VALUE = r"(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"']+)"
@@ -76,11 +105,14 @@ def words(name: str) -> list[str]:
 @functools.lru_cache(maxsize=16384)
 def is_secret_name(name: str) -> bool:
     """True for names that hold a secret: ``HF_TOKEN``, ``OPENAI_API_KEY``, ``--api-key``,
-    ``password``, ``clientSecret``; false for ``max_total_tokens`` and ``secretKeyRef``."""
+    ``password``, ``clientSecret``, ``DB_PASS``; false for ``max_total_tokens`` and
+    ``secretKeyRef``."""
     parts = words(name)
     if not parts or not any(w in _SECRET_WORDS for w in parts):
         return False
-    if parts == ["key"]:  # a bare "key" is a map or selector key (secretKeyRef.key, Triton)
+    # A bare "key" is a map or selector key (secretKeyRef.key, Triton); a bare "pwd" is
+    # the shell's working folder; a bare "pass" is a verb (a test step, a hook stage).
+    if parts in (["key"], ["pwd"], ["pass"]):
         return False
     if any(w in _QUANTITY_WORDS for w in parts):
         return False
@@ -88,8 +120,33 @@ def is_secret_name(name: str) -> bool:
 
 
 def is_secret_value(value: object) -> bool:
-    """A literal that is a token whatever key it sits under (``hf_...``, ``sk-...``)."""
+    """A literal that is a token whatever key it sits under (``hf_...``, ``sk-...``,
+    ``AKIA...``, a JWT)."""
     return isinstance(value, str) and _SECRET_VALUE.match(value.strip()) is not None
+
+
+def url_passwords(text: str) -> list[str]:
+    """The passwords written into URLs of ``text`` (``redis://:pw@host``)."""
+    return [m["value"] for m in _URL_PASSWORD.finditer(text)]
+
+
+def embedded_credentials(text: str) -> list[str]:
+    """Credentials inside a longer text: URL passwords, ``Bearer``/``Basic`` credentials
+    and tokens recognisable by their shape (``Authorization: Bearer eyJ...``)."""
+    found = url_passwords(text)
+    found += [m["value"] for m in _AUTH_SCHEME.finditer(text)]
+    found += [m.group(0) for m in _TOKEN_IN_TEXT.finditer(text)]
+    return list(dict.fromkeys(found))
+
+
+def mask_shapes(text: str) -> str:
+    """``text`` with every secret recognisable by its shape masked: tokens, AWS access
+    key ids, JWTs, ``Bearer``/``Basic`` credentials and passwords in URLs."""
+    if not text:
+        return text
+    text = _TOKEN_IN_TEXT.sub(MASK, text)
+    text = _AUTH_SCHEME.sub(lambda m: f"{m['scheme']}{m['sep']}{MASK}", text)
+    return _URL_PASSWORD.sub(lambda m: f"{m['head']}{MASK}", text)
 
 
 def mask(value: object) -> str:
@@ -162,7 +219,9 @@ def mask_args(args: Sequence[str]) -> list[str]:
 
 def mask_text(text: str) -> str:
     """A shell string (``vllm serve m --api-key abc``, ``HF_TOKEN=abc vllm serve``) with
-    secret flag and variable values masked; other text unchanged."""
+    secret flag and variable values masked, and secrets recognisable by their shape
+    (``mask_shapes``); other text unchanged."""
+    text = mask_shapes(text)
     if "=" not in text and " " not in text:
         return text
 

@@ -8,7 +8,12 @@ any policy: a rule that quotes a value in its message cannot leak a token either
 
 from __future__ import annotations
 
+import base64
+import binascii
 import dataclasses
+import functools
+import json
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -19,16 +24,40 @@ from linter.positions import PathT
 from linter.secrets import patterns as secrets
 
 if TYPE_CHECKING:
+    from linter.drift.result import DriftResult
     from linter.run.runner import RunResult
 
 # Shorter values are not scrubbed from text: replacing "true" or "1" everywhere would
 # garble messages without protecting anything.
 MIN_LENGTH = 4
-# Token formats that are secret wherever they appear, even in text no input declared.
-_TOKEN = re.compile(
-    r"\b(?:hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}"
-    r"|github_pat_[A-Za-z0-9_]{20,})"
+# The runner's environment variables whose values are not secrets, and that appear in
+# ordinary output (file names under $HOME, the locale). Every other value of eight
+# characters or more is masked in every report: a chart or policy under review must not
+# be able to copy AWS_SECRET_ACCESS_KEY or a CI token into a log.
+_ENVIRONMENT_SHOWN = frozenset(
+    {
+        "HOME",
+        "PWD",
+        "OLDPWD",
+        "PATH",
+        "SHELL",
+        "USER",
+        "LOGNAME",
+        "LANG",
+        "LANGUAGE",
+        "TERM",
+        "TMPDIR",
+        "HOSTNAME",
+        "SHLVL",
+        "_",
+        "VIRTUAL_ENV",
+        "PYTHONPATH",
+        "GITHUB_WORKSPACE",
+        "CI_PROJECT_DIR",
+        "WORKSPACE",
+    }
 )
+_ENVIRONMENT_MIN_LENGTH = 8
 _ASSIGNMENT = re.compile(r"^(?P<name>-{0,2}[A-Za-z_][\w.-]*)=(?P<value>.+)$")
 
 
@@ -70,20 +99,143 @@ def _harmless(value: str) -> bool:
 
 
 # What an example or template writes where the real secret goes: never a secret itself.
-_PLACEHOLDER = re.compile(
-    r"<[^>]*>|\$\{[^}]*\}|\$\([^)]*\)|^\$[A-Za-z_]\w*$|\{\{.*\}\}|^(.)\1*$|"
-    r"your|example|change[-_]?me|replace|placeholder|dummy|redacted|fake|sample|todo|"
-    r"not[-_]?used|unused|^none$|^null$|^secret$|^token$|^password$",
-    re.IGNORECASE,
+# The whole value must be a placeholder: a real token may contain "your", "todo" or
+# "sample" (``x7yourQ...``), and substrings must not excuse it.
+_PLACEHOLDER_FORM = re.compile(
+    r"<[^<>]*>|\$\{[^{}]*\}|\$\([^()]*\)|\$[A-Za-z_]\w*|\{\{.*\}\}|(.)\1*|\*+|x+",
+    re.IGNORECASE | re.DOTALL,
 )
+# A value made only of these words (``your-token-here``, ``CHANGE_ME``, ``sk-xxxx``) is a
+# placeholder when one of them says so (``_PLACEHOLDER_MARKERS``).
+_PLACEHOLDER_WORDS = frozenset(
+    {
+        "your",
+        "my",
+        "the",
+        "a",
+        "an",
+        "here",
+        "goes",
+        "put",
+        "insert",
+        "enter",
+        "set",
+        "to",
+        "with",
+        "for",
+        "of",
+        "real",
+        "actual",
+        "own",
+        "me",
+        "change",
+        "changeme",
+        "replace",
+        "replaceme",
+        "placeholder",
+        "dummy",
+        "redacted",
+        "fake",
+        "sample",
+        "example",
+        "todo",
+        "fixme",
+        "tbd",
+        "not",
+        "used",
+        "unused",
+        "none",
+        "null",
+        "secret",
+        "token",
+        "password",
+        "pass",
+        "key",
+        "api",
+        "access",
+        "value",
+        "hf",
+        "sk",
+        "ghp",
+        "xxx",
+        "xxxx",
+        "xxxxx",
+        "xxxxxx",
+        "xxxxxxxx",
+        "test",
+    }
+)
+_PLACEHOLDER_MARKERS = frozenset(
+    {
+        "your",
+        "my",
+        "here",
+        "insert",
+        "enter",
+        "change",
+        "changeme",
+        "replace",
+        "replaceme",
+        "placeholder",
+        "dummy",
+        "redacted",
+        "fake",
+        "sample",
+        "example",
+        "todo",
+        "fixme",
+        "tbd",
+        "unused",
+        "xxx",
+        "xxxx",
+        "xxxxx",
+        "xxxxxx",
+        "xxxxxxxx",
+    }
+)
+_PLACEHOLDER_ALONE = frozenset({"none", "null", "secret", "token", "password", "notused"})
 
 
 def is_placeholder(value: str) -> bool:
-    return _PLACEHOLDER.search(value.strip()) is not None
+    """A whole placeholder: ``<your-token>``, ``${HF_TOKEN}``, ``$(HF_TOKEN)``,
+    ``{{ .Values.token }}``, ``xxxx``, ``your-token-here``, ``CHANGE_ME``, ``none``."""
+    value = value.strip()
+    if not value or _PLACEHOLDER_FORM.fullmatch(value):
+        return True
+    # a run of x's of any length (``hf_xxxxxxxxxxxx``) is one placeholder word
+    parts = ["xxx" if set(w) == {"x"} else w for w in secrets.words(value)]
+    if not parts:
+        return True
+    if "".join(parts) in _PLACEHOLDER_ALONE:
+        return True
+    # Words only, one of which says "placeholder": made of known words, or a phrase of
+    # three or more words ("insert-your-huggingface-token-here"). A digit anywhere
+    # ("sample-7f8a9b", "Xyour9sampleTodo8f") is what real tokens have.
+    if not any(w in _PLACEHOLDER_MARKERS for w in parts) or not all(w.isalpha() for w in parts):
+        return False
+    return len(parts) >= 3 or all(w in _PLACEHOLDER_WORDS for w in parts)
 
 
 def secret_values(data: Any, path: PathT = ()) -> Iterator[tuple[PathT, str]]:
-    """(path, value) of every string that is a secret by its key, flag or format."""
+    """(path, value) of every string that is a secret by its key, flag or format.
+
+    A text's own secrets (in its words, URLs, headers) depend on the text alone, so they
+    are found once per distinct text: YAML aliases repeat one long string many times
+    without costing the parser anything, and must not multiply the scan either.
+    """
+    if not path and isinstance(data, dict) and data.get("kind") == "Secret":
+        yield from _secret_data(data)
+    in_text: dict[str, list[tuple[PathT, str]]] = {}
+
+    def text_secrets(where: PathT, text: str) -> Iterator[tuple[PathT, str]]:
+        found = in_text.get(text)
+        if found is None:
+            # flags and variables first: they name the secret better than its shape
+            found = list(_from_args((), text.split())) if " " in text or "=" in text else []
+            found += [((), p) for p in secrets.embedded_credentials(text)]
+            in_text[text] = found
+        return (((*where, *relative), value) for relative, value in found)
+
     stack: list[tuple[PathT, Any]] = [(path, data)]
     while stack:  # iterative: documents may be as deep as the depth limit allows
         where, value = stack.pop()
@@ -101,17 +253,36 @@ def secret_values(data: Any, path: PathT = ()) -> Iterator[tuple[PathT, str]]:
             if all(isinstance(v, str) for v in value):
                 yield from _from_args(where, value)
                 for index, item in enumerate(value):  # sh -c "vllm serve --api-key ..."
-                    if " " in item:
-                        yield from _from_args((*where, index), item.split())
+                    yield from text_secrets((*where, index), item)
             if secrets.is_secret_path(where):
                 yield from ((((*where, i)), v) for i, v in enumerate(value) if isinstance(v, str))
             stack.extend(((*where, i), v) for i, v in enumerate(value) if not isinstance(v, str))
         elif isinstance(value, str) and value.strip():
             if secrets.is_secret_path(where) or secrets.is_secret_value(value):
                 yield where, value.strip()
-            elif " " in value or "=" in value:
-                yield from _from_args(where, value.split())
+                continue
+            yield from text_secrets(where, value)
     return
+
+
+def _secret_data(secret: dict[str, Any]) -> Iterator[tuple[PathT, str]]:
+    """Every value of a Secret manifest, whatever its key (``data.config``), and the
+    decoded text of ``data`` (base64): a policy that quotes either must not show it."""
+    for field in ("data", "stringData"):
+        entries = secret.get(field)
+        if not isinstance(entries, dict):
+            continue
+        for key, value in entries.items():
+            if not isinstance(value, str) or not value.strip():
+                continue
+            yield (field, key), value.strip()
+            if field == "data":
+                try:
+                    decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
+                except (binascii.Error, ValueError):
+                    continue
+                if decoded.strip():
+                    yield (field, key), decoded.strip()
 
 
 def _from_args(path: PathT, args: Sequence[str]) -> Iterator[tuple[PathT, str]]:
@@ -130,11 +301,64 @@ def _from_args(path: PathT, args: Sequence[str]) -> Iterator[tuple[PathT, str]]:
 
 
 def scrub(text: str, values: Iterable[str]) -> str:
-    """``text`` with every value (longest first) and every known token format masked."""
-    for value in sorted(values, key=len, reverse=True):
+    """``text`` with every value (longest first), in the escaped forms a message may quote
+    it in, and every secret recognisable by its shape masked."""
+    prepared = _prepared(values if isinstance(values, frozenset) else frozenset(values))
+    for value in prepared:
         if value in text:
             text = text.replace(value, secrets.mask(value))
-    return _TOKEN.sub(lambda match: secrets.mask(match.group(0)), text)
+    return secrets.mask_shapes(text)
+
+
+@functools.lru_cache(maxsize=8)
+def _prepared(values: frozenset[str]) -> tuple[str, ...]:
+    """The values and their escaped forms, longest first: computed once per run, not
+    once per message."""
+    return tuple(sorted(_with_escaped_forms(values), key=len, reverse=True))
+
+
+def _with_escaped_forms(values: Iterable[str]) -> set[str]:
+    """Each value as written, and as JSON, Python and CEL quote it (``\\"``, ``\\'``,
+    ``\\\\``, ``\\n``), and with YAML's doubled single quote."""
+    out: set[str] = set()
+    for value in values:
+        out.add(value)
+        if any(c in value for c in "\\'\"\n\t") or not value.isascii():
+            out.update(_escaped(value))
+    return {v for v in out if len(v) >= MIN_LENGTH}
+
+
+@functools.lru_cache(maxsize=4096)
+def _escaped(value: str) -> tuple[str, ...]:
+    return (
+        json.dumps(value)[1:-1],
+        json.dumps(value, ensure_ascii=False)[1:-1],
+        repr(value)[1:-1],
+        value.replace("\\", "\\\\").replace("'", "\\'"),
+        value.replace("'", "''"),
+    )
+
+
+def environment_values(environ: Mapping[str, str] | None = None) -> frozenset[str]:
+    """The values of the runner's environment to mask in every report and message:
+    all but the well-known harmless ones (``_ENVIRONMENT_SHOWN``), numbers, booleans and
+    values shorter than eight characters."""
+    environ = os.environ if environ is None else environ
+    return frozenset(
+        value
+        for name, value in environ.items()
+        if name not in _ENVIRONMENT_SHOWN
+        and not name.startswith(("LC_", "XDG_", "SERVELINT_"))
+        and len(value) >= _ENVIRONMENT_MIN_LENGTH
+        and not value.replace(".", "", 1).isdigit()
+        and value.lower() not in ("true", "false")
+    )
+
+
+def message(text: str, values: Iterable[str] = ()) -> str:
+    """An error message or note for the terminal, scrubbed of ``values``, of the runner's
+    environment and of every secret shape."""
+    return scrub(text, frozenset(values) | environment_values())
 
 
 def _scrub_any(value: Any, values: frozenset[str]) -> Any:
@@ -161,10 +385,31 @@ def findings(items: Iterable[Finding], values: frozenset[str]) -> list[Finding]:
 def result(run: RunResult) -> RunResult:
     """The last pass before reporters: findings, notes and coverage scrubbed of the run's
     secrets."""
-    values: frozenset[str] = getattr(run, "secrets", frozenset())
+    values: frozenset[str] = getattr(run, "secrets", frozenset()) | environment_values()
     return dataclasses.replace(
         run,
         findings=findings(run.findings, values),
         notes=[scrub(note, values) for note in run.notes],
         coverage=run.coverage.map_text(lambda text: scrub(text, values)),
+    )
+
+
+def drift_result(run: DriftResult) -> DriftResult:
+    """A drift run as every format shows it: its findings, messages and notes scrubbed of
+    the runner's environment and of every secret shape (values masked by name are
+    masked already, where drift builds them)."""
+    values = environment_values()
+    targets = [
+        dataclasses.replace(
+            target,
+            findings=tuple(findings(target.findings, values)),
+            message=scrub(target.message, values),
+        )
+        for target in run.targets
+    ]
+    return dataclasses.replace(
+        run,
+        targets=targets,
+        error=scrub(run.error, values),
+        notes=[scrub(note, values) for note in run.notes],
     )

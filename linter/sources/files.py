@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import stat
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from linter.errors import SourceError
 from linter.helm.layout import CHART_FILE, TEMPLATES
+from linter.parsing import bounded
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
@@ -62,12 +62,14 @@ def expand(paths: Iterable[str]) -> list[Input]:
             inputs.append(Input(STDIN_NAME, None))
             continue
         path = Path(raw)
-        if path.is_dir():
-            candidates = list(_walk(path))
-        elif path.exists() or path.is_symlink():
-            candidates = [Input(raw, path)]
+        try:
+            os.lstat(path)
+        except FileNotFoundError:
+            raise SourceError(f"{raw}: no such file or directory") from None
+        except OSError as exc:  # a folder on the way that may not be searched
+            candidates = [Input(raw, path, f"cannot read: {exc.strerror or exc}")]
         else:
-            raise SourceError(f"{raw}: no such file or directory")
+            candidates = list(_walk(path)) if path.is_dir() else [Input(raw, path)]
         for candidate in candidates:
             if candidate.name not in seen:
                 seen.add(candidate.name)
@@ -112,10 +114,14 @@ def read(item: Input, max_bytes: int) -> ReadResult:
         if item.path is None:
             raw = sys.stdin.buffer.read(max_bytes + 1)
         else:
-            raw_or_error = _read_regular(item, item.path, max_bytes)
-            if isinstance(raw_or_error, ReadResult):
-                return raw_or_error
-            raw = raw_or_error
+            raw = bounded.read_bytes(item.path, max_bytes)
+    except bounded.InputRefused as exc:
+        if exc.too_large:
+            return _too_large(item, max_bytes)
+        message = str(exc)
+        return ReadResult(
+            item, None, f"cannot read: {message}" if message == "is a directory" else message
+        )
     except OSError as exc:
         reason = exc.strerror or str(exc)
         return ReadResult(item, None, f"cannot read: {reason}")
@@ -124,28 +130,8 @@ def read(item: Input, max_bytes: int) -> ReadResult:
     return decode(item, raw)
 
 
-def _read_regular(item: Input, path: Path, max_bytes: int) -> bytes | ReadResult:
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    descriptor = os.open(path, flags)
-    with os.fdopen(descriptor, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if stat.S_ISDIR(info.st_mode):
-            return ReadResult(item, None, "cannot read: is a directory")
-        if not stat.S_ISREG(info.st_mode):
-            return ReadResult(item, None, "not a regular file (a pipe, socket or device); not read")
-        if info.st_size > max_bytes:
-            return _too_large(item, max_bytes)
-        return handle.read(max_bytes + 1)
-
-
 def _too_large(item: Input, max_bytes: int) -> ReadResult:
-    return ReadResult(
-        item,
-        None,
-        f"larger than the input size limit of {max_bytes} bytes; "
-        "raise --max-bytes (limits.maxBytes) if this input is genuine",
-        rule="input-limit",
-    )
+    return ReadResult(item, None, bounded.too_large_message(max_bytes), rule="input-limit")
 
 
 def decode(item: Input, raw: bytes) -> ReadResult:

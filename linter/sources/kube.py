@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, TypeVar
@@ -21,11 +22,38 @@ import urllib3.exceptions
 from linter.errors import SourceError
 from linter.sources import kube_logs, kube_pods, kube_ws
 from linter.sources.kube_config import MISSING_CLIENT, load_configuration
-from linter.sources.kube_errors import RequestFailed, RetryPolicy, call
+from linter.sources.kube_errors import BodyTooLarge, RequestFailed, RetryPolicy, call
 from linter.sources.kube_pods import SourceSpec
 
 Progress = Callable[[int, int], None]
 T = TypeVar("T")
+_MAX_ERROR_BODY = 1024 * 1024  # an error Status is a few hundred bytes
+_CHUNK = 64 * 1024
+
+
+def _read_body(raw: Any, deadline: float, limit: int, what: str) -> bytes:
+    """The body of urllib3 response ``raw``, read piece by piece until ``deadline`` and at
+    most ``limit`` bytes; the connection is closed (not reused) when given up."""
+    length = raw.headers.get("Content-Length", "")
+    if length.isdigit() and int(length) > limit:
+        raw.close()
+        raise BodyTooLarge(f"{what}: the answer is larger than {limit} bytes")
+    data = bytearray()
+    try:
+        while True:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{what}: the answer did not arrive within the timeout")
+            chunk = raw.read1(_CHUNK)
+            if not chunk:
+                return bytes(data)
+            data += chunk
+            if len(data) > limit:
+                raise BodyTooLarge(f"{what}: the answer is larger than {limit} bytes")
+    except BaseException:
+        raw.close()
+        raise
+    finally:
+        raw.release_conn()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,14 +168,22 @@ class _Session:
             ApiException,
             kube_ws.UpgradeRejected,
             urllib3.exceptions.HTTPError,
-            OSError,
+            OSError,  # BodyTooLarge and TimeoutError included
         )
 
     def get(
         self, path: str, params: dict[str, str], query: list[tuple[str, str]] | None = None
     ) -> bytes:
         """``GET path`` as the generated API methods send it (``_preload_content=False``):
-        the raw body, or the ``ApiException`` of a status outside 2xx."""
+        the raw body, or the ``ApiException`` of a status outside 2xx.
+
+        ``--timeout`` bounds the whole request, not each socket read: a server that
+        answers one byte at a time (its head or its body) is given up at the deadline.
+        The body is read in pieces and given up as soon as it exceeds ``--max-bytes``,
+        never read whole first.
+        """
+        timeout = self.request.timeout
+        deadline = time.monotonic() + timeout
         method, url, headers, body, post = self.client.param_serialize(
             "GET",
             path,
@@ -156,14 +192,22 @@ class _Session:
             header_params={"Accept": "application/json"},
             auth_settings=["BearerToken"],
         )
-        response = self.client.call_api(
-            method, url, headers, body, post, _request_timeout=self.request.timeout
+        response = _with_deadline(
+            lambda: self.client.call_api(
+                method, url, headers, body, post, _request_timeout=timeout
+            ),
+            timeout,
+            self.errors,
         )
-        response.read()
-        if not 200 <= response.status <= 299:
+        ok = 200 <= response.status <= 299
+        limit = self.request.max_bytes if ok else _MAX_ERROR_BODY
+        data = _read_body(response.response, deadline, limit, path)
+        if not ok:
             # from_response raises the status's own subclass (NotFoundException, ...).
-            raise self._api_exception.from_response(http_resp=response, body=None, data=None)
-        return bytes(response.data or b"")
+            raise self._api_exception.from_response(
+                http_resp=response, body=data.decode("utf-8", "replace"), data=None
+            )
+        return data
 
     def exec_channels(
         self, namespace: str, pod: str, container: str, command: list[str]
@@ -228,7 +272,7 @@ def _select_pods(session: _Session, namespace: str) -> list[dict[str, Any]]:
                     "no-pods", f"pod '{request.pod}' not found in namespace '{namespace}'"
                 ) from failure
             raise
-        return [json.loads(data)]
+        return [_json_object(data, f"pod {name}")]
     data = session.call(
         lambda: session.get(
             "/api/v1/namespaces/{namespace}/pods",
@@ -237,13 +281,85 @@ def _select_pods(session: _Session, namespace: str) -> list[dict[str, Any]]:
         ),
         f"listing pods in namespace {namespace}",
     )
-    items = json.loads(data).get("items") or []
-    return sorted(items, key=lambda p: p.get("metadata", {}).get("name", ""))
+    items = _json_object(data, "the pod list").get("items") or []
+    if not isinstance(items, list):
+        raise RequestFailed("invalid", "the API server's pod list has no list of items")
+    # An item that is not an object is no pod; one with a broken shape is reported for
+    # itself when it is read (_fetch_pod).
+    pods = [item for item in items if isinstance(item, dict)]
+    return sorted(pods, key=_pod_name)
+
+
+def _pod_name(pod: dict[str, Any]) -> str:
+    metadata = pod.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    return name if isinstance(name, str) else ""
+
+
+# Deeper than any Kubernetes object; Python's own JSON reader would recurse further and
+# fail with RecursionError (or worse, deep in the client) on a hostile answer.
+_MAX_JSON_DEPTH = 200
+
+
+def _json_object(data: bytes, what: str) -> dict[str, Any]:
+    """``data`` as a JSON object; ``RequestFailed('invalid', ...)`` for anything else
+    (not JSON, not an object, nested beyond any Kubernetes object)."""
+    if _nesting(data) > _MAX_JSON_DEPTH:
+        raise RequestFailed("invalid", f"{what}: the answer is nested too deeply to be an object")
+    try:
+        value = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise RequestFailed("invalid", f"{what}: the answer is not valid JSON") from exc
+    if not isinstance(value, dict):
+        raise RequestFailed("invalid", f"{what}: the answer is not a JSON object")
+    return value
+
+
+def _nesting(data: bytes) -> int:
+    """The deepest bracket nesting of a JSON text (strings skipped), in one pass."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in data:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > _MAX_JSON_DEPTH:
+                    return deepest
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
 
 
 def _fetch_pod(session: _Session, namespace: str, pod: dict[str, Any]) -> Fetched:
+    try:
+        return _fetch_pod_checked(session, namespace, pod)
+    except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+        # An object of the wrong shape (a list where a map belongs): this pod only.
+        name = _pod_name(pod) or "?"
+        return Fetched(
+            f"kube://{namespace}/{name} {session.request.source.text}",
+            namespace,
+            pod=name,
+            state="error",
+            reason="invalid",
+            message=f"the API server's object for pod {name} has an unexpected shape "
+            f"({type(exc).__name__})",
+        )
+
+
+def _fetch_pod_checked(session: _Session, namespace: str, pod: dict[str, Any]) -> Fetched:
     request = session.request
-    name = pod.get("metadata", {}).get("name", "")
+    name = _pod_name(pod)
     container = request.container or kube_pods.default_container(pod)
     base = Fetched(
         f"kube://{namespace}/{name}/{container} {request.source.text}",
@@ -403,7 +519,14 @@ def _configmap(session: _Session, namespace: str) -> Fetched:
         return dataclasses.replace(
             base, state="error", reason=failure.reason, message=failure.message
         )
-    data = json.loads(raw).get("data") or {}
+    try:
+        data = _json_object(raw, f"ConfigMap {source.name}").get("data") or {}
+    except RequestFailed as failure:
+        return dataclasses.replace(
+            base, state="error", reason=failure.reason, message=failure.message
+        )
+    if not isinstance(data, dict):
+        data = {}
     if source.key not in data:
         keys = ", ".join(sorted(data)) or "none"
         return dataclasses.replace(

@@ -84,8 +84,15 @@ def call(
     raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
 
+class BodyTooLarge(OSError):
+    """An answer larger than ``--max-bytes`` (or an error Status larger than a MiB),
+    given up while it was being read."""
+
+
 def classify(exc: BaseException, what: str) -> RequestFailed | _Transient:
     """What ``exc`` means: a final ``RequestFailed`` or a ``_Transient`` worth a retry."""
+    if isinstance(exc, BodyTooLarge):
+        return RequestFailed("too-large", f"{what}: {exc}; raise --max-bytes if it is genuine")
     status = getattr(exc, "status", None)
     if isinstance(status, int) and hasattr(exc, "reason"):
         return _api_failure(exc, status, what)

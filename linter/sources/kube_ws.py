@@ -8,7 +8,8 @@ and credentials, refreshed by its auth hooks) and the connection comes from the 
 pool manager that the official REST client configured (TLS, client certificates, CA,
 server name); this module only performs the upgrade, reads the channel frames and
 closes. Everything is bounded: a deadline over the whole exchange, the size of the
-answer head, and the bytes read.
+answer head, and the bytes read (a frame, or a message of fragments, that would exceed
+what the answer may hold is not read).
 """
 
 from __future__ import annotations
@@ -174,7 +175,10 @@ def _read_channels(reader: _Reader, max_bytes: int) -> Channels:
     message = bytearray()
     while True:
         try:
-            opcode, payload, final = _frame(reader)
+            opcode, payload, final = _frame(reader, max_bytes + _MAX_ERROR_BODY - len(message))
+        except _FrameTooLarge:
+            channels.too_large = True
+            return channels
         except EOFError:
             return channels  # closed without a close frame: the status channel tells
         if opcode == _OP_PING:
@@ -187,6 +191,10 @@ def _read_channels(reader: _Reader, max_bytes: int) -> Channels:
         if opcode == _OP_PONG:
             continue
         message += payload
+        if len(message) > max_bytes + _MAX_ERROR_BODY:
+            # Fragments of one message that never ends: stop at what stdout may hold.
+            channels.too_large = True
+            return channels
         if not final:
             continue
         if message and not _add(channels, message[0], bytes(message[1:]), max_bytes):
@@ -206,13 +214,19 @@ def _add(channels: Channels, channel: int, data: bytes, max_bytes: int) -> bool:
     )
 
 
-def _frame(reader: _Reader) -> tuple[int, bytes, bool]:
+class _FrameTooLarge(Exception):
+    """A frame announcing more bytes than the answer may hold: not read at all."""
+
+
+def _frame(reader: _Reader, room: int) -> tuple[int, bytes, bool]:
     first, second = reader.exactly(2)
     length = second & 0x7F
     if length == 126:
         length = struct.unpack("!H", reader.exactly(2))[0]
     elif length == 127:
         length = struct.unpack("!Q", reader.exactly(8))[0]
+    if length > max(room, 0) + 1:  # +1: the channel byte of a message's first frame
+        raise _FrameTooLarge
     mask = reader.exactly(4) if second & 0x80 else b""
     payload = reader.exactly(length)
     if mask:  # servers never mask (RFC 6455 §5.1), but a masked frame is still readable

@@ -15,18 +15,22 @@ import re
 import sys
 from typing import Any
 
-from linter.findings import Finding, Severity
-from linter.parsing.documents import Document, ParsedFile, syntax_finding
+from linter.findings import Finding, Severity, limit_finding
+from linter.parsing.documents import DEFAULT_LIMITS, Document, Limits, ParsedFile, syntax_finding
 from linter.positions import PathT, Span, format_path
 from linter.triton.detect import is_model_config_name, looks_like_model_config
 
 FORMAT = "pbtxt"
 _POSITION_PREFIX = re.compile(r"^\d+:\d+ : ")
 _QUOTED_LINE = re.compile(r"^'([^\n]*?)': ")
+# A string literal on a line (or its unterminated rest): what the message must not quote.
+_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"?|\'((?:[^\'\\\n]|\\.)*)\'?')
+_MIN_HIDDEN = 4
 
 
-def parse_pbtxt(source: str, text: str) -> ParsedFile:
-    """Parse one ``config.pbtxt``; problems become findings, never exceptions."""
+def parse_pbtxt(source: str, text: str, limits: Limits = DEFAULT_LIMITS) -> ParsedFile:
+    """Parse one ``config.pbtxt``; problems become findings, never exceptions. The node
+    and depth limits are checked by the position walk, before protobuf parses."""
     if not is_model_config_name(source) and not looks_like_model_config(text):
         # Other tools use .pbtxt too (TensorFlow graphs, saved_model.pbtxt): not ours.
         return ParsedFile(source, text, [], [])
@@ -35,11 +39,23 @@ def parse_pbtxt(source: str, text: str) -> ParsedFile:
     from linter.triton import descriptor, jsonform, textproto
 
     message_class = descriptor.model_config_class()
-    walked = textproto.walk(text, message_class.DESCRIPTOR)
+    try:
+        walked = textproto.walk(text, message_class.DESCRIPTOR, limits.max_nodes, limits.max_depth)
+    except textproto.TooLarge as exc:
+        return ParsedFile(
+            source, text, [], [limit_finding(source, str(exc), exc.span.line, exc.span.column)]
+        )
     problems = [_placeholder_finding(source, p) for p in walked.placeholders]
     message = message_class()
     try:
         text_format.Parse(textproto.substitute(text, walked.placeholders), message)
+    except RecursionError:
+        return ParsedFile(
+            source,
+            text,
+            [],
+            [limit_finding(source, f"nesting deeper than {limits.max_depth} levels", 1, 1)],
+        )
     except text_format.ParseError as exc:
         detail = _POSITION_PREFIX.sub("", str(exc))
         # protobuf may quote the offending line first; the position already says where.
@@ -48,6 +64,7 @@ def parse_pbtxt(source: str, text: str) -> ParsedFile:
             detail = ("" if quoted.group(1) else "unexpected end of file: ") + detail[
                 quoted.end() :
             ]
+        detail = _without_literals(detail, text, exc.GetLine() or 1)
         problems.append(
             syntax_finding(
                 source,
@@ -63,6 +80,21 @@ def parse_pbtxt(source: str, text: str) -> ParsedFile:
         _put(data, item.path, "${" + item.name + "}")
     data = _in_file_order(data, (), walked.line_map)
     return ParsedFile(source, text, [Document(source, 0, data, walked.line_map, FORMAT)], problems)
+
+
+def _without_literals(detail: str, text: str, line: int) -> str:
+    """protobuf's message without the string literals of the line it stopped at: an
+    unterminated or misplaced value (``string_value: "hf_...``) may be a secret, and the
+    line and column already say where it is."""
+    lines = text.split("\n", line)
+    if line > len(lines):
+        return detail
+    for match in _LITERAL.finditer(lines[line - 1]):
+        literal = match.group(1) if match.group(1) is not None else match.group(2) or ""
+        for shown in sorted({literal, match.group(0)}, key=len, reverse=True):
+            if len(shown) >= _MIN_HIDDEN and shown in detail:
+                detail = detail.replace(shown, "(a string on that line)")
+    return detail
 
 
 def _in_file_order(value: Any, path: PathT, line_map: dict[PathT, Span]) -> Any:

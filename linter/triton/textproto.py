@@ -50,8 +50,18 @@ class _Stop(Exception):
     """The walk met something it does not follow; the parser will say what."""
 
 
-def walk(text: str, descriptor: Any) -> Walk:
-    walker = _Walker(text)
+class TooLarge(Exception):
+    """More fields and values than the node limit, or deeper than the depth limit."""
+
+    def __init__(self, message: str, span: Span) -> None:
+        super().__init__(message)
+        self.span = span
+
+
+def walk(text: str, descriptor: Any, max_nodes: int = 500_000, max_depth: int = 200) -> Walk:
+    """Positions and placeholders of ``text``; ``TooLarge`` beyond the limits (checked
+    as the walk goes, before protobuf's parser is given the text)."""
+    walker = _Walker(text, max_nodes, max_depth)
     first = walker.span()
     # RecursionError: absurdly deep nesting; the parser reports it as an error of its own.
     with contextlib.suppress(_Stop, text_format.ParseError, RecursionError):
@@ -73,19 +83,28 @@ def substitute(text: str, placeholders: list[Placeholder]) -> str:
 
 
 class _Walker:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, max_nodes: int, max_depth: int) -> None:
         self.tok = text_format.Tokenizer(text.split("\n"))
         self.entries: list[tuple[PathT, Span]] = []
         self.placeholders: list[Placeholder] = []
         self.keys: list[str | None] = []
+        self.max_nodes = max_nodes
+        self.max_depth = max_depth
 
     def span(self) -> Span:
-        # The tokenizer keeps its position private; the ParseError it builds for the
-        # current token carries that position through public getters (1-based).
+        # The tokenizer keeps its position private. Its 0-based ``_line`` and ``_column``
+        # are read when present; the ParseError it builds for the current token carries
+        # the same position through public getters, but copies the whole current line
+        # (quadratic on a file of one long line), so it is only the fallback.
+        line, column = getattr(self.tok, "_line", None), getattr(self.tok, "_column", None)
+        if isinstance(line, int) and isinstance(column, int):
+            return Span(line + 1, column + 1)
         error = self.tok.ParseError("")
         return Span(error.GetLine() or 1, error.GetColumn() or 1)
 
     def message(self, descriptor: Any, path: PathT, closing: str | None) -> None:
+        if len(path) > self.max_depth:
+            raise TooLarge(f"nesting deeper than {self.max_depth} levels", self.span())
         counts: dict[str, int] = {}
         while True:
             if closing is None and self.tok.AtEnd():
@@ -98,8 +117,17 @@ class _Walker:
             if not self.tok.TryConsume(","):
                 self.tok.TryConsume(";")
 
+    def _count(self, span: Span) -> None:
+        if len(self.entries) > self.max_nodes:
+            raise TooLarge(
+                f"more than {self.max_nodes} fields and values; raise --max-nodes "
+                "(limits.maxNodes) if this input is genuine",
+                span,
+            )
+
     def field(self, descriptor: Any, path: PathT, counts: dict[str, int]) -> None:
         span = self.span()
+        self._count(span)
         name = self.tok.token
         field = descriptor.fields_by_name.get(name)
         if field is None:
@@ -127,6 +155,7 @@ class _Walker:
             counts[field.name] = index + 1
             path = (*field_path, index)
             self.entries.append((path, span))
+            self._count(span)
         if field.message_type is not None:
             self.submessage(field, path)
         else:

@@ -1,0 +1,34 @@
+"""Text from the inputs, made safe to print on a terminal or in a CI log.
+
+File names, keys, pod names and quoted values come from repositories and clusters that
+may be hostile: a raw ESC rewrites the terminal (or hides a finding), a carriage return
+overwrites the line, and a line that starts with ``::error`` is a GitHub Actions
+workflow command. Every human-readable format therefore shows control characters as
+escapes (``\\x1b``), keeps each finding on one line, and never starts a line with
+``::`` from input text.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls except tab, DEL, C1 controls, the Unicode line and paragraph separators
+# and the bidirectional overrides (which reorder what a reader sees).
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL_KEEP_NEWLINES = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
+_COMMAND_START = re.compile(r"^::", re.MULTILINE)
+
+
+def _shown(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape_text(text: str, *, keep_newlines: bool = False) -> str:
+    """``text`` with control characters written as escapes (newlines too, unless
+    ``keep_newlines``) and no line starting with ``::``."""
+    pattern = _CONTROL_KEEP_NEWLINES if keep_newlines else _CONTROL
+    text = pattern.sub(_shown, text)
+    return _COMMAND_START.sub("\\\\x3a:", text)

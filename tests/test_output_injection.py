@@ -1,0 +1,128 @@
+"""Text from the inputs cannot drive a terminal or a CI log: control characters are shown
+as escapes and no input starts a line with ``::`` (a GitHub Actions workflow command) in
+any human-readable format."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from linter.cli import cli
+from linter.reporters.escape import escape_text
+
+ESC = "\x1b"
+POLICY = """\
+apiVersion: servelint/v1
+kind: Policy
+metadata: {name: team-echo}
+spec:
+  target: document
+  rules:
+    - id: echo
+      severity: warning
+      expression: "!has(doc.note)"
+      messageExpression: "'note says ' + doc.note"
+"""
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Path:
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "policies" / "echo.yaml").write_text(POLICY)
+    # A file name that starts a workflow command and carries a terminal escape.
+    (tmp_path / f"::error title=owned::{ESC}[2Jx.yaml").write_text("note: x\n")
+    # A key with an escape (duplicated: its finding quotes it) and a value that tries
+    # to start a line of its own.
+    (tmp_path / "values.yaml").write_text(
+        'k: 1\n"\\e[31mred": 1\n"\\e[31mred": 2\nnote: "ok\\r\\n::error file=a.py::owned \\e]0;t\\a"\n'
+    )
+    return tmp_path
+
+
+def _run(folder: Path, *args: str) -> tuple[int, str]:
+    previous = Path.cwd()
+    os.chdir(folder)
+    try:
+        result = CliRunner().invoke(
+            cli,
+            ["lint", "--no-config", "--no-builtin", "--policy-dir", "policies", *args],
+            catch_exceptions=False,
+            env={"NO_COLOR": "1"},
+        )
+    finally:
+        os.chdir(previous)
+    return result.exit_code, result.output
+
+
+def _assert_inert(text: str, own_commands: bool = False) -> None:
+    assert ESC not in text and "\r" not in text and "\x07" not in text
+    for line in text.splitlines():
+        if line.startswith("::"):
+            assert own_commands and line.startswith(("::error file=", "::warning file="))
+            assert "::error file=a.py" not in line.split("::", 2)[1]
+
+
+def test_text_output_is_inert(hostile: Path) -> None:
+    code, output = _run(hostile, ".")
+    assert code == 1
+    _assert_inert(output)
+    assert output.splitlines() == [
+        "\\x3a:error title=owned::\\x1b[2Jx.yaml:1:1: warning team-echo/echo note says x",
+        "values.yaml:1:1: warning team-echo/echo note says ok\\x0d\\x0a::error file=a.py::owned "
+        "\\x1b]0;t\\x07",
+        "values.yaml:3:1: error duplicate-key duplicate key '\\x1b[31mred' (first at line 2); "
+        "Helm and Kubernetes silently keep the last value",
+        "1 error, 2 warnings, 0 info in 3 files",
+    ]
+
+
+def test_github_annotations_are_inert(hostile: Path) -> None:
+    code, output = _run(hostile, "--format", "github", ".")
+    assert code == 1
+    _assert_inert(output, own_commands=True)
+    # three annotations and the summary: nothing injected
+    assert output.splitlines() == [
+        "::warning file=%3A%3Aerror title=owned%3A%3A\\x1b[2Jx.yaml,line=1,col=1,"
+        "title=team-echo/echo::note says x",
+        "::warning file=values.yaml,line=1,col=1,title=team-echo/echo::note says ok%0D%0A"
+        "::error file=a.py::owned \\x1b]0;t\\x07",
+        "::error file=values.yaml,line=3,col=1,title=duplicate-key::duplicate key "
+        "'\\x1b[31mred' (first at line 2); Helm and Kubernetes silently keep the last value",
+        "1 error, 2 warnings, 0 info in 3 files",
+    ]
+
+
+def test_junit_and_files_are_inert(hostile: Path, tmp_path: Path) -> None:
+    code, _ = _run(hostile, "--format", f"junit:{tmp_path / 'junit.xml'}", ".")
+    assert code == 1
+    assert ESC not in (tmp_path / "junit.xml").read_text()
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("a\x1b[31mb", "a\\x1b[31mb"),
+        ("::error::x", "\\x3a:error::x"),
+        ("ok\n::warning::x", "ok\\x0a::warning::x"),
+        ("bidi \u202e txt", "bidi \\u202e txt"),
+        ("tab\tkept", "tab\tkept"),
+        ("del\x7f c1\x9b", "del\\x7f c1\\x9b"),
+    ],
+)
+def test_escape_text(raw: str, shown: str) -> None:
+    assert escape_text(raw) == shown
+
+
+def test_policy_test_output_is_inert() -> None:
+    from linter.policytest.model import CaseResult
+    from linter.policytest.report import format_case
+
+    result = CaseResult(
+        "t_test.yaml", "s", f"case {ESC}[2J", ("expected x to say 'a\n::error::owned'",)
+    )
+    assert format_case(result) == (
+        "FAIL t_test.yaml: case \\x1b[2J\n     expected x to say 'a\\x0a::error::owned'"
+    )
