@@ -214,6 +214,9 @@ def _workload(
     if settings.model_load_seconds is not None:
         # The user's measured start-up time, for the probe rules (PROBE-001/002).
         facts.put(("model_load_seconds",), settings.model_load_seconds, meta.anchor)
+    if settings.load_bandwidth_bytes is not None:
+        # The user's weight-read bandwidth, for the probe rules' load-time estimate.
+        facts.put(("load_bandwidth_bytes",), settings.load_bandwidth_bytes, meta.anchor)
     name = f"{meta.id}{suffix}"
     return Workload(name, facts.data, meta.anchor, facts.origins)
 

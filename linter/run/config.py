@@ -201,6 +201,7 @@ def model_settings(raw: dict[str, Any], root: Path) -> ModelSettings:
     """The ``model:`` section (already validated), paths resolved against ``root``."""
     memory = raw.get("gpuMemory")
     load_time = raw.get("modelLoadTime")
+    bandwidth = raw.get("loadBandwidth")
     return ModelSettings(
         profile_dirs=tuple(str(root / p) for p in raw.get("profileDirs", ())),
         presets=raw.get("presets", {}),
@@ -208,6 +209,7 @@ def model_settings(raw: dict[str, Any], root: Path) -> ModelSettings:
         gpu_memory_bytes=None if memory is None else parse_quantity(memory),
         gpu_product=raw.get("gpuProduct"),
         model_load_seconds=None if load_time is None else parse_duration(load_time),
+        load_bandwidth_bytes=None if bandwidth is None else parse_quantity(bandwidth),
     )
 
 
