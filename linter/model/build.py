@@ -192,6 +192,11 @@ def _workload(
     env = container_env(view, locate)
     image_origin = locate((*view.path, "image")) if image else locate(view.path)
     engine_facts(server, image, image_origin, call, env, facts)
+    if image is not None:
+        # The server image as written, for the unpinned-image rule (outside ``engine``,
+        # which holds server settings only).
+        image_facts = {"tag": image.tag, "digest": image.digest, "official": image.official}
+        facts.put(("image",), image_facts, image_origin)
     for hint in meta.hints:
         if not facts.has(("engine", hint.name)):
             facts.put(("engine", hint.name), hint.value, hint.origin)

@@ -45,10 +45,6 @@ def engine_facts(
             # Numbers for comparisons in CEL: 0.8.5.post1 → [0, 8, 5, 1].
             put(("engine", "version_parts"), list(version_tuple(image.version)), image_origin)
         put(("engine", "version_pinned"), image.pinned, image_origin)
-        # The tag and digest as written, for the unpinned-image rule ("" when absent).
-        put(("engine", "image_tag"), image.tag, image_origin)
-        put(("engine", "image_official"), image.official, image_origin)
-        put(("engine", "image_digest"), image.digest, image_origin)
     if call.entrypoint:
         origin = call.args[0].origin if call.args else image_origin
         put(("engine", "entrypoint"), call.entrypoint, origin)
