@@ -264,6 +264,7 @@ def test_staged_values_file_is_linted_with_its_charts_values(
             "",
             "charts/vllm/values-prod.yaml:4:3: error context-kv/long-context max_model_len 131072 "
             "for meta-llama/Llama-3.1-8B-Instruct on NVIDIA-L4",
+            "coverage: 1 file, 1 workload recognised (vllm 1)",
             "1 error, 0 warnings, 0 info in 1 file",
             "",
             "servelint policies...................................(no files to check)Skipped",
@@ -340,6 +341,7 @@ def test_scenario_1_the_built_in_kv_rule_stops_the_prod_commit(
             "",
         ],
         [
+            "coverage: 1 file, 1 workload recognised (vllm 1)",
             "1 error, 0 warnings, 0 info in 1 file",
             "",
             "servelint policies...................................(no files to check)Skipped",
