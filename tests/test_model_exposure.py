@@ -29,6 +29,7 @@ metadata:
 spec:
   type: NodePort
   selector: {app: sglang, apps.kubernetes.io/pod-index: "0"}
+  ports: [{port: 30000}]
 ---
 apiVersion: v1
 kind: Service
@@ -36,6 +37,7 @@ metadata:
   name: all
 spec:
   selector: {app: sglang}
+  ports: [{port: 80, targetPort: http}, {port: 9000}]
 ---
 apiVersion: v1
 kind: Service
@@ -74,20 +76,29 @@ def test_services_and_routes_that_select_the_pods() -> None:
             "service": "rank0",
             "type": "NodePort",
             "public": True,
+            "target_ports": ["30000"],
         },
-        {"kind": "Service", "name": "all", "service": "all", "type": "ClusterIP", "public": False},
+        {
+            "kind": "Service",
+            "name": "all",
+            "service": "all",
+            "type": "ClusterIP",
+            "public": False,
+            "target_ports": ["http", "9000"],
+        },
         {
             "kind": "HTTPRoute",
             "name": "route",
             "service": "all",
             "type": "ClusterIP",
             "public": True,
+            "target_ports": ["http", "9000"],
         },
     ]
     assert [workload.origins[("exposure", i)] for i in range(3)] == [
         Origin("deploy/sglang.yaml", 20, 3, 1, "spec.type"),
-        Origin("deploy/sglang.yaml", 23, 1, 2, ""),
-        Origin("deploy/sglang.yaml", 53, 12, 5, "spec.rules[0].backendRefs[0].name"),
+        Origin("deploy/sglang.yaml", 24, 1, 2, ""),
+        Origin("deploy/sglang.yaml", 55, 12, 5, "spec.rules[0].backendRefs[0].name"),
     ]
 
 

@@ -10,7 +10,8 @@ Service to another file's server, and a run split over worker processes finds th
 
 Each entry of ``workload.exposure`` is ``kind`` (``Service``, ``Ingress``,
 ``HTTPRoute``), ``name``, ``service`` (the Service that selects the pods), ``type`` (the
-Service's type, ``ClusterIP`` by default) and ``public``: a ``LoadBalancer`` or
+Service's type, ``ClusterIP`` by default), ``target_ports`` (the container ports the
+Service sends to: ``targetPort``, else ``port``, as text) and ``public``: a ``LoadBalancer`` or
 ``NodePort`` Service, an Ingress or an HTTPRoute, which take traffic from outside the
 cluster (https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types).
 Its origin is the line that exposes: the Service's ``type``, or the Ingress or route.
@@ -62,9 +63,9 @@ def _link_file(documents: Sequence[Document], workloads: Sequence[Workload]) -> 
                 continue
             if not _selects(lookup(service.data, ("spec", "selector")), labels, per_pod):
                 continue
-            entries.append(_service_entry(service))
-            name = lookup(service.data, ("metadata", "name"))
-            entries.extend(_route_entries(routes, name, namespace))
+            entry = _service_entry(service)
+            entries.append(entry)
+            entries.extend(_route_entries(routes, entry[0], namespace))
         if entries:
             workload.data["exposure"] = [entry for entry, _ in entries]
             for index, (_, origin) in enumerate(entries):
@@ -104,13 +105,27 @@ def _service_entry(service: Document) -> tuple[dict[str, Any], Origin]:
         "service": name,
         "type": kind,
         "public": kind in _PUBLIC_TYPES,
+        "target_ports": _target_ports(lookup(service.data, ("spec", "ports"))),
     }
     return entry, document_locate(service)(path)
 
 
+def _target_ports(ports: object) -> list[str]:
+    """The container ports a Service sends to: each port's ``targetPort``, else its
+    ``port`` (numbers as text, names as written)."""
+    out: list[str] = []
+    for port in _list(ports):
+        if isinstance(port, Mapping):
+            target = port.get("targetPort", port.get("port"))
+            if target is not None and str(target) not in out:
+                out.append(str(target))
+    return out
+
+
 def _route_entries(
-    routes: Sequence[Document], service: object, namespace: str
+    routes: Sequence[Document], via: Mapping[str, Any], namespace: str
 ) -> Iterator[tuple[dict[str, Any], Origin]]:
+    service = via["name"]
     for route in routes:
         if _namespace_of(lookup(route.data, ("metadata", "namespace"))) != namespace:
             continue
@@ -123,8 +138,9 @@ def _route_entries(
             "kind": route.data["kind"],
             "name": str(lookup(route.data, ("metadata", "name"), "")),
             "service": str(service),
-            "type": "ClusterIP",
+            "type": via["type"],
             "public": True,
+            "target_ports": via["target_ports"],
         }
         yield entry, document_locate(route)(path)
 
