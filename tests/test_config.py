@@ -83,6 +83,7 @@ model:
   gpuMemory: 80Gi
   gpuProduct: NVIDIA-L4
   modelLoadTime: 10m
+  loadBandwidth: 500Mi
 suppressions:
   - rules: [vllm/enforce-eager]
     paths: [deploy/staging/**]
@@ -109,6 +110,7 @@ def test_every_key_is_read_and_paths_are_relative_to_the_file(repo: Path) -> Non
         gpu_memory_bytes=80 * 2**30,
         gpu_product="NVIDIA-L4",
         model_load_seconds=600.0,
+        load_bandwidth_bytes=500 * 2**20,
     )
     [entry] = config.suppressions
     assert (entry.rules, entry.paths, entry.reason, entry.until, entry.line) == (
@@ -116,7 +118,7 @@ def test_every_key_is_read_and_paths_are_relative_to_the_file(repo: Path) -> Non
         ("deploy/staging/**",),
         "profiling INC-2231",
         datetime.date(2026, 12, 31),
-        21,
+        22,
     )
 
 
@@ -198,7 +200,7 @@ def test_pyproject_table_reads_like_the_yaml_file(repo: Path) -> None:
             "pyproject.toml",
             "[tool.servelint]\nfailLevel = 'info'\n\n[tool.servelint.model]\ngpu_memory = 1\n",
             "pyproject.toml:5:1: model.gpu_memory: unknown key 'gpu_memory' (known keys: gpuMemory, "
-            "gpuProduct, gpus, instanceTypes, modelConfigs, modelLoadTime, presets, profileDirs)",
+            "gpuProduct, gpus, instanceTypes, loadBandwidth, modelConfigs, modelLoadTime, presets, profileDirs)",
         ),
         (
             "pyproject.toml",

@@ -95,7 +95,8 @@ def test_unknown_gpu_points_at_the_gpu_request(run_line: RunLine) -> None:
 
 def test_unpinned_server_says_errors_become_warnings(run_line: RunLine) -> None:
     path = FIXTURES / "unpinned.yaml"
-    assert _lint(run_line, "-v", str(path))[1][3] == (
+    # Line 0 is images/unpinned-server-image, which says the same on the image line.
+    assert _lint(run_line, "-v", str(path))[1][4] == (
         f"not checked: {path}:17:11: server version (image vllm/vllm-openai:latest names no "
         f"release): 8 rules (8 error-level) report warnings instead of errors "
         f"({', '.join(VERSION_RULES)}); fix: pin the image to a release tag (for example "

@@ -48,14 +48,22 @@ def test_literal_secrets_are_flagged_and_references_and_placeholders_are_not() -
     assert (code, output) == (
         1,
         (
+            "fires.yaml:9:11: warning readiness/missing the vLLM container vllm has no "
+            "readinessProbe: Kubernetes counts it ready as soon as it starts, so the Service "
+            "sends requests while the model is still loading (and after every restart), and "
+            "they fail; add a readinessProbe with httpGet on /health port 8000\n"
             f"fires.yaml:11:78: {rule} '--api-key' {ADVICE}\n"
             f"fires.yaml:14:15: {rule} 'HF_TOKEN' {ADVICE}\n"
             f"fires.yaml:16:15: {rule} 'OPENAI_API_KEY' {ADVICE}\n"
             f"fires.yaml:19:33: {rule} '--hf-token' {ADVICE}\n"
             f"fires.yaml:26:3: {rule} 'token' {ADVICE}\n"
+            "quiet.yaml:9:11: warning readiness/missing the vLLM container vllm has no "
+            "readinessProbe: Kubernetes counts it ready as soon as it starts, so the Service "
+            "sends requests while the model is still loading (and after every restart), and "
+            "they fail; add a readinessProbe with httpGet on /health port 8000\n"
             f"values-fires.yaml:2:3: {rule} 'hfToken' {ADVICE}\n"
             f"values-fires.yaml:4:3: {rule} 'password' {ADVICE}\n"
-            "7 errors, 0 warnings, 0 info in 4 files\n"
+            "7 errors, 2 warnings, 0 info in 4 files\n"
         ),
     )
     assert not any(token in output for token in TOKENS)

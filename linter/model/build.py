@@ -192,6 +192,11 @@ def _workload(
     env = container_env(view, locate)
     image_origin = locate((*view.path, "image")) if image else locate(view.path)
     engine_facts(server, image, image_origin, call, env, facts)
+    if image is not None:
+        # The server image as written, for the unpinned-image rule (outside ``engine``,
+        # which holds server settings only).
+        image_facts = {"tag": image.tag, "digest": image.digest, "official": image.official}
+        facts.put(("image",), image_facts, image_origin)
     for hint in meta.hints:
         if not facts.has(("engine", hint.name)):
             facts.put(("engine", hint.name), hint.value, hint.origin)
@@ -214,6 +219,9 @@ def _workload(
     if settings.model_load_seconds is not None:
         # The user's measured start-up time, for the probe rules (PROBE-001/002).
         facts.put(("model_load_seconds",), settings.model_load_seconds, meta.anchor)
+    if settings.load_bandwidth_bytes is not None:
+        # The user's weight-read bandwidth, for the probe rules' load-time estimate.
+        facts.put(("load_bandwidth_bytes",), settings.load_bandwidth_bytes, meta.anchor)
     name = f"{meta.id}{suffix}"
     return Workload(name, facts.data, meta.anchor, facts.origins)
 

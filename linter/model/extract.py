@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from linter.model.exposure import link_exposure
 from linter.model.inputs import extract_manifests, extract_values
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.triton_models import extract_triton
@@ -22,4 +23,6 @@ def extract_workloads(
     workloads: list[Workload] = []
     for extractor in EXTRACTORS:
         workloads.extend(extractor(files, settings))
+    # Services and routes that reach each workload's pods, from the same files.
+    link_exposure(files, workloads)
     return workloads

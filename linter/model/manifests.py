@@ -145,8 +145,30 @@ def workloads_from_manifest(
             custom.with_hints(kind, data, locate, meta), blocks=literal_blocks(document, text, path)
         )
         completed, located = with_platform_defaults(kind, spec, relative(locate, path))
-        out.extend(build_workloads(completed, located, meta, settings))
+        found = build_workloads(completed, located, meta, settings)
+        labels = pod_labels(data, path, role)
+        for workload in found:
+            workload.data.setdefault("pod", {})["labels"] = labels
+        out.extend(found)
     return out
+
+
+def pod_labels(data: Mapping[str, Any], spec_path: PathT, role: str) -> dict[str, str]:
+    """The labels the pods of a template get: the template's own, plus those the
+    LeaderWorkerSet controller adds (its name on every pod, worker index 0 on the leader),
+    so that a Service's selector can be matched (``exposure.py``)."""
+    written = _get(data, (*spec_path[:-1], "metadata", "labels"))
+    labels = (
+        {str(k): str(v) for k, v in written.items() if v is not None}
+        if isinstance(written, Mapping)
+        else {}
+    )
+    if data.get("kind") == "LeaderWorkerSet":
+        name = _get(data, ("metadata", "name"))
+        labels.setdefault("leaderworkerset.sigs.k8s.io/name", str(name))
+        if role == "leader":
+            labels.setdefault("leaderworkerset.sigs.k8s.io/worker-index", "0")
+    return labels
 
 
 # Deep enough for a Ray cluster inside a fleet template inside a CRD (aibrix

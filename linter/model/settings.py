@@ -22,6 +22,9 @@ class ModelSettings:
     - ``model_load_seconds``: the measured start-up time of the model servers (container
       start to ready, warm caches), for the probe rules: a probe that gives up sooner
       restarts the server forever (catalog PROBE-001/002).
+    - ``load_bandwidth_bytes``: bytes per second at which the servers read their weights
+      (storage or network), for the probe rules' load-time estimate when
+      ``model_load_seconds`` is not given; the policies assume 1000 MiB/s without it.
     """
 
     profile_dirs: tuple[str, ...] = ()
@@ -32,6 +35,7 @@ class ModelSettings:
     gpus: Mapping[str, Mapping[str, object]] = dataclasses.field(default_factory=dict)
     instance_types: Mapping[str, Mapping[str, object]] = dataclasses.field(default_factory=dict)
     model_load_seconds: float | None = None
+    load_bandwidth_bytes: int | None = None
 
 
 DEFAULT_SETTINGS = ModelSettings()

@@ -204,6 +204,7 @@ def model_settings(raw: dict[str, Any], root: Path) -> ModelSettings:
     """The ``model:`` section (already validated), paths resolved against ``root``."""
     memory = raw.get("gpuMemory")
     load_time = raw.get("modelLoadTime")
+    bandwidth = raw.get("loadBandwidth")
     return ModelSettings(
         profile_dirs=tuple(str(root / p) for p in raw.get("profileDirs", ())),
         presets=raw.get("presets", {}),
@@ -213,6 +214,7 @@ def model_settings(raw: dict[str, Any], root: Path) -> ModelSettings:
         gpus={name: _gpu_entry(entry) for name, entry in raw.get("gpus", {}).items()},
         instance_types=raw.get("instanceTypes", {}),
         model_load_seconds=None if load_time is None else parse_duration(load_time),
+        load_bandwidth_bytes=None if bandwidth is None else parse_quantity(bandwidth),
     )
 
 
