@@ -25,6 +25,7 @@ from linter.coverage.unrecognised import not_understood
 from linter.errors import SourceError
 from linter.findings import Finding, Severity, summarize
 from linter.helm.render import find_helm, render
+from linter.helm.unread import unread_in_release
 from linter.helm.values import MergedValues, ValuesError, merge_values, values_document
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Workload
@@ -145,6 +146,9 @@ def lint_chart(
     """Lint the values files as written, then every environment's release."""
     as_written, documents, findings, failures = _lint_values_files(policies, request, limits)
     notes: list[str] = [request.render_note] if request.render_note else []
+    unread = unread_in_release(policies, request.chart.directory, documents, documents)
+    findings.extend(unread.findings)
+    notes.extend(unread.notes)
     parsed = list(as_written)
     per_environment: list[tuple[Environment, list[Finding]]] = []
     coverages = [Coverage(tuple(p.source for p in as_written))]

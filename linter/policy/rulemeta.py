@@ -10,6 +10,7 @@ import dataclasses
 from collections.abc import Iterator, Sequence
 
 from linter.findings import Severity
+from linter.helm import unread as unread_keys
 from linter.policy.model import Policy, Rule
 from linter.secrets import literal as literal_secrets
 
@@ -117,6 +118,15 @@ PIPELINE_RULES: dict[str, RuleMeta] = {
         "helm template failed, so the rendered manifests could not be checked.",
         "Fix the template or value that helm names.",
         _CHART_HELP,
+    ),
+    unread_keys.RULE_ID: RuleMeta(
+        unread_keys.RULE_ID,
+        Severity.WARNING,
+        unread_keys.TITLE,
+        unread_keys.DESCRIPTION,
+        unread_keys.FIX,
+        unread_keys.REFERENCES[0],
+        unread_keys.REFERENCES,
     ),
     literal_secrets.RULE_ID: RuleMeta(
         literal_secrets.RULE_ID,

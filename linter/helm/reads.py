@@ -1,0 +1,515 @@
+"""Which values a chart's templates read, found by reading the templates, not rendering.
+
+Every template is walked once with an abstract value for ``.`` and each variable: a
+reference into the values (``.Values.a.b``), the root context, a ``dict``/``list`` built
+in the template, or a string. Field access records a read (``with``, ``range``,
+variables, ``index``/``get``/``dig``/``pluck``/``hasKey`` follow the same references);
+a value printed or handed to a function that serialises it (``toYaml``, ``tpl``, an
+unknown function) counts as read whole, with every key under it. Named templates are
+followed with the value ``include``/``template`` passes them. Where the reading cannot be
+sure it errs towards "read": a dynamic key reads every key at that level, ``.Values``
+passed whole to a template the chart does not define reads everything, and a template
+this reader cannot parse makes its chart's values read whole (with a note). Helm's
+engine (pkg/engine/engine.go) renders every file of ``templates/`` except partials
+(``_*``); subcharts see their values under their key, and ``.Values.global``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+
+from linter.helm import gotemplate as gt
+from linter.helm.chartfiles import ChartFiles
+from linter.helm.keytree import ANY, KeyTree
+
+Path = tuple[str, ...]
+_MAX_CALLS = 20_000  # distinct (template, argument) pairs before the reading gives up
+
+
+@dataclasses.dataclass(frozen=True)
+class Vals:
+    """A place in the values; ``base`` is where the chart that reads it keeps its own."""
+
+    path: Path
+    base: Path
+
+
+@dataclasses.dataclass(frozen=True)
+class Root:
+    """The top-level context of a chart (``.Values``, ``.Release``, ``.Files``...)."""
+
+    base: Path
+
+
+@dataclasses.dataclass(frozen=True)
+class DictOf:
+    items: tuple[tuple[str, Value], ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class ListOf:
+    items: tuple[Value, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Text:
+    text: str
+
+
+@dataclasses.dataclass(frozen=True)
+class FileText:
+    """Content of a chart file (``.Files.Get``): a template only if ``tpl`` renders it."""
+
+    base: Path
+
+
+Atom = Vals | Root | DictOf | ListOf | Text | FileText
+Value = frozenset[Atom]
+EMPTY: Value = frozenset()
+
+# Functions whose result is (one of) their arguments: the reading follows it.
+_PASS = frozenset(
+    [
+        "default",
+        "required",
+        "coalesce",
+        "or",
+        "and",
+        "ternary",
+        "deepCopy",
+        "mustDeepCopy",
+        "merge",
+        "mergeOverwrite",
+        "mustMerge",
+        "mustMergeOverwrite",
+        "omit",
+        "pick",
+        "set",
+        "unset",
+        "append",
+        "mustAppend",
+        "prepend",
+        "mustPrepend",
+        "concat",
+        "compact",
+        "mustCompact",
+        "uniq",
+        "mustUniq",
+        "reverse",
+        "mustReverse",
+        "sortAlpha",
+        "without",
+        "mustWithout",
+        "slice",
+        "mustSlice",
+        "initial",
+        "mustInitial",
+        "rest",
+        "mustRest",
+    ]
+)
+# Functions that only look at their arguments (a test, a length): nothing is read whole.
+_INSPECT = frozenset(
+    [
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "not",
+        "empty",
+        "len",
+        "kindIs",
+        "kindOf",
+        "typeOf",
+        "typeIs",
+        "typeIsLike",
+        "deepEqual",
+        "has",
+        "mustHas",
+    ]
+)
+_ELEMENT = frozenset(["first", "mustFirst", "last", "mustLast", "values"])
+
+
+class _Scope:
+    __slots__ = ("parent", "variables")
+
+    def __init__(self, parent: _Scope | None, variables: dict[str, Value] | None = None) -> None:
+        self.parent = parent
+        self.variables = variables or {}
+
+    def get(self, name: str) -> Value:
+        scope: _Scope | None = self
+        while scope is not None:
+            if name in scope.variables:
+                return scope.variables[name]
+            scope = scope.parent
+        return EMPTY
+
+    def assign(self, name: str, value: Value) -> None:
+        # Flow-insensitive: a variable holds everything ever assigned to it.
+        scope: _Scope | None = self
+        while scope is not None:
+            if name in scope.variables:
+                scope.variables[name] = scope.variables[name] | value
+                return
+            scope = scope.parent
+        self.variables[name] = value
+
+
+class TemplateReader:
+    """Walks templates, recording every values path they read into ``tree``."""
+
+    def __init__(self, defines: dict[str, list[tuple[gt.Node, ...]]]) -> None:
+        self.defines = defines
+        self.tree = KeyTree()
+        self.renders_values = False  # tpl with the root context: values may be templates
+        self._done: set[tuple[str, Value]] = set()
+
+    def run(self, body: Sequence[gt.Node], dot: Value) -> None:
+        self._nodes(body, dot, _Scope(None, {"": dot}))
+
+    def _nodes(self, body: Iterable[gt.Node], dot: Value, scope: _Scope) -> None:
+        for node in body:
+            if isinstance(node, gt.Action):
+                value = self._pipe(node.pipe, dot, scope)
+                if not node.pipe.decl:
+                    self._consume(value)
+            elif isinstance(node, gt.Branch):
+                self._branch(node, dot, scope)
+            else:
+                value = self._pipe(node.pipe, dot, scope) if node.pipe else EMPTY
+                self._call(node.name, value)
+
+    def _branch(self, node: gt.Branch, dot: Value, scope: _Scope) -> None:
+        inner = _Scope(scope)
+        value = self._pipe(node.pipe, dot, inner, bind=False)
+        body_dot = dot
+        if node.kind == "with":
+            body_dot = value
+        elif node.kind == "range":
+            body_dot = self._elements(value)
+        if node.pipe.decl:
+            if node.kind == "range":
+                *keys, last = node.pipe.decl
+                for key in keys:
+                    inner.variables[key] = EMPTY
+                inner.variables[last] = body_dot
+            else:
+                inner.variables[node.pipe.decl[0]] = value
+        self._nodes(node.body, body_dot, inner)
+        self._nodes(node.otherwise, dot, _Scope(scope))
+
+    def _pipe(self, pipe: gt.Pipe, dot: Value, scope: _Scope, *, bind: bool = True) -> Value:
+        value: Value | None = None
+        for command in pipe.commands:
+            value = self._command(command, dot, scope, value)
+        result = value if value is not None else EMPTY
+        if bind and pipe.decl:
+            for name in pipe.decl:
+                if pipe.assign:
+                    scope.assign(name, result)
+                else:
+                    scope.variables[name] = result
+        return result
+
+    def _command(
+        self, command: gt.Command, dot: Value, scope: _Scope, piped: Value | None
+    ) -> Value:
+        first, rest = command.args[0], command.args[1:]
+        if isinstance(first, gt.Identifier):
+            args = [self._operand(arg, dot, scope) for arg in rest]
+            if piped is not None:
+                args.append(piped)
+            return self._function(first.name, args)
+        value = self._operand(first, dot, scope)
+        if not rest and piped is None:
+            return value
+        # A method call (.Files.Get "x", .Capabilities.APIVersions.Has "y"): its
+        # arguments are used as they are.
+        for arg in rest:
+            self._consume(self._operand(arg, dot, scope))
+        if piped is not None:
+            self._consume(piped)
+        return frozenset(a for a in value if isinstance(a, FileText))
+
+    def _operand(self, operand: gt.Operand, dot: Value, scope: _Scope) -> Value:
+        if isinstance(operand, gt.Field):
+            return self._fields(dot, operand.names)
+        if isinstance(operand, gt.Variable):
+            return self._fields(scope.get(operand.name), operand.names)
+        if isinstance(operand, gt.SubPipe):
+            return self._fields(self._pipe(operand.pipe, dot, _Scope(scope)), operand.names)
+        if isinstance(operand, gt.Literal) and isinstance(operand.value, str):
+            return frozenset((Text(operand.value),))
+        return EMPTY  # numbers, booleans, nil; a bare function name is a call (above)
+
+    def _fields(self, value: Value, names: Iterable[str]) -> Value:
+        for name in names:
+            value = self._field(value, name)
+        return value
+
+    def _field(self, value: Value, name: str) -> Value:
+        out: set[Atom] = set()
+        for atom in value:
+            if isinstance(atom, Vals):
+                out.add(self._read(atom, name))
+            elif isinstance(atom, Root):
+                if name == "Values":
+                    out.add(Vals(atom.base, atom.base))
+                elif name == "Files":
+                    out.add(FileText(atom.base))
+            elif isinstance(atom, DictOf):
+                out.update(next((v for k, v in atom.items if k == name), EMPTY))
+            elif isinstance(atom, FileText):
+                out.add(atom)
+        return frozenset(out)
+
+    def _read(self, atom: Vals, key: str) -> Vals:
+        if atom.path == atom.base and atom.base and key == "global":
+            path: Path = ("global",)  # a subchart's .Values.global is the top chart's global
+        else:
+            path = (*atom.path, key)
+        self.tree.add(path)
+        return Vals(path, atom.base)
+
+    def _elements(self, value: Value) -> Value:
+        out: set[Atom] = set()
+        for atom in value:
+            if isinstance(atom, Vals):
+                out.add(self._read(atom, ANY))
+            elif isinstance(atom, DictOf):
+                out.update(a for _, v in atom.items for a in v)
+            elif isinstance(atom, ListOf):
+                out.update(a for v in atom.items for a in v)
+            elif isinstance(atom, FileText):
+                out.add(atom)
+        return frozenset(out)
+
+    def _consume(self, value: Value) -> None:
+        """``value`` is used whole: every key under it counts as read."""
+        for atom in value:
+            if isinstance(atom, Vals):
+                self.tree.add(atom.path, whole=True)
+                if atom.path == atom.base and atom.base:
+                    self.tree.add(("global",), whole=True)
+            elif isinstance(atom, Root):
+                self._consume(frozenset((Vals(atom.base, atom.base),)))
+            elif isinstance(atom, DictOf):
+                for _, item in atom.items:
+                    self._consume(item)
+            elif isinstance(atom, ListOf):
+                for item in atom.items:
+                    self._consume(item)
+
+    def _function(self, name: str, args: list[Value]) -> Value:
+        if name in _PASS:
+            return frozenset(a for arg in args for a in arg)
+        if name in _INSPECT:
+            return EMPTY
+        if name in _ELEMENT:
+            return self._elements(frozenset(a for arg in args for a in arg))
+        handler = _HANDLERS.get(name)
+        if handler is not None:
+            return handler(self, args)
+        for arg in args:
+            self._consume(arg)
+        return EMPTY
+
+    def _call(self, name: str | None, value: Value) -> None:
+        """``include``/``template``: the named template runs with ``value`` as its dot."""
+        names = [name] if name is not None else list(self.defines)
+        for each in names:
+            bodies = self.defines.get(each)
+            if not bodies:
+                self._consume(value)  # a template the chart does not define: unknown use
+                continue
+            key = (each, value)
+            if key in self._done:
+                continue
+            if len(self._done) >= _MAX_CALLS:
+                self.tree.add((), whole=True)
+                return
+            self._done.add(key)
+            for body in bodies:
+                self._nodes(body, value, _Scope(None, {"": value}))
+
+    # -- functions that navigate or build values --------------------------------------
+
+    def _index(self, args: list[Value]) -> Value:
+        if not args:
+            return EMPTY
+        value = args[0]
+        for key in args[1:]:
+            literal = _text(key)
+            value = self._field(value, literal) if literal is not None else self._elements(value)
+        return value
+
+    def _dig(self, args: list[Value]) -> Value:
+        if len(args) < 2:
+            return EMPTY
+        *keys, default, source = args
+        value = source
+        for key in keys:
+            literal = _text(key)
+            value = self._field(value, literal) if literal is not None else self._elements(value)
+        return value | default
+
+    def _pluck(self, args: list[Value]) -> Value:
+        if not args:
+            return EMPTY
+        return self._index([frozenset(a for arg in args[1:] for a in arg), args[0]])
+
+    def _has_key(self, args: list[Value]) -> Value:
+        self._index(args[:2])
+        return EMPTY
+
+    def _keys(self, args: list[Value]) -> Value:
+        for arg in args:
+            for atom in arg:
+                if isinstance(atom, Vals):
+                    self._read(atom, ANY)
+        return EMPTY
+
+    def _dict(self, args: list[Value]) -> Value:
+        items: list[tuple[str, Value]] = []
+        for index in range(0, len(args) - 1, 2):
+            key = _text(args[index])
+            if key is None:
+                self._consume(args[index + 1])
+                continue
+            items.append((key, args[index + 1]))
+        if len(args) % 2:
+            self._consume(args[-1])
+        return frozenset((DictOf(tuple(items)),))
+
+    def _list(self, args: list[Value]) -> Value:
+        return frozenset((ListOf(tuple(args)),))
+
+    def _include(self, args: list[Value]) -> Value:
+        if not args:
+            return EMPTY
+        self._call(_text(args[0]), args[1] if len(args) > 1 else EMPTY)
+        for extra in args[2:]:
+            self._consume(extra)
+        return EMPTY
+
+    def _tpl(self, args: list[Value]) -> Value:
+        if not args:
+            return EMPTY
+        source, context = args[0], (args[1] if len(args) > 1 else EMPTY)
+        self._consume(source)
+        roots = [a for a in context if isinstance(a, Root)]
+        if roots:
+            self.renders_values = True  # a values string may be a template itself
+        for atom in source:
+            if isinstance(atom, Text):
+                self._render_text(atom.text, context)
+            elif isinstance(atom, FileText):
+                # A chart file rendered as a template reads values this reading
+                # does not follow: the chart's values count as read.
+                self._consume(frozenset((Root(atom.base),)))
+        return EMPTY
+
+    def _render_text(self, text: str, context: Value) -> None:
+        try:
+            parsed = gt.parse_template(text)
+        except gt.TemplateSyntaxError:
+            self._consume(context)  # helm would fail; do not guess what it reads
+            return
+        for name, body in parsed.defines:
+            self.defines.setdefault(name, []).append(body)
+        self.run(parsed.body, context)
+
+
+def _text(value: Value) -> str | None:
+    """The string a value is when it is exactly one literal."""
+    if len(value) == 1:
+        (atom,) = value
+        if isinstance(atom, Text):
+            return atom.text
+    return None
+
+
+_HANDLERS = {
+    "index": TemplateReader._index,
+    "get": TemplateReader._index,
+    "dig": TemplateReader._dig,
+    "pluck": TemplateReader._pluck,
+    "hasKey": TemplateReader._has_key,
+    "keys": TemplateReader._keys,
+    "dict": TemplateReader._dict,
+    "list": TemplateReader._list,
+    "tuple": TemplateReader._list,
+    "include": TemplateReader._include,
+    "template": TemplateReader._include,
+    "tpl": TemplateReader._tpl,
+}
+
+
+@dataclasses.dataclass
+class ChartReads:
+    """What one chart (with its subcharts) reads, and what the reading could not judge."""
+
+    name: str
+    reader: TemplateReader
+    notes: tuple[str, ...]
+
+    @property
+    def tree(self) -> KeyTree:
+        return self.reader.tree
+
+    def read_value_templates(self, texts: Iterable[str]) -> KeyTree:
+        """Reads of values strings the chart renders with ``tpl`` (``"{{ .Values.x }}"``)."""
+        extra = TemplateReader(self.reader.defines)
+        if self.reader.renders_values:
+            for text in texts:
+                extra._render_text(text, frozenset((Root(()),)))
+        return extra.tree
+
+
+def read_chart(chart: ChartFiles) -> ChartReads:
+    """Every values path the templates of ``chart`` and its subcharts read."""
+    notes: list[str] = []
+    parsed: list[tuple[ChartFiles, str, gt.Template]] = []
+    broken: list[ChartFiles] = []
+    for each in chart.walk():
+        notes.extend(f"{p}: not read; its values are taken as read" for p in each.problems)
+        for name, text in each.templates:
+            try:
+                parsed.append((each, name, gt.parse_template(text)))
+            except gt.TemplateSyntaxError as exc:
+                notes.append(
+                    f"{name}: {exc}: the template could not be read, so the values of chart "
+                    f"{each.name} are taken as read"
+                )
+                broken.append(each)
+    defines: dict[str, list[tuple[gt.Node, ...]]] = {}
+    for _, _, template in parsed:
+        for name, body in template.defines:
+            defines.setdefault(name, []).append(body)
+    reader = TemplateReader(defines)
+    _helm_reads(chart, reader.tree)
+    for each in broken:
+        reader.tree.add(each.key, whole=True)
+    for each, name, template in parsed:
+        if each.library or name.rsplit("/", 1)[-1].startswith("_"):
+            continue
+        reader.run(template.body, frozenset((Root(each.key),)))
+    return ChartReads(chart.name, reader, tuple(notes))
+
+
+def _helm_reads(chart: ChartFiles, tree: KeyTree) -> None:
+    """What Helm itself reads: subchart keys, dependency conditions and tags."""
+    tree.add(("tags",), whole=True)
+    for each in chart.walk():
+        tree.add(each.key)
+        for condition in each.conditions:
+            tree.add((*each.key, *condition.split(".")))
+        for key in each.missing:
+            tree.add((*each.key, key), whole=True)  # not vendored: cannot be judged
+        if each.missing:
+            tree.add(("global",), whole=True)  # a chart not vendored may read any global
