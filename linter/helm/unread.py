@@ -59,6 +59,7 @@ class ChartKeys:
     reads: ChartReads
     declared: KeyTree
     has_schema: bool
+    renders: bool  # the chart or a subchart has templates
     _by_name: dict[str, list[tuple[str, ...]]] | None = None
 
     def read_at(self, key: str) -> list[tuple[str, ...]]:
@@ -85,7 +86,8 @@ def chart_keys(directory: str) -> ChartKeys:
     for chart in files.walk():
         if chart.schema is not None:
             declare(chart.schema, declared, chart.key)
-    keys = ChartKeys(reads, declared, files.schema is not None)
+    renders = any(chart.templates for chart in files.walk())
+    keys = ChartKeys(reads, declared, files.schema is not None, renders)
     _CACHE[real] = (stamp, keys)
     return keys
 
@@ -103,6 +105,8 @@ def unread_keys(
     that the chart never reads; ``context`` are the other values of the release (their
     ``tpl``-rendered strings may read keys too)."""
     keys = chart_keys(directory)
+    if not keys.renders:
+        return UnreadResult([], [])  # no templates at all: nothing to compare with
     templated = [s for d in [*checked, *context] for s in _strings(d.data) if "{{" in s]
     reads = [keys.reads.tree, keys.reads.read_value_templates(templated)]
     findings: list[Finding] = []
