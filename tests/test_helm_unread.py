@@ -403,3 +403,76 @@ def test_a_named_template_is_followed_with_the_root_of_a_with_dollar() -> None:
 def test_a_recursive_template_terminates() -> None:
     helpers = '{{ define "r" }}{{ .a }}{{ include "r" . }}{{ end }}'
     assert reads('{{ include "r" .Values.t }}', helpers) == ["t", "t.a="]
+
+
+def _chart(tmp_path: Path, templates: dict[str, str], files: dict[str, str]) -> Path:
+    chart = tmp_path / "files-chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: files-chart\nversion: 1.0.0\n")
+    for name, text in {**templates, **files}.items():
+        path = chart / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return chart
+
+
+def _unread_paths(chart: Path, values: str) -> list[str]:
+    path = chart / "values-test.yaml"
+    path.write_text(values, encoding="utf-8")
+    return [f.path for f in unread_keys(str(chart), [load_values(path)]).findings]
+
+
+def test_a_chart_file_rendered_with_tpl_reads_keys(tmp_path: Path) -> None:
+    chart = _chart(
+        tmp_path,
+        {"templates/cm.yaml": '{{ tpl (.Files.Get "files/patch.yaml") . }}\n'},
+        {
+            "files/patch.yaml": "image: {{ .Values.agent.image }}\n",
+            "files/other.yaml": "image: {{ .Values.other.image }}\n",
+        },
+    )
+    assert _unread_paths(chart, "agent: {image: a}\nother: {image: b}\n") == ["other"]
+
+
+def test_files_found_by_glob_are_all_read_unless_helm_could_not_render_them(
+    tmp_path: Path,
+) -> None:
+    """The kserve charts' pattern: ``range .Files.Glob`` then ``tpl`` of what was joined."""
+    template = (
+        '{{- $all := "" }}{{- range $path, $_ := .Files.Glob "files/*-patch.yaml" }}'
+        '{{- $all = printf "%s\\n---\\n%s" $all ($.Files.Get $path | toString) }}{{- end }}'
+        "{{ tpl $all . }}\n"
+    )
+    chart = _chart(
+        tmp_path,
+        {"templates/resources.yaml": template},
+        {
+            "files/a-patch.yaml": "image: {{ .Values.agent.image }}\n",
+            "README.md.gotmpl": '{{ template "chart.valuesTable" . }}{{ .Values.docs }}\n',
+            "dashboards/engine.json": '{"legendFormat": "{{instance}} {{ .Values.grafana"}\n',
+        },
+    )
+    values = "agent: {image: a}\ndocs: x\ngrafana: y\n"
+    assert _unread_paths(chart, values) == ["docs", "grafana"]
+
+
+def test_the_bitnami_render_helper_with_a_scope_is_followed(tmp_path: Path) -> None:
+    helper = (
+        '{{- define "common.tplvalues.render" -}}\n'
+        '{{- $value := typeIs "string" .value | ternary .value (.value | toYaml) }}\n'
+        "{{- if .scope }}\n"
+        '{{- tpl (cat "{{- with $.RelativeScope -}}" $value "{{- end }}") '
+        '(merge (dict "RelativeScope" .scope) .context) }}\n'
+        "{{- else }}{{- tpl $value .context }}{{- end }}\n"
+        "{{- end -}}\n"
+    )
+    chart = _chart(
+        tmp_path,
+        {
+            "templates/_tplvalues.tpl": helper,
+            "templates/cm.yaml": '{{ include "common.tplvalues.render" (dict "value" '
+            '.Values.labels "context" $ "scope" .Values.app) }}\n',
+        },
+        {},
+    )
+    assert _unread_paths(chart, "labels: {a: b}\napp: {name: x}\nunused: 1\n") == ["unused"]

@@ -36,6 +36,9 @@ class ChartFiles:
     missing: tuple[str, ...]  # keys of dependencies that are not vendored
     subcharts: tuple[ChartFiles, ...]
     problems: tuple[str, ...]  # what could not be read, for a note
+    # The chart's other files (what .Files serves, by name inside the chart), read only
+    # when tpl renders one.
+    files: tuple[tuple[str, Callable[[], bytes]], ...] = ()
 
     def walk(self) -> Iterator[ChartFiles]:
         yield self
@@ -76,16 +79,11 @@ def signature(directory: str) -> tuple[tuple[str, int, int], ...]:
 def _directory_tree(directory: str) -> _Tree:
     files: dict[str, _Reader] = {}
     base = directory or "."
-    for sub in ("templates", "charts"):
-        for root, dirs, names in os.walk(os.path.join(base, sub)):
-            dirs[:] = [d for d in dirs if not d.startswith(".")]
-            for name in names:
-                path = os.path.join(root, name)
-                files[os.path.relpath(path, base).replace(os.sep, "/")] = _file_reader(path)
-    for name in ("Chart.yaml", "values.schema.json"):
-        path = os.path.join(base, name)
-        if os.path.isfile(path):
-            files[name] = _file_reader(path)
+    for root, dirs, names in os.walk(base):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in names:
+            path = os.path.join(root, name)
+            files[os.path.relpath(path, base).replace(os.sep, "/")] = _file_reader(path)
     return _Tree(directory or ".", files)
 
 
@@ -135,6 +133,11 @@ def _load(tree: _Tree, key: tuple[str, ...], depth: int) -> ChartFiles:
         tuple(missing),
         tuple(subcharts),
         tuple(problems),
+        tuple(
+            (rel, reader)
+            for rel, reader in sorted(tree.files.items())
+            if rel.split("/", 1)[0] not in ("templates", "charts")
+        ),
     )
 
 

@@ -17,7 +17,7 @@ engine (pkg/engine/engine.go) renders every file of ``templates/`` except partia
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from linter.helm import gotemplate as gt
 from linter.helm.chartfiles import ChartFiles
@@ -62,9 +62,17 @@ class FileText:
     """Content of a chart file (``.Files.Get``): a template only if ``tpl`` renders it."""
 
     base: Path
+    names: tuple[str, ...] | None = None  # None: which file is not known
 
 
-Atom = Vals | Root | DictOf | ListOf | Text | FileText
+@dataclasses.dataclass(frozen=True)
+class Made:
+    """A string computed from literals (``printf``, ``cat``) and other values."""
+
+    texts: tuple[str, ...]
+
+
+Atom = Vals | Root | DictOf | ListOf | Text | FileText | Made
 Value = frozenset[Atom]
 EMPTY: Value = frozenset()
 
@@ -163,8 +171,13 @@ class _Scope:
 class TemplateReader:
     """Walks templates, recording every values path they read into ``tree``."""
 
-    def __init__(self, defines: dict[str, list[tuple[gt.Node, ...]]]) -> None:
+    def __init__(
+        self,
+        defines: dict[str, list[tuple[gt.Node, ...]]],
+        files: dict[Path, tuple[tuple[str, Callable[[], bytes]], ...]] | None = None,
+    ) -> None:
         self.defines = defines
+        self.files = files or {}  # each chart's other files, by where its values sit
         self.tree = KeyTree()
         self.renders_values = False  # tpl with the root context: values may be templates
         self._done: set[tuple[str, Value]] = set()
@@ -230,11 +243,16 @@ class TemplateReader:
             return value
         # A method call (.Files.Get "x", .Capabilities.APIVersions.Has "y"): its
         # arguments are used as they are.
-        for arg in rest:
-            self._consume(self._operand(arg, dot, scope))
+        args = [self._operand(arg, dot, scope) for arg in rest]
         if piped is not None:
-            self._consume(piped)
-        return frozenset(a for a in value if isinstance(a, FileText))
+            args.append(piped)
+        for arg in args:
+            self._consume(arg)
+        files = [a for a in value if isinstance(a, FileText)]
+        name = _text(args[0]) if len(args) == 1 else None
+        if name is not None and _method(first) == "Get":
+            return frozenset(FileText(f.base, (name,)) for f in files)
+        return frozenset(files)
 
     def _operand(self, operand: gt.Operand, dot: Value, scope: _Scope) -> Value:
         if isinstance(operand, gt.Field):
@@ -289,21 +307,22 @@ class TemplateReader:
                 out.add(atom)
         return frozenset(out)
 
-    def _consume(self, value: Value) -> None:
-        """``value`` is used whole: every key under it counts as read."""
+    def _consume(self, value: Value, *, roots: bool = True) -> None:
+        """``value`` is used whole: every key under it counts as read (and, with
+        ``roots``, every value of a root context in it)."""
         for atom in value:
             if isinstance(atom, Vals):
                 self.tree.add(atom.path, whole=True)
                 if atom.path == atom.base and atom.base:
                     self.tree.add(("global",), whole=True)
-            elif isinstance(atom, Root):
+            elif isinstance(atom, Root) and roots:
                 self._consume(frozenset((Vals(atom.base, atom.base),)))
             elif isinstance(atom, DictOf):
                 for _, item in atom.items:
-                    self._consume(item)
+                    self._consume(item, roots=roots)
             elif isinstance(atom, ListOf):
                 for item in atom.items:
-                    self._consume(item)
+                    self._consume(item, roots=roots)
 
     def _function(self, name: str, args: list[Value]) -> Value:
         if name in _PASS:
@@ -317,7 +336,12 @@ class TemplateReader:
             return handler(self, args)
         for arg in args:
             self._consume(arg)
-        return EMPTY
+        # A string made from a file (toString, trim, replace...) is still that file for
+        # tpl; one made from literals (printf) may be a template the reading cannot see.
+        atoms = [a for arg in args for a in arg]
+        texts = [t for a in atoms for t in _texts(a)]
+        made = frozenset((Made(tuple(texts)),)) if texts else EMPTY
+        return frozenset(a for a in atoms if isinstance(a, FileText)) | made
 
     def _call(self, name: str | None, value: Value) -> None:
         """``include``/``template``: the named template runs with ``value`` as its dot."""
@@ -402,17 +426,60 @@ class TemplateReader:
             return EMPTY
         source, context = args[0], (args[1] if len(args) > 1 else EMPTY)
         self._consume(source)
-        roots = [a for a in context if isinstance(a, Root)]
-        if roots:
+        if any(isinstance(a, Root) for a in context):
             self.renders_values = True  # a values string may be a template itself
+        if not all(isinstance(a, Text) for a in source):
+            # Template text from values may read anything it is given besides the root
+            # (whose reads come from the values strings themselves).
+            self._consume(frozenset(a for a in context if not isinstance(a, Root)), roots=False)
         for atom in source:
             if isinstance(atom, Text):
                 self._render_text(atom.text, context)
             elif isinstance(atom, FileText):
-                # A chart file rendered as a template reads values this reading
-                # does not follow: the chart's values count as read.
-                self._consume(frozenset((Root(atom.base),)))
+                self._render_files(atom, context)
+            elif isinstance(atom, Made):
+                self._render_made(atom.texts, context)
         return EMPTY
+
+    def _render_made(self, texts: tuple[str, ...], context: Value) -> None:
+        """``tpl (cat "{{- with $.x -}}" $value "{{- end }}") ...``: the literals put
+        together are the template (the values in between are read as values strings)."""
+        if not any("{{" in text for text in texts):
+            return
+        try:
+            parsed = gt.parse_template(" ".join(texts))
+        except gt.TemplateSyntaxError:
+            if any(word in text for text in texts for word in _READING_WORDS):
+                self._consume(context)  # a computed template that reads: cannot tell what
+            return
+        self.run(parsed.body, context)
+
+    def _render_files(self, file: FileText, context: Value) -> None:
+        """``tpl (.Files.Get name)``: the named file, or, when the name is computed, every
+        file of the chart that holds template text, read as rendered with ``context``."""
+        key = (f"files:{'/'.join(file.base)}:{file.names}", context)
+        if key in self._done:
+            return
+        self._done.add(key)
+        for name, reader in self.files.get(file.base, ()):
+            if file.names is not None and name not in file.names:
+                continue
+            try:
+                text = reader().decode("utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            if "{{" not in text:
+                continue
+            try:
+                parsed = gt.parse_template(text)
+            except gt.TemplateSyntaxError:
+                continue  # not a template (a dashboard's {{legend}}): helm could not tpl it
+            known = set(self.defines) | {name for name, _ in parsed.defines}
+            if not _calls(parsed) <= known:
+                continue  # calls a template nobody defines: helm could not tpl it either
+            for name, body in parsed.defines:
+                self.defines.setdefault(name, []).append(body)
+            self.run(parsed.body, context)
 
     def _render_text(self, text: str, context: Value) -> None:
         try:
@@ -423,6 +490,47 @@ class TemplateReader:
         for name, body in parsed.defines:
             self.defines.setdefault(name, []).append(body)
         self.run(parsed.body, context)
+
+
+_READING_WORDS = ("Values", "include", "template", "tpl")
+
+
+def _calls(template: gt.Template) -> set[str]:
+    """Names of the templates a file calls with a literal name."""
+    names: set[str] = set()
+    bodies = [template.body, *(body for _, body in template.defines)]
+    while bodies:
+        for node in bodies.pop():
+            if isinstance(node, gt.Call):
+                names.add(node.name)
+            if isinstance(node, gt.Branch):
+                bodies.extend((node.body, node.otherwise))
+            pipes = [node.pipe] if node.pipe is not None else []
+            while pipes:
+                for command in pipes.pop().commands:
+                    first = command.args[0]
+                    if isinstance(first, gt.Identifier) and first.name in _INCLUDES:
+                        literal = command.args[1] if len(command.args) > 1 else None
+                        if isinstance(literal, gt.Literal) and isinstance(literal.value, str):
+                            names.add(literal.value)
+                    pipes.extend(a.pipe for a in command.args if isinstance(a, gt.SubPipe))
+    return names
+
+
+_INCLUDES = ("include", "template")
+
+
+def _method(operand: gt.Operand) -> str | None:
+    names = getattr(operand, "names", ())
+    return names[-1] if names else None
+
+
+def _texts(atom: Atom) -> tuple[str, ...]:
+    if isinstance(atom, Text):
+        return (atom.text,)
+    if isinstance(atom, Made):
+        return atom.texts
+    return ()
 
 
 def _text(value: Value) -> str | None:
@@ -464,7 +572,7 @@ class ChartReads:
 
     def read_value_templates(self, texts: Iterable[str]) -> KeyTree:
         """Reads of values strings the chart renders with ``tpl`` (``"{{ .Values.x }}"``)."""
-        extra = TemplateReader(self.reader.defines)
+        extra = TemplateReader(self.reader.defines, self.reader.files)
         if self.reader.renders_values:
             for text in texts:
                 extra._render_text(text, frozenset((Root(()),)))
@@ -491,7 +599,7 @@ def read_chart(chart: ChartFiles) -> ChartReads:
     for _, _, template in parsed:
         for name, body in template.defines:
             defines.setdefault(name, []).append(body)
-    reader = TemplateReader(defines)
+    reader = TemplateReader(defines, {each.key: each.files for each in chart.walk()})
     _helm_reads(chart, reader.tree)
     for each in broken:
         reader.tree.add(each.key, whole=True)
