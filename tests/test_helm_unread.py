@@ -362,6 +362,8 @@ def _dump(tree: KeyTree, prefix: str = "") -> list[str]:
         ("{{ toYaml .Values.x }}", ["x="]),
         ("{{ .Values.x | toYaml | nindent 2 }}", ["x="]),
         ("{{ tpl (toYaml .Values.x) $ }}", ["x="]),
+        ('{{ tpl .Values.x (dict "Values" .Values "scope" .Values.y) }}', ["x=", "y="]),
+        ('{{ tpl "{{ .Values.a.b }}" $ }}', ["a", "a.b="]),
         ("{{ $cfg := .Values.a }}{{ $cfg.b }}", ["a", "a.b="]),
         ("{{ $c := .Values.a | default dict }}{{ if $c.b }}{{ end }}", ["a", "a.b"]),
         ("{{ toJson .Values }}", ["="]),

@@ -311,6 +311,8 @@ class TemplateReader:
         """``value`` is used whole: every key under it counts as read (and, with
         ``roots``, every value of a root context in it)."""
         for atom in value:
+            if isinstance(atom, Vals) and not roots and atom.path == atom.base:
+                continue  # a chart's .Values handed on as a root context (dict "Values" ...)
             if isinstance(atom, Vals):
                 self.tree.add(atom.path, whole=True)
                 if atom.path == atom.base and atom.base:
@@ -426,7 +428,7 @@ class TemplateReader:
             return EMPTY
         source, context = args[0], (args[1] if len(args) > 1 else EMPTY)
         self._consume(source)
-        if any(isinstance(a, Root) for a in context):
+        if _has_root(context):
             self.renders_values = True  # a values string may be a template itself
         if not all(isinstance(a, Text) for a in source):
             # Template text from values may read anything it is given besides the root
@@ -493,6 +495,16 @@ class TemplateReader:
 
 
 _READING_WORDS = ("Values", "include", "template", "tpl")
+
+
+def _has_root(value: Value) -> bool:
+    """A root context, or a dict standing for one (``dict "Values" .Values ...``)."""
+    for atom in value:
+        if isinstance(atom, Root) or (isinstance(atom, Vals) and atom.path == atom.base):
+            return True
+        if isinstance(atom, DictOf) and any(_has_root(item) for _, item in atom.items):
+            return True
+    return False
 
 
 def _calls(template: gt.Template) -> set[str]:
