@@ -14,7 +14,6 @@ import dataclasses
 import io
 import json
 import os
-import tarfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -96,6 +95,8 @@ def _file_reader(path: str) -> _Reader:
 
 
 def _archive_tree(label: str, data: bytes) -> _Tree:
+    import tarfile  # only charts with packaged subcharts pay for it
+
     files: dict[str, _Reader] = {}
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as archive:
         for member in archive.getmembers():
@@ -231,6 +232,8 @@ def _vendored(tree: _Tree, problems: list[str]) -> dict[str, _Tree]:
 
 
 def _archive(tree: _Tree, rel: str, reader: _Reader, problems: list[str]) -> _Tree | None:
+    import tarfile
+
     try:
         return _archive_tree(f"{tree.label}/{rel}", reader())
     except (OSError, tarfile.TarError, EOFError) as exc:

@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Iterator, Sequence
 
 from linter.findings import Severity
-from linter.helm import unread as unread_keys
+from linter.helm import unreadmeta as unread_keys
 from linter.policy.model import Policy, Rule
 from linter.secrets import literal as literal_secrets
 
