@@ -478,3 +478,24 @@ def test_the_bitnami_render_helper_with_a_scope_is_followed(tmp_path: Path) -> N
         {},
     )
     assert _unread_paths(chart, "labels: {a: b}\napp: {name: x}\nunused: 1\n") == ["unused"]
+
+
+def test_templates_nested_too_deeply_are_not_guessed(run_line: Run, tmp_path: Path) -> None:
+    chart = tmp_path / "nim"
+    shutil.copytree(ROOT / NIM, chart)
+    deep = "{{ if .Values.a }}" * 3000 + "x" + "{{ end }}" * 3000
+    (chart / "templates" / "deep.yaml").write_text(deep, encoding="utf-8")
+    result = run_line(["lint", str(chart / "values-probes.yaml")])
+    assert unread(result) == []
+    assert (
+        f"note: {chart}: {chart}/templates/deep.yaml: line 1: nested too deeply: the template "
+        "could not be read, so the values of chart nim-llm are taken as read"
+    ) in result.output.splitlines()
+
+
+def test_a_values_string_helm_cannot_parse_is_taken_as_reading_everything(
+    tmp_path: Path,
+) -> None:
+    chart = _chart(tmp_path, {"templates/cm.yaml": "{{ tpl (toYaml .Values.args) $ }}\n"}, {})
+    deep = "{{ with .Values.x }}" * 1000 + "{{ end }}" * 1000
+    assert _unread_paths(chart, f"args: ['{deep}']\nunused: 1\n") == []

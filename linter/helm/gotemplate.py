@@ -143,7 +143,10 @@ def parse_template(text: str) -> Template:
     """The tree of one template file; ``TemplateSyntaxError`` when it cannot be read."""
     actions = list(_actions(text))
     parser = _Parser(actions)
-    body = parser.nodes(stop=())
+    try:
+        body = parser.nodes(stop=())
+    except RecursionError:
+        raise TemplateSyntaxError("nested too deeply", _last_line(actions)) from None
     return Template(tuple(body), tuple(parser.defines))
 
 

@@ -586,8 +586,11 @@ class ChartReads:
         """Reads of values strings the chart renders with ``tpl`` (``"{{ .Values.x }}"``)."""
         extra = TemplateReader(self.reader.defines, self.reader.files)
         if self.reader.renders_values:
-            for text in texts:
-                extra._render_text(text, frozenset((Root(()),)))
+            try:
+                for text in texts:
+                    extra._render_text(text, frozenset((Root(()),)))
+            except RecursionError:
+                extra.tree.add((), whole=True)  # a values string nested too deeply to follow
         return extra.tree
 
 
@@ -598,6 +601,8 @@ def read_chart(chart: ChartFiles) -> ChartReads:
     broken: list[ChartFiles] = []
     for each in chart.walk():
         notes.extend(f"{p}: not read; its values are taken as read" for p in each.problems)
+        if each.problems:
+            broken.append(each)
         for name, text in each.templates:
             try:
                 parsed.append((each, name, gt.parse_template(text)))
@@ -618,7 +623,14 @@ def read_chart(chart: ChartFiles) -> ChartReads:
     for each, name, template in parsed:
         if each.library or name.rsplit("/", 1)[-1].startswith("_"):
             continue
-        reader.run(template.body, frozenset((Root(each.key),)))
+        try:
+            reader.run(template.body, frozenset((Root(each.key),)))
+        except RecursionError:
+            notes.append(
+                f"{name}: its templates call each other too deeply to follow, so the values "
+                f"of chart {each.name} are taken as read"
+            )
+            reader.tree.add(each.key, whole=True)
     return ChartReads(chart.name, reader, tuple(notes))
 
 
