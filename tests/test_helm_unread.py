@@ -29,7 +29,8 @@ from click.testing import Result
 
 from linter.helm import gotemplate
 from linter.helm.keytree import KeyTree
-from linter.helm.reads import Root, TemplateReader
+from linter.helm.reads import TemplateReader
+from linter.helm.templatevalues import Root
 from linter.helm.unread import chart_keys, unread_keys
 from linter.helm.values import load_values
 

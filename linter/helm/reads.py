@@ -16,65 +16,29 @@ engine (pkg/engine/engine.go) renders every file of ``templates/`` except partia
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 
 from linter.helm import gotemplate as gt
-from linter.helm.chartfiles import ChartFiles
 from linter.helm.keytree import ANY, KeyTree
+from linter.helm.templatevalues import (
+    EMPTY,
+    Atom,
+    DictOf,
+    FileText,
+    ListOf,
+    Made,
+    Path,
+    Root,
+    Text,
+    Vals,
+    Value,
+    has_root,
+    literal,
+    texts_of,
+)
 
-Path = tuple[str, ...]
 _MAX_CALLS = 20_000  # distinct (template, argument) pairs before the reading gives up
 
-
-@dataclasses.dataclass(frozen=True)
-class Vals:
-    """A place in the values; ``base`` is where the chart that reads it keeps its own."""
-
-    path: Path
-    base: Path
-
-
-@dataclasses.dataclass(frozen=True)
-class Root:
-    """The top-level context of a chart (``.Values``, ``.Release``, ``.Files``...)."""
-
-    base: Path
-
-
-@dataclasses.dataclass(frozen=True)
-class DictOf:
-    items: tuple[tuple[str, Value], ...]
-
-
-@dataclasses.dataclass(frozen=True)
-class ListOf:
-    items: tuple[Value, ...]
-
-
-@dataclasses.dataclass(frozen=True)
-class Text:
-    text: str
-
-
-@dataclasses.dataclass(frozen=True)
-class FileText:
-    """Content of a chart file (``.Files.Get``): a template only if ``tpl`` renders it."""
-
-    base: Path
-    names: tuple[str, ...] | None = None  # None: which file is not known
-
-
-@dataclasses.dataclass(frozen=True)
-class Made:
-    """A string computed from literals (``printf``, ``cat``) and other values."""
-
-    texts: tuple[str, ...]
-
-
-Atom = Vals | Root | DictOf | ListOf | Text | FileText | Made
-Value = frozenset[Atom]
-EMPTY: Value = frozenset()
 
 # Functions whose result is (one of) their arguments: the reading follows it.
 _PASS = frozenset(
@@ -249,7 +213,7 @@ class TemplateReader:
         for arg in args:
             self._consume(arg)
         files = [a for a in value if isinstance(a, FileText)]
-        name = _text(args[0]) if len(args) == 1 else None
+        name = literal(args[0]) if len(args) == 1 else None
         if name is not None and _method(first) == "Get":
             return frozenset(FileText(f.base, (name,)) for f in files)
         return frozenset(files)
@@ -341,7 +305,7 @@ class TemplateReader:
         # A string made from a file (toString, trim, replace...) is still that file for
         # tpl; one made from literals (printf) may be a template the reading cannot see.
         atoms = [a for arg in args for a in arg]
-        texts = [t for a in atoms for t in _texts(a)]
+        texts = [t for a in atoms for t in texts_of(a)]
         made = frozenset((Made(tuple(texts)),)) if texts else EMPTY
         return frozenset(a for a in atoms if isinstance(a, FileText)) | made
 
@@ -370,8 +334,8 @@ class TemplateReader:
             return EMPTY
         value = args[0]
         for key in args[1:]:
-            literal = _text(key)
-            value = self._field(value, literal) if literal is not None else self._elements(value)
+            name = literal(key)
+            value = self._field(value, name) if name is not None else self._elements(value)
         return value
 
     def _dig(self, args: list[Value]) -> Value:
@@ -380,8 +344,8 @@ class TemplateReader:
         *keys, default, source = args
         value = source
         for key in keys:
-            literal = _text(key)
-            value = self._field(value, literal) if literal is not None else self._elements(value)
+            name = literal(key)
+            value = self._field(value, name) if name is not None else self._elements(value)
         return value | default
 
     def _pluck(self, args: list[Value]) -> Value:
@@ -403,7 +367,7 @@ class TemplateReader:
     def _dict(self, args: list[Value]) -> Value:
         items: list[tuple[str, Value]] = []
         for index in range(0, len(args) - 1, 2):
-            key = _text(args[index])
+            key = literal(args[index])
             if key is None:
                 self._consume(args[index + 1])
                 continue
@@ -418,7 +382,7 @@ class TemplateReader:
     def _include(self, args: list[Value]) -> Value:
         if not args:
             return EMPTY
-        self._call(_text(args[0]), args[1] if len(args) > 1 else EMPTY)
+        self._call(literal(args[0]), args[1] if len(args) > 1 else EMPTY)
         for extra in args[2:]:
             self._consume(extra)
         return EMPTY
@@ -428,7 +392,7 @@ class TemplateReader:
             return EMPTY
         source, context = args[0], (args[1] if len(args) > 1 else EMPTY)
         self._consume(source)
-        if _has_root(context):
+        if has_root(context):
             self.renders_values = True  # a values string may be a template itself
         if not all(isinstance(a, Text) for a in source):
             # Template text from values may read anything it is given besides the root
@@ -436,7 +400,7 @@ class TemplateReader:
             self._consume(frozenset(a for a in context if not isinstance(a, Root)), roots=False)
         for atom in source:
             if isinstance(atom, Text):
-                self._render_text(atom.text, context)
+                self.render_text(atom.text, context)
             elif isinstance(atom, FileText):
                 self._render_files(atom, context)
             elif isinstance(atom, Made):
@@ -483,7 +447,7 @@ class TemplateReader:
                 self.defines.setdefault(name, []).append(body)
             self.run(parsed.body, context)
 
-    def _render_text(self, text: str, context: Value) -> None:
+    def render_text(self, text: str, context: Value) -> None:
         try:
             parsed = gt.parse_template(text)
         except gt.TemplateSyntaxError:
@@ -494,17 +458,23 @@ class TemplateReader:
         self.run(parsed.body, context)
 
 
+_HANDLERS = {
+    "index": TemplateReader._index,
+    "get": TemplateReader._index,
+    "dig": TemplateReader._dig,
+    "pluck": TemplateReader._pluck,
+    "hasKey": TemplateReader._has_key,
+    "keys": TemplateReader._keys,
+    "dict": TemplateReader._dict,
+    "list": TemplateReader._list,
+    "tuple": TemplateReader._list,
+    "include": TemplateReader._include,
+    "template": TemplateReader._include,
+    "tpl": TemplateReader._tpl,
+}
+
+
 _READING_WORDS = ("Values", "include", "template", "tpl")
-
-
-def _has_root(value: Value) -> bool:
-    """A root context, or a dict standing for one (``dict "Values" .Values ...``)."""
-    for atom in value:
-        if isinstance(atom, Root) or (isinstance(atom, Vals) and atom.path == atom.base):
-            return True
-        if isinstance(atom, DictOf) and any(_has_root(item) for _, item in atom.items):
-            return True
-    return False
 
 
 def _calls(template: gt.Template) -> set[str]:
@@ -535,113 +505,3 @@ _INCLUDES = ("include", "template")
 def _method(operand: gt.Operand) -> str | None:
     names = getattr(operand, "names", ())
     return names[-1] if names else None
-
-
-def _texts(atom: Atom) -> tuple[str, ...]:
-    if isinstance(atom, Text):
-        return (atom.text,)
-    if isinstance(atom, Made):
-        return atom.texts
-    return ()
-
-
-def _text(value: Value) -> str | None:
-    """The string a value is when it is exactly one literal."""
-    if len(value) == 1:
-        (atom,) = value
-        if isinstance(atom, Text):
-            return atom.text
-    return None
-
-
-_HANDLERS = {
-    "index": TemplateReader._index,
-    "get": TemplateReader._index,
-    "dig": TemplateReader._dig,
-    "pluck": TemplateReader._pluck,
-    "hasKey": TemplateReader._has_key,
-    "keys": TemplateReader._keys,
-    "dict": TemplateReader._dict,
-    "list": TemplateReader._list,
-    "tuple": TemplateReader._list,
-    "include": TemplateReader._include,
-    "template": TemplateReader._include,
-    "tpl": TemplateReader._tpl,
-}
-
-
-@dataclasses.dataclass
-class ChartReads:
-    """What one chart (with its subcharts) reads, and what the reading could not judge."""
-
-    name: str
-    reader: TemplateReader
-    notes: tuple[str, ...]
-
-    @property
-    def tree(self) -> KeyTree:
-        return self.reader.tree
-
-    def read_value_templates(self, texts: Iterable[str]) -> KeyTree:
-        """Reads of values strings the chart renders with ``tpl`` (``"{{ .Values.x }}"``)."""
-        extra = TemplateReader(self.reader.defines, self.reader.files)
-        if self.reader.renders_values:
-            try:
-                for text in texts:
-                    extra._render_text(text, frozenset((Root(()),)))
-            except RecursionError:
-                extra.tree.add((), whole=True)  # a values string nested too deeply to follow
-        return extra.tree
-
-
-def read_chart(chart: ChartFiles) -> ChartReads:
-    """Every values path the templates of ``chart`` and its subcharts read."""
-    notes: list[str] = []
-    parsed: list[tuple[ChartFiles, str, gt.Template]] = []
-    broken: list[ChartFiles] = []
-    for each in chart.walk():
-        notes.extend(f"{p}: not read; its values are taken as read" for p in each.problems)
-        if each.problems:
-            broken.append(each)
-        for name, text in each.templates:
-            try:
-                parsed.append((each, name, gt.parse_template(text)))
-            except gt.TemplateSyntaxError as exc:
-                notes.append(
-                    f"{name}: {exc}: the template could not be read, so the values of chart "
-                    f"{each.name} are taken as read"
-                )
-                broken.append(each)
-    defines: dict[str, list[tuple[gt.Node, ...]]] = {}
-    for _, _, template in parsed:
-        for name, body in template.defines:
-            defines.setdefault(name, []).append(body)
-    reader = TemplateReader(defines, {each.key: each.files for each in chart.walk()})
-    _helm_reads(chart, reader.tree)
-    for each in broken:
-        reader.tree.add(each.key, whole=True)
-    for each, name, template in parsed:
-        if each.library or name.rsplit("/", 1)[-1].startswith("_"):
-            continue
-        try:
-            reader.run(template.body, frozenset((Root(each.key),)))
-        except RecursionError:
-            notes.append(
-                f"{name}: its templates call each other too deeply to follow, so the values "
-                f"of chart {each.name} are taken as read"
-            )
-            reader.tree.add(each.key, whole=True)
-    return ChartReads(chart.name, reader, tuple(notes))
-
-
-def _helm_reads(chart: ChartFiles, tree: KeyTree) -> None:
-    """What Helm itself reads: subchart keys, dependency conditions and tags."""
-    tree.add(("tags",), whole=True)
-    for each in chart.walk():
-        tree.add(each.key)
-        for condition in each.conditions:
-            tree.add((*each.key, *condition.split(".")))
-        for key in each.missing:
-            tree.add((*each.key, key), whole=True)  # not vendored: cannot be judged
-        if each.missing:
-            tree.add(("global",), whole=True)  # a chart not vendored may read any global

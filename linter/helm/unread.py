@@ -21,8 +21,8 @@ from typing import Any
 
 from linter.findings import Finding, Severity
 from linter.helm.chartfiles import load_chart_files, signature
+from linter.helm.chartreads import ChartReads, read_chart
 from linter.helm.keytree import ANY, KeyTree, any_whole, step_all
-from linter.helm.reads import ChartReads, read_chart
 from linter.helm.schemakeys import declare
 from linter.helm.unreadmeta import RULE_ID
 from linter.parsing.documents import Document
