@@ -500,3 +500,67 @@ def test_a_values_string_helm_cannot_parse_is_taken_as_reading_everything(
     chart = _chart(tmp_path, {"templates/cm.yaml": "{{ tpl (toYaml .Values.args) $ }}\n"}, {})
     deep = "{{ with .Values.x }}" * 1000 + "{{ end }}" * 1000
     assert _unread_paths(chart, f"args: ['{deep}']\nunused: 1\n") == []
+
+
+def _cache_entries() -> list[Path]:
+    from linter.policy.cache import cache_dir
+
+    directory = cache_dir()
+    assert directory is not None
+    return sorted(directory.glob("chart-reads-*.bin"))
+
+
+def test_a_later_run_reads_the_chart_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from linter.helm import unread
+
+    chart = tmp_path / "stack"
+    shutil.copytree(ROOT / STACK, chart)
+    document = load_values(chart / "values-misplaced.yaml")
+    first = [f.path for f in unread_keys(str(chart), [document]).findings]
+    assert len(first) == 7
+    unread._CACHE.clear()  # a new process
+
+    def no_reading(*args: object) -> None:
+        raise AssertionError("the templates were read again")
+
+    monkeypatch.setattr(unread, "load_chart_files", no_reading)
+    assert [f.path for f in unread_keys(str(chart), [document]).findings] == first
+
+
+def test_a_damaged_cache_entry_is_read_again(tmp_path: Path) -> None:
+    from linter.helm import unread
+
+    chart = tmp_path / "nim"
+    shutil.copytree(ROOT / NIM, chart)
+    document = load_values(chart / "values-probes.yaml")
+    before = set(_cache_entries())
+    unread_keys(str(chart), [document])
+    (entry,) = set(_cache_entries()) - before
+    entry.write_bytes(entry.read_bytes()[:-10])
+    unread._CACHE.clear()
+    paths = [f.path for f in unread_keys(str(chart), [document]).findings]
+    assert paths == ["image.pullPolcy", "probes"]
+
+
+def test_no_cache_entry_with_servelint_no_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chart = tmp_path / "nim"
+    shutil.copytree(ROOT / NIM, chart)
+    before = _cache_entries()
+    monkeypatch.setenv("SERVELINT_NO_CACHE", "1")
+    findings = unread_keys(str(chart), [load_values(chart / "values-probes.yaml")]).findings
+    monkeypatch.delenv("SERVELINT_NO_CACHE")
+    assert (len(findings), _cache_entries()) == (2, before)
+
+
+def test_values_strings_after_a_cached_reading(tmp_path: Path) -> None:
+    from linter.helm import unread
+
+    chart = _chart(tmp_path, {"templates/cm.yaml": "{{ tpl (toYaml .Values.args) $ }}\n"}, {})
+    values = "args: ['--max-model-len={{ .Values.maxModelLen }}']\nmaxModelLen: 1\nunused: 1\n"
+    assert _unread_paths(chart, values) == ["unused"]
+    unread._CACHE.clear()
+    assert _unread_paths(chart, values) == ["unused"]

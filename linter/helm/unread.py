@@ -7,8 +7,8 @@ templates (``reads.py``) and its ``values.schema.json`` (``schemakeys.py``) are 
 a key neither reads nor declares is reported at its line, with the nearest key the chart
 does read at that level, or where the chart reads a key of that name.
 
-A chart is read once per process (and again only when one of its files changes): this
-runs in the pre-commit hook.
+A chart is read once per process, and its reading is kept in the user's cache folder
+(``readcache.py``) until one of its files changes: this runs in the pre-commit hook.
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any
 
 from linter.findings import Finding, Severity
+from linter.helm import readcache
 from linter.helm.chartfiles import load_chart_files, signature
 from linter.helm.chartreads import ChartReads, read_chart
 from linter.helm.keytree import ANY, KeyTree, any_whole, step_all
+from linter.helm.readcache import ChartSummary, Stamp
 from linter.helm.schemakeys import declare
 from linter.helm.unreadmeta import RULE_ID
 from linter.parsing.documents import Document
@@ -34,24 +36,32 @@ _CUTOFF = 0.6  # difflib's own default
 
 @dataclasses.dataclass
 class ChartKeys:
-    """What a chart reads and declares, read once."""
+    """What a chart reads and declares (read once, or loaded from the cache)."""
 
-    reads: ChartReads
-    declared: KeyTree
-    has_schema: bool
-    renders: bool  # the chart or a subchart has templates
+    directory: str
+    summary: ChartSummary
+    _reads: ChartReads | None = None  # the full reading, for values strings only
     _by_name: dict[str, list[tuple[str, ...]]] | None = None
 
     def read_at(self, key: str) -> list[tuple[str, ...]]:
         """Paths where the chart reads a key called ``key``, shortest first."""
         if self._by_name is None:
             self._by_name = {}
-            for path in self.reads.tree.paths():
+            for path in self.summary.reads.paths():
                 self._by_name.setdefault(path[-1], []).append(path)
         return sorted(self._by_name.get(key, []), key=len)
 
+    def value_template_reads(self, texts: Sequence[str]) -> KeyTree:
+        """Reads of values strings the chart renders with ``tpl``; the templates are read
+        again only for this (the cache keeps no parsed templates)."""
+        if not texts or not self.summary.renders_values:
+            return KeyTree()
+        if self._reads is None:
+            self._reads = read_chart(load_chart_files(self.directory))
+        return self._reads.read_value_templates(texts)
 
-_CACHE: dict[str, tuple[tuple[tuple[str, int, int], ...], ChartKeys]] = {}
+
+_CACHE: dict[str, tuple[Stamp, ChartKeys]] = {}
 
 
 def chart_keys(directory: str) -> ChartKeys:
@@ -60,16 +70,31 @@ def chart_keys(directory: str) -> ChartKeys:
     cached = _CACHE.get(real)
     if cached is not None and cached[0] == stamp:
         return cached[1]
+    summary = readcache.load(real, stamp)
+    keys = ChartKeys(directory, summary) if summary is not None else _read(directory)
+    if summary is None:
+        readcache.store(real, stamp, keys.summary)
+    _CACHE[real] = (stamp, keys)
+    return keys
+
+
+def _read(directory: str) -> ChartKeys:
     files = load_chart_files(directory)
     reads = read_chart(files)
     declared = KeyTree()
     for chart in files.walk():
         if chart.schema is not None:
             declare(chart.schema, declared, chart.key)
-    renders = any(chart.templates for chart in files.walk())
-    keys = ChartKeys(reads, declared, files.schema is not None, renders)
-    _CACHE[real] = (stamp, keys)
-    return keys
+    summary = ChartSummary(
+        reads.name,
+        reads.tree,
+        declared,
+        files.schema is not None,
+        any(chart.templates for chart in files.walk()),
+        reads.reader.renders_values,
+        reads.notes,
+    )
+    return ChartKeys(directory, summary, reads)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,15 +110,15 @@ def unread_keys(
     that the chart never reads; ``context`` are the other values of the release (their
     ``tpl``-rendered strings may read keys too)."""
     keys = chart_keys(directory)
-    if not keys.renders:
+    if not keys.summary.renders:
         return UnreadResult([], [])  # no templates at all: nothing to compare with
     templated = [s for d in [*checked, *context] for s in _strings(d.data) if "{{" in s]
-    reads = [keys.reads.tree, keys.reads.read_value_templates(templated)]
+    reads = [keys.summary.reads, keys.value_template_reads(templated)]
     findings: list[Finding] = []
     for document in checked:
         if isinstance(document.data, dict) and not any_whole(reads):
-            _walk(document, document.data, (), reads, [keys.declared], keys, findings)
-    notes = [f"{directory or '.'}: {note}" for note in keys.reads.notes] if checked else []
+            _walk(document, document.data, (), reads, [keys.summary.declared], keys, findings)
+    notes = [f"{directory or '.'}: {note}" for note in keys.summary.notes] if checked else []
     return UnreadResult(findings, notes)
 
 
@@ -150,9 +175,9 @@ def _finding(
     keys: ChartKeys,
 ) -> Finding:
     span = document.span(path)
-    schema = " and its values.schema.json does not declare it" if keys.has_schema else ""
+    schema = " and its values.schema.json does not declare it" if keys.summary.has_schema else ""
     message = (
-        f"{format_path(path)} is set but no template of chart {keys.reads.name} reads it"
+        f"{format_path(path)} is set but no template of chart {keys.summary.name} reads it"
         f"{schema}, so Helm ignores it{_hint(path, reads, declared, keys)}"
     )
     return Finding(
