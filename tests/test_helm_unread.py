@@ -513,7 +513,7 @@ def _cache_entries() -> list[Path]:
 def test_a_later_run_reads_the_chart_from_the_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from linter.helm import unread
+    from linter.helm import chartfiles, unread
 
     chart = tmp_path / "stack"
     shutil.copytree(ROOT / STACK, chart)
@@ -525,7 +525,7 @@ def test_a_later_run_reads_the_chart_from_the_cache(
     def no_reading(*args: object) -> None:
         raise AssertionError("the templates were read again")
 
-    monkeypatch.setattr(unread, "load_chart_files", no_reading)
+    monkeypatch.setattr(chartfiles, "load_chart_files", no_reading)
     assert [f.path for f in unread_keys(str(chart), [document]).findings] == first
 
 
@@ -556,11 +556,21 @@ def test_no_cache_entry_with_servelint_no_cache(
     assert (len(findings), _cache_entries()) == (2, before)
 
 
-def test_values_strings_after_a_cached_reading(tmp_path: Path) -> None:
-    from linter.helm import unread
+def test_values_strings_after_a_cached_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from linter.helm import chartfiles, unread
 
     chart = _chart(tmp_path, {"templates/cm.yaml": "{{ tpl (toYaml .Values.args) $ }}\n"}, {})
     values = "args: ['--max-model-len={{ .Values.maxModelLen }}']\nmaxModelLen: 1\nunused: 1\n"
     assert _unread_paths(chart, values) == ["unused"]
-    unread._CACHE.clear()
+    unread._CACHE.clear()  # the chart's reading is cached, the strings' reads too
+    read = chartfiles.load_chart_files
+    monkeypatch.setattr(chartfiles, "load_chart_files", None)
     assert _unread_paths(chart, values) == ["unused"]
+    monkeypatch.setattr(chartfiles, "load_chart_files", read)
+    unread._CACHE.clear()  # new strings: the templates are read again for them
+    assert _unread_paths(chart, values.replace("maxModelLen }}", "other }}")) == [
+        "maxModelLen",
+        "unused",
+    ]

@@ -60,21 +60,6 @@ def load_chart_files(directory: str) -> ChartFiles:
     return _load(_directory_tree(directory), (), 0)
 
 
-def signature(directory: str) -> tuple[tuple[str, int, int], ...]:
-    """What changes when any file the reading depends on changes (for caching)."""
-    out = []
-    for root, dirs, files in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
-            path = os.path.join(root, name)
-            try:
-                stat = os.stat(path)
-            except OSError:
-                continue
-            out.append((path, stat.st_mtime_ns, stat.st_size))
-    return tuple(out)
-
-
 def _directory_tree(directory: str) -> _Tree:
     files: dict[str, _Reader] = {}
     base = directory or "."

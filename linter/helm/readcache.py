@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from linter.helm.keytree import KeyTree
+from linter.helm.layout import is_values_name
 
 _MAGIC = b"servelint-chart-reads-1\n"
 _DIGEST = hashlib.sha256().digest_size
@@ -53,9 +54,43 @@ class ChartSummary:
     notes: tuple[str, ...]
 
 
+def signature(directory: str) -> Stamp:
+    """What changes when any file the reading depends on changes. The values files beside
+    ``Chart.yaml`` are left out: they are what is being edited, and no template reads
+    them as templates."""
+    out = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if root == directory and is_values_name(name):
+                continue
+            path = os.path.join(root, name)
+            try:
+                stat = os.stat(path)
+            except OSError:
+                continue
+            out.append((path, stat.st_mtime_ns, stat.st_size))
+    return tuple(out)
+
+
 def load(real: str, stamp: Stamp) -> ChartSummary | None:
     """The stored summary of the chart at ``real`` as ``stamp`` describes it, or None."""
-    path = _entry(real, stamp)
+    found = _load((real, stamp))
+    return found if isinstance(found, ChartSummary) else None
+
+
+def load_value_reads(real: str, stamp: Stamp, texts: tuple[str, ...]) -> KeyTree | None:
+    """What the values strings ``texts`` read when the chart renders them with tpl."""
+    found = _load((real, stamp, texts))
+    return found if isinstance(found, KeyTree) else None
+
+
+def store_value_reads(real: str, stamp: Stamp, texts: tuple[str, ...], tree: KeyTree) -> None:
+    _store((real, stamp, texts), tree)
+
+
+def _load(key: tuple[object, ...]) -> object:
+    path = _entry(key)
     if path is None:
         return None
     try:
@@ -69,20 +104,23 @@ def load(real: str, stamp: Stamp) -> ChartSummary | None:
     ):
         return None
     try:
-        summary = pickle.loads(body)
+        return pickle.loads(body)
     except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
         return None
-    return summary if isinstance(summary, ChartSummary) else None
 
 
 def store(real: str, stamp: Stamp, summary: ChartSummary) -> None:
     """Store ``summary``; a cache folder that cannot be written costs only a re-read."""
-    path = _entry(real, stamp)
+    _store((real, stamp), summary)
+
+
+def _store(key: tuple[object, ...], value: object) -> None:
+    path = _entry(key)
     if path is None:
         return
     import tempfile
 
-    body = pickle.dumps(summary, protocol=pickle.HIGHEST_PROTOCOL)
+    body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
@@ -98,14 +136,14 @@ def store(real: str, stamp: Stamp, summary: ChartSummary) -> None:
         return
 
 
-def _entry(real: str, stamp: Stamp) -> Path | None:
+def _entry(key: tuple[object, ...]) -> Path | None:
     from linter.policy.cache import cache_dir
 
     directory = cache_dir()
     if directory is None:
         return None
     digest = hashlib.sha256()
-    digest.update(repr((real, stamp, _code(), sys.version)).encode("utf-8", "surrogatepass"))
+    digest.update(repr((key, _code(), sys.version)).encode("utf-8", "surrogatepass"))
     return directory / f"{_PREFIX}{digest.hexdigest()[:40]}.bin"
 
 

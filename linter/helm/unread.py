@@ -17,14 +17,15 @@ import dataclasses
 import difflib
 import os
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linter.findings import Finding, Severity
+
+if TYPE_CHECKING:
+    from linter.helm.chartreads import ChartReads
 from linter.helm import readcache
-from linter.helm.chartfiles import load_chart_files, signature
-from linter.helm.chartreads import ChartReads, read_chart
 from linter.helm.keytree import ANY, KeyTree, any_whole, step_all
-from linter.helm.readcache import ChartSummary, Stamp
+from linter.helm.readcache import ChartSummary, Stamp, signature
 from linter.helm.schemakeys import declare
 from linter.helm.unreadmeta import RULE_ID
 from linter.parsing.documents import Document
@@ -39,6 +40,8 @@ class ChartKeys:
     """What a chart reads and declares (read once, or loaded from the cache)."""
 
     directory: str
+    real: str
+    stamp: Stamp
     summary: ChartSummary
     _reads: ChartReads | None = None  # the full reading, for values strings only
     _by_name: dict[str, list[tuple[str, ...]]] | None = None
@@ -52,13 +55,22 @@ class ChartKeys:
         return sorted(self._by_name.get(key, []), key=len)
 
     def value_template_reads(self, texts: Sequence[str]) -> KeyTree:
-        """Reads of values strings the chart renders with ``tpl``; the templates are read
-        again only for this (the cache keeps no parsed templates)."""
+        """Reads of values strings the chart renders with ``tpl`` (cached by the strings:
+        the cache keeps no parsed templates, so a miss reads the chart again)."""
         if not texts or not self.summary.renders_values:
             return KeyTree()
+        key = tuple(sorted(set(texts)))
+        stored = readcache.load_value_reads(self.real, self.stamp, key)
+        if stored is not None:
+            return stored
         if self._reads is None:
+            from linter.helm.chartfiles import load_chart_files
+            from linter.helm.chartreads import read_chart
+
             self._reads = read_chart(load_chart_files(self.directory))
-        return self._reads.read_value_templates(texts)
+        tree = self._reads.read_value_templates(key)
+        readcache.store_value_reads(self.real, self.stamp, key, tree)
+        return tree
 
 
 _CACHE: dict[str, tuple[Stamp, ChartKeys]] = {}
@@ -71,14 +83,22 @@ def chart_keys(directory: str) -> ChartKeys:
     if cached is not None and cached[0] == stamp:
         return cached[1]
     summary = readcache.load(real, stamp)
-    keys = ChartKeys(directory, summary) if summary is not None else _read(directory)
+    keys = (
+        ChartKeys(directory, real, stamp, summary)
+        if summary is not None
+        else _read(directory, real, stamp)
+    )
     if summary is None:
         readcache.store(real, stamp, keys.summary)
     _CACHE[real] = (stamp, keys)
     return keys
 
 
-def _read(directory: str) -> ChartKeys:
+def _read(directory: str, real: str, stamp: Stamp) -> ChartKeys:
+    # Imported here: a run that finds the reading in the cache never parses a template.
+    from linter.helm.chartfiles import load_chart_files
+    from linter.helm.chartreads import read_chart
+
     files = load_chart_files(directory)
     reads = read_chart(files)
     declared = KeyTree()
@@ -94,7 +114,7 @@ def _read(directory: str) -> ChartKeys:
         reads.reader.renders_values,
         reads.notes,
     )
-    return ChartKeys(directory, summary, reads)
+    return ChartKeys(directory, real, stamp, summary, reads)
 
 
 @dataclasses.dataclass(frozen=True)
