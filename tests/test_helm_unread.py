@@ -143,6 +143,31 @@ def test_misplaced_engine_settings_in_lint_chart(run_line: Run) -> None:
     )
 
 
+def test_set_arguments_that_no_template_reads(run_line: Run) -> None:
+    sets = [
+        "servingEngineSpec.extraArgs={--max-model-len=8192}",
+        "routerSpec.replicaCount=2",
+        "cacheServer.replica=3",
+    ]
+    options = [option for value in sets for option in ("--set", value)]
+    result = run_line(["lint", "--chart", STACK, "--no-render", "--format", "json", *options])
+    prefix = f"{IGNORED} vllm-stack reads it, so Helm ignores it"
+    assert (result.exit_code, finding_rows(result)) == (
+        0,
+        [
+            (
+                "<--set>",
+                1,
+                1,
+                "warning",
+                f"servingEngineSpec.extraArgs {prefix}; the chart reads extraArgs at "
+                "servingEngineSpec.modelSpec[*].vllmConfig.extraArgs",
+            ),
+            ("<--set>", 3, 1, "warning", f"cacheServer.replica {prefix}; did you mean replicas?"),
+        ],
+    )
+
+
 def test_the_same_findings_in_chart_context(run_line: Run) -> None:
     as_context = run_line(["lint", "--format", "json", f"{STACK}/values-misplaced.yaml"])
     values = f"{STACK}/values-misplaced.yaml"

@@ -146,7 +146,9 @@ def lint_chart(
     """Lint the values files as written, then every environment's release."""
     as_written, documents, findings, failures = _lint_values_files(policies, request, limits)
     notes: list[str] = [request.render_note] if request.render_note else []
-    unread = unread_in_release(policies, request.chart.directory, documents, documents)
+    unread = unread_in_release(
+        policies, request.chart.directory, documents, documents, request.sets
+    )
     findings.extend(unread.findings)
     notes.extend(unread.notes)
     parsed = list(as_written)

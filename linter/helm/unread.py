@@ -27,10 +27,11 @@ from linter.helm import readcache
 from linter.helm.keytree import ANY, KeyTree, any_whole, step_all
 from linter.helm.readcache import ChartSummary, Stamp, signature
 from linter.helm.schemakeys import declare
+from linter.helm.strvals import SET_SOURCE
 from linter.helm.unreadmeta import RULE_ID
 from linter.parsing.documents import Document
 from linter.policy.model import Policy
-from linter.positions import PathT, format_path
+from linter.positions import PathT, Span, format_path
 
 _CUTOFF = 0.6  # difflib's own default
 
@@ -291,11 +292,33 @@ def unread_in_release(
     directory: str,
     documents: Mapping[str, Document | None],
     linted: Collection[str],
+    sets: Sequence[str] = (),
 ) -> UnreadResult:
-    """The check on the values files ``linted`` of the chart in ``directory``; like the
-    other Python checks it runs with the built-in policies (not with ``--no-builtin``)."""
+    """The check on the values files ``linted`` of the chart in ``directory`` (and the
+    ``--set`` arguments); like the other Python checks it runs with the built-in policies
+    (not with ``--no-builtin``)."""
     if not any(p.builtin for p in policies):
         return UnreadResult([], [])
     checked = [d for name, d in documents.items() if d is not None and name in linted]
     context = [d for name, d in documents.items() if d is not None and name not in linted]
-    return unread_keys(directory, checked, context)
+    given = _set_document(sets)
+    return unread_keys(directory, [*checked, *([given] if given else [])], context)
+
+
+def _set_document(sets: Sequence[str]) -> Document | None:
+    """The keys ``--set`` writes, at ``<--set>:N:COL``; None when there are none (or an
+    argument Helm would reject, which its own finding reports)."""
+    if not sets:
+        return None
+    from linter.helm.values import ValuesError, merge_values
+
+    try:
+        merged = merge_values(None, (), sets, label=SET_SOURCE)
+    except ValuesError:
+        return None
+    spans = {
+        path: Span(origin.line, origin.column)
+        for path, origin in merged.origins.items()
+        if origin.source == SET_SOURCE
+    }
+    return Document(SET_SOURCE, 0, merged.data, spans)
