@@ -266,6 +266,7 @@ def test_rules_without_a_policy_file_are_listed_and_explained(run_line: RunLine)
         "suppression/invalid",
         "helm-values",
         "helm-template",
+        "helm-values/unread-key",
         "secrets/literal-secret",
     ]
     explained = run_line(["explain", "secrets/literal-secret"])

@@ -26,7 +26,7 @@ def _chart(root: Path, template: str) -> Path:
     (chart / "templates").mkdir(parents=True)
     (chart / "files").mkdir()
     (chart / "Chart.yaml").write_text("apiVersion: v2\nname: leaky\nversion: 0.1.0\n")
-    (chart / "values.yaml").write_text("replicas: 1\n")
+    (chart / "values.yaml").write_text("{}\n")
     (chart / "templates" / "leak.yaml").write_text(template)
     return chart
 

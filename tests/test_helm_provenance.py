@@ -110,14 +110,18 @@ def test_sarif_places_rendered_findings_on_files_that_exist(
             "llm/templates/deployment.yaml:10:3: warning rendered-replicas/min-replicas "
             "replicas is 1; one pod means downtime on every rollout (rendered "
             "templates/deployment.yaml:8:3)",
+            # The template no longer reads replicaCount: Helm ignores the key.
+            "llm/values.yaml:1:1: warning helm-values/unread-key replicaCount is set but no "
+            "template of chart llm reads it, so Helm ignores it",
             f"llm/values.yaml:13:5: {SHM_ERROR}",
-            "1 error, 1 warning, 0 info in 2 files",
+            "1 error, 2 warnings, 0 info in 2 files",
         ],
     )
     log = json.loads((chart.parent / "out.sarif").read_text("utf-8"))
     assert [e.message for e in _validator().iter_errors(log)] == []
     assert _artifacts(log, chart.parent) == [
         ("llm/templates/deployment.yaml", 10, True),
+        ("llm/values.yaml", 1, True),
         ("llm/values.yaml", 13, True),
     ]
 

@@ -456,6 +456,7 @@ def test_every_built_in_rule_is_fully_described() -> None:
             "duplicate-key",
             "helm-template",
             "helm-values",
+            "helm-values/unread-key",
             "input-limit",
             "number-range",
             "read-error",

@@ -28,6 +28,7 @@ from linter.findings import Finding, Severity, summarize
 from linter.helm.provenance import Release, place_rendered
 from linter.helm.readings import one_per_problem
 from linter.helm.render import find_helm, render
+from linter.helm.unread import unread_in_release
 from linter.helm.values import MergedValues, ValuesError, merge_values, values_document
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Workload
@@ -171,6 +172,11 @@ def lint_chart(
     """Lint the values files as written, then every environment's release."""
     as_written, documents, findings, failures = _lint_values_files(policies, request, limits)
     notes: list[str] = [request.render_note] if request.render_note else []
+    unread = unread_in_release(
+        policies, request.chart.directory, documents, documents, request.sets
+    )
+    findings.extend(unread.findings)
+    notes.extend(unread.notes)
     parsed = list(as_written)
     per_environment: list[tuple[Environment, list[Finding]]] = []
     coverages = [Coverage(tuple(p.source for p in as_written))]

@@ -33,6 +33,7 @@ from linter.helm.chart import (
     lint_environment,
 )
 from linter.helm.layout import CHART_VALUES, chart_of, chart_values_name, environment_name
+from linter.helm.unread import unread_in_release
 from linter.model.settings import ModelSettings
 from linter.parsing.documents import ADVISORY_PROBLEMS, Document, Limits, ParsedFile
 from linter.policy.model import Policy
@@ -132,10 +133,14 @@ def _lint_chart(
         if documents[chart_values] is None:
             return ContextRun(findings=tuple(findings), notes=_unmerged(request))
     claimed, envs = _claim(request, given, documents, findings)
+    unread = unread_in_release(policies, request.chart.directory, documents, claimed)
+    findings.extend(unread.findings)
     runs = [(env, lint_environment(policies, request, env, documents, settings)) for env in envs]
     findings.extend(by_environment([(env, run[0]) for env, run in runs]))
     coverage = combine([run[3] for _, run in runs])
-    return ContextRun(frozenset(claimed), tuple(findings), (), tuple(context_files), coverage)
+    return ContextRun(
+        frozenset(claimed), tuple(findings), tuple(unread.notes), tuple(context_files), coverage
+    )
 
 
 def _claim(

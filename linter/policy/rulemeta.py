@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from linter.findings import Severity
+from linter.helm import unreadmeta as unread_keys
 from linter.policy.model import Policy, Rule
 from linter.secrets import literal as literal_secrets
 
@@ -133,6 +134,15 @@ PIPELINE_RULES: dict[str, RuleMeta] = {
         "helm template failed, so the rendered manifests could not be checked.",
         "Fix the template or value that helm names.",
         _CHART_HELP,
+    ),
+    unread_keys.RULE_ID: RuleMeta(
+        unread_keys.RULE_ID,
+        Severity.WARNING,
+        unread_keys.TITLE,
+        unread_keys.DESCRIPTION,
+        unread_keys.FIX,
+        unread_keys.REFERENCES[0],
+        unread_keys.REFERENCES,
     ),
     literal_secrets.RULE_ID: RuleMeta(
         literal_secrets.RULE_ID,

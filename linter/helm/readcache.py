@@ -1,0 +1,173 @@
+"""What a chart reads and declares, kept in the user's cache folder between runs.
+
+Reading a chart's templates costs tens of milliseconds (about 40 ms for
+production-stack's), which the pre-commit hook would pay on every commit although
+charts rarely change. The summary of a reading is stored beside the policy cache
+(``linter.policy.cache``: same folder, same ``SERVELINT_NO_CACHE``), keyed by the
+chart's real path, the size and modification time of every file in it, servelint's
+modules that do the reading, and the Python version. Entries are written to a temporary
+file and renamed into place, checked by a checksum when read, and only the newest are
+kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import pickle
+import sys
+from pathlib import Path
+
+from linter.helm.keytree import KeyTree
+from linter.helm.layout import is_values_name
+
+_MAGIC = b"servelint-chart-reads-1\n"
+_DIGEST = hashlib.sha256().digest_size
+KEEP = 32  # entries kept: the charts of a few repositories
+_PREFIX = "chart-reads-"
+# The modules whose code decides what a reading finds, or whose classes are stored.
+_CODE = (
+    "gotemplate",
+    "reads",
+    "chartreads",
+    "chartfiles",
+    "templatevalues",
+    "schemakeys",
+    "keytree",
+    "readcache",
+)
+
+Stamp = tuple[tuple[str, int, int], ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class ChartSummary:
+    """A chart's reading, without the parsed templates."""
+
+    name: str
+    reads: KeyTree
+    declared: KeyTree
+    has_schema: bool
+    renders: bool  # the chart or a subchart has templates
+    renders_values: bool  # tpl with the root context: values strings may read keys
+    notes: tuple[str, ...]
+
+
+def signature(directory: str) -> Stamp:
+    """What changes when any file the reading depends on changes. The values files beside
+    ``Chart.yaml`` are left out: they are what is being edited, and no template reads
+    them as templates."""
+    out = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if root == directory and is_values_name(name):
+                continue
+            path = os.path.join(root, name)
+            try:
+                stat = os.stat(path)
+            except OSError:
+                continue
+            out.append((path, stat.st_mtime_ns, stat.st_size))
+    return tuple(out)
+
+
+def load(real: str, stamp: Stamp) -> ChartSummary | None:
+    """The stored summary of the chart at ``real`` as ``stamp`` describes it, or None."""
+    found = _load((real, stamp))
+    return found if isinstance(found, ChartSummary) else None
+
+
+def load_value_reads(real: str, stamp: Stamp, texts: tuple[str, ...]) -> KeyTree | None:
+    """What the values strings ``texts`` read when the chart renders them with tpl."""
+    found = _load((real, stamp, texts))
+    return found if isinstance(found, KeyTree) else None
+
+
+def store_value_reads(real: str, stamp: Stamp, texts: tuple[str, ...], tree: KeyTree) -> None:
+    _store((real, stamp, texts), tree)
+
+
+def _load(key: tuple[object, ...]) -> object:
+    path = _entry(key)
+    if path is None:
+        return None
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    body = raw[len(_MAGIC) + _DIGEST :]
+    if (
+        not raw.startswith(_MAGIC)
+        or raw[len(_MAGIC) : len(_MAGIC) + _DIGEST] != hashlib.sha256(body).digest()
+    ):
+        return None
+    try:
+        return pickle.loads(body)
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
+        return None
+
+
+def store(real: str, stamp: Stamp, summary: ChartSummary) -> None:
+    """Store ``summary``; a cache folder that cannot be written costs only a re-read."""
+    _store((real, stamp), summary)
+
+
+def _store(key: tuple[object, ...], value: object) -> None:
+    path = _entry(key)
+    if path is None:
+        return
+    import tempfile
+
+    body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(_MAGIC + hashlib.sha256(body).digest() + body)
+            os.replace(temporary, path)
+        except OSError:
+            os.unlink(temporary)
+            raise
+        _prune(path.parent)
+    except OSError:
+        return
+
+
+def _entry(key: tuple[object, ...]) -> Path | None:
+    from linter.policy.cache import cache_dir
+
+    directory = cache_dir()
+    if directory is None:
+        return None
+    digest = hashlib.sha256()
+    digest.update(repr((key, _code(), sys.version)).encode("utf-8", "surrogatepass"))
+    return directory / f"{_PREFIX}{digest.hexdigest()[:40]}.bin"
+
+
+def _code() -> tuple[tuple[str, int, int], ...]:
+    here = Path(__file__).parent
+    out = []
+    for name in _CODE:
+        try:
+            stat = (here / f"{name}.py").stat()
+        except OSError:
+            continue
+        out.append((name, stat.st_mtime_ns, stat.st_size))
+    return tuple(out)
+
+
+def _prune(directory: Path) -> None:
+    entries = []
+    for entry in directory.glob(f"{_PREFIX}*.bin"):
+        try:
+            entries.append((entry.stat().st_mtime, entry))
+        except OSError:
+            continue  # removed by a concurrent run
+    for _, entry in sorted(entries, reverse=True)[KEEP:]:
+        try:
+            entry.unlink()
+        except OSError:
+            continue
