@@ -115,3 +115,43 @@ def test_no_format_shows_a_secret_value_even_when_a_rule_quotes_it(
     # What the careless rule quoted is there, masked.
     assert "HF_TOKEN is ****" in text
     assert "--api-key **** / sh -c serve --hf-token=**** --port 8000" in text
+
+
+@pytest.mark.parametrize(
+    ("value", "literal"),
+    [
+        # documentation examples: a vendor prefix with less than a token behind it
+        ("nvapi-NVKEY", False),
+        ("hf_TOKEN", False),
+        ("sk-REPLACE", False),
+        # filled in when rendered or applied: the committed text is a template
+        ("ngc-api-${name}", False),
+        ("$(NGC_API_KEY)", False),
+        ("{{ .Values.apiKey }}", False),
+        ("prefix-{{ .Values.apiKey }}", False),
+        # real-looking credentials stay literal
+        ("nvapi-" + "a1B2c3D4e5" * 6 + "Zz", True),
+        ("hf_AbCdEfGhIjKlMnOpQrStUvWx12", True),
+        ("Tr0ub4dor-and-3", True),
+    ],
+)
+def test_examples_and_templates_are_not_literal_secrets(value: str, literal: bool) -> None:
+    from linter.secrets.literal import is_literal
+
+    assert is_literal(value) is literal
+
+
+def test_nim_examples_draw_no_secret_finding(tmp_path: Path) -> None:
+    """NGC keys written as documentation examples, and a Secret's name built by the
+    deploy script, are not committed secrets (NVIDIA's NIM samples do both)."""
+    (tmp_path / "nim.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: nim}\nspec:\n  template:\n"
+        "    spec:\n      containers:\n        - name: nim\n"
+        "          image: nvcr.io/nim/google/gemma-3-27b-it:1.0.0\n"
+        "          env:\n            - name: NGC_API_KEY\n              value: nvapi-NVKEY\n"
+        "---\nimage: {repository: nvcr.io/nim/meta/llama3-8b-instruct, tag: 1.0.3}\n"
+        "model:\n  ngcAPISecret: ngc-api-${name}\n  ngcAPIKey: ${ngc_api_key}\n"
+    )
+    code, output = _lint(tmp_path, "nim.yaml")
+    assert "secrets/literal-secret" not in output
+    assert code == 0

@@ -128,12 +128,19 @@ def names_a_reference(value: str) -> bool:
     )
 
 
+# Filled in when the manifest is rendered or applied (``ngc-api-${name}``, ``$(TOKEN)``,
+# ``{{ .Values.key }}``): the value committed is a template, not the secret.
+_SUBSTITUTED = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\{\{.*?\}\}")
+
+
 def is_literal(value: str) -> bool:
     value = value.strip()
     if secrets.is_secret_value(value):
         return True
-    if names_a_reference(value):
+    if names_a_reference(value) or _SUBSTITUTED.search(value):
         return False
+    if secrets.is_truncated_token(value):
+        return False  # a vendor prefix with less than a token behind it: an example
     return (
         len(value) >= 8
         and not any(c.isspace() for c in value)

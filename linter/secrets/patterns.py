@@ -125,6 +125,17 @@ def is_secret_value(value: object) -> bool:
     return isinstance(value, str) and _SECRET_VALUE.match(value.strip()) is not None
 
 
+# Vendor token prefixes whose tokens have a fixed, long body (NGC keys are ``nvapi-`` and
+# 64 characters; Hugging Face, OpenAI and GitHub tokens match _TOKEN_SHAPES).
+_TOKEN_PREFIXES = ("nvapi-", "hf_", "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
+
+
+def is_truncated_token(value: str) -> bool:
+    """``nvapi-NVKEY``, ``hf_TOKEN``: a vendor's token prefix followed by less than any real
+    token of that vendor, as documentation examples write it."""
+    return value.startswith(_TOKEN_PREFIXES) and not is_secret_value(value) and len(value) < 24
+
+
 def url_passwords(text: str) -> list[str]:
     """The passwords written into URLs of ``text`` (``redis://:pw@host``)."""
     return [m["value"] for m in _URL_PASSWORD.finditer(text)]
