@@ -250,6 +250,41 @@ def _model_and_capacity(server: str, facts: Facts, settings: ModelSettings) -> N
             result = None
         if result is not None:
             facts.put(("capacity",), result, facts.origins.get(("engine", "model_id")))
+            _locate_capacity(facts)
+
+
+# The settings each capacity figure is derived from, first written one first: a finding on
+# ``capacity.tokens_requested`` belongs on the line that set max_model_len, not on the
+# model's. Figures not listed (weights, per-token bytes) derive from the model itself.
+_CAPACITY_INPUTS: dict[str, tuple[str, ...]] = {
+    "tokens_requested": ("max_model_len", "context_length", "max_total_tokens"),
+    "kv_bytes_requested": ("max_model_len", "context_length", "max_total_tokens"),
+    "tokens_for_all_sequences": ("max_num_seqs", "max_running_requests", "max_model_len"),
+    "tensor_parallel_size": ("tensor_parallel_size", "tp_size", "num_shard"),
+    "pipeline_parallel_size": ("pipeline_parallel_size", "pp_size"),
+    "memory_fraction": ("gpu_memory_utilization", "mem_fraction_static", "cuda_memory_fraction"),
+    "memory_budget_bytes_per_gpu": (
+        "gpu_memory_utilization",
+        "mem_fraction_static",
+        "cuda_memory_fraction",
+    ),
+    "kv_dtype_bytes": ("kv_cache_dtype",),
+    "kv_budget_bytes_per_gpu": ("kv_cache_memory_bytes", "gpu_memory_utilization"),
+    "kv_tokens_per_gpu": ("kv_cache_memory_bytes", "gpu_memory_utilization"),
+}
+
+
+def _locate_capacity(facts: Facts) -> None:
+    for field, inputs in _CAPACITY_INPUTS.items():
+        origin = next(
+            (o for name in inputs if (o := facts.origins.get(("effective", name))) is not None),
+            None,
+        )
+        if origin is not None and facts.has(("capacity", field)):
+            facts.origins[("capacity", field)] = origin
+    gpu_origin = facts.origins.get(("gpu", "memory_bytes")) or facts.origins.get(("gpu",))
+    if gpu_origin is not None and facts.has(("capacity", "gpu_memory_bytes")):
+        facts.origins[("capacity", "gpu_memory_bytes")] = gpu_origin
 
 
 def _grpc(server: str, container: Mapping[str, Any], facts: Facts) -> None:
