@@ -338,3 +338,29 @@ def test_coverage_lines_escape_control_characters(run_line: RunLine, tmp_path: P
     result = run_line(["lint", "--no-config", "-v", str(target)])
     assert "\x1b" not in result.output
     assert "kind Model\\x1b[31mDeployment" in result.output
+
+
+def test_other_image_keys_and_server_commands_are_noticed(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    (tmp_path / "values.yaml").write_text(
+        "api:\n  image:\n    containerImage: vllm/vllm-openai\n    version: v0.11.0\n"
+    )
+    (tmp_path / "graph.yaml").write_text(
+        "apiVersion: nvidia.com/v1alpha1\nkind: DynamoGraphDeployment\nmetadata: {name: agg}\n"
+        "spec:\n  services:\n    Worker:\n      extraPodSpec:\n        mainContainer:\n"
+        "          image: my-registry/runtime:1\n"
+        "          command: [python3, -m, dynamo.trtllm]\n"
+    )
+    result = run_line(["lint", "--no-config", "-v", str(tmp_path)])
+    assert [line for line in result.output.splitlines() if line.startswith("not understood")] == [
+        f"not understood: {tmp_path}/graph.yaml:10:34: kind DynamoGraphDeployment "
+        "(nvidia.com/v1alpha1): command dynamo.trtllm at "
+        "spec.services.Worker.extraPodSpec.mainContainer.command[2]; fix: servelint has no "
+        "reading of this kind yet: lint the rendered pod template, or describe the layout with "
+        "a chart profile (docs/serving-model.md#profiles)",
+        f"not understood: {tmp_path}/values.yaml:3:5: values layout: vLLM image "
+        "vllm/vllm-openai at api.image.containerImage; fix: describe this values layout with "
+        "a chart profile (docs/serving-model.md#profiles), or lint the chart with --chart so "
+        "the rendered manifests are read",
+    ]

@@ -1,8 +1,9 @@
 """Inputs that name an inference server but yielded no workload: said, never skipped.
 
 A document counts as an inference deployment when an image key (``image``,
-``repository``, ``imageName``) names a server image, or a ``command``/``args``/``cmd``
-entry starts a server. Objects that only carry such text for something else — a
+``containerImage``, ``imageName``, ``repository``) names a server image, or a
+``command``/``args``/``cmd`` entry starts a server (``vllm serve``, ``trtllm-serve``,
+``python3 -m dynamo.vllm`` ...). Objects that only carry such text for something else — a
 ConfigMap's script, a Kustomization's image override, a CI workflow's job container —
 are not deployments and stay quiet.
 """
@@ -18,14 +19,17 @@ from linter.model.images import parse_image
 from linter.parsing.documents import Document, ParsedFile
 from linter.positions import PathT, format_path
 
-_IMAGE_KEYS = frozenset({"image", "repository", "imageName", "img"})
+_IMAGE_KEYS = frozenset({"repository", "img"})  # and every key ending in "image"
 _COMMAND_KEYS = frozenset({"command", "args", "cmd", "entrypoint"})
 _SERVER_COMMAND = re.compile(
     r"(?:^|[\s/;&|])(?:vllm\s+serve|vllm\.entrypoints|text-generation-launcher"
-    r"|sglang\.launch_server|sglang\s+serve|tritonserver)\b"
+    r"|sglang\.launch_server|sglang\s+serve|tritonserver|trtllm-serve"
+    r"|dynamo\.(?:vllm|sglang|trtllm))\b"
 )
 # Every marker below contains one of these words: a file without any is not walked.
-_NAMES_A_SERVER = re.compile(r"vllm|text-generation|tgi|sglang|tritonserver", re.IGNORECASE)
+_NAMES_A_SERVER = re.compile(
+    r"vllm|text-generation|tgi|sglang|tritonserver|trtllm|dynamo\.", re.IGNORECASE
+)
 # Kinds that mention server images without running them.
 _NOT_DEPLOYMENTS = frozenset(
     {
@@ -129,8 +133,16 @@ def _markers(node: Any, path: PathT) -> Iterator[tuple[PathT, str]]:
             yield from _markers(item, (*path, index))
 
 
+def _is_image_key(key: object) -> bool:
+    """``image``, ``containerImage``, ``imageName``, ``repository``: keys that name an image."""
+    if not isinstance(key, str):
+        return False
+    lowered = key.lower()
+    return key in _IMAGE_KEYS or lowered.endswith("image") or lowered.startswith("image")
+
+
 def _marker(key: object, value: str) -> str | None:
-    if key in _IMAGE_KEYS and value and " " not in value.strip():
+    if _is_image_key(key) and value and " " not in value.strip():
         server = parse_image(value).server
         if server:
             return f"{_SERVER_NAMES[server]} image {value}"
