@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linter.coverage import gaps
 from linter.coverage.unrecognised import not_understood
@@ -26,6 +26,10 @@ from linter.positions import PathT, format_path
 from linter.run.runner import read_inputs
 from linter.secrets.patterns import mask_value
 from linter.sources.files import Input, expand
+
+if TYPE_CHECKING:
+    from linter.drift.live import Capture
+    from linter.model.live import LiveSettings
 
 SHOW_VERSION = 1
 # Sections of a workload that are settings; the rest (pod, container, effective) are the
@@ -298,7 +302,7 @@ def show_live(path: str, limits: Limits) -> dict[str, Any]:
     return {"version": SHOW_VERSION, "live": live}
 
 
-def _captured(name: str, capture: Any) -> dict[str, Any]:
+def _captured(name: str, capture: Capture) -> dict[str, Any]:
     """A start-up log or info answer (``linter.drift.live.Capture``), with what it was
     read from."""
     from linter.model.live import server_settings
@@ -327,20 +331,16 @@ def _live_document(document: Document) -> dict[str, Any]:
 
     found = engine_settings_from_live(document.data)
     if found is None:
+        from linter.drift.live import FORMATS
+
         raise SourceError(
             f"{document.source}: not a server configuration servelint can read (the "
-            "formats understood are: " + "; ".join(_live_formats()) + ")"
+            "formats understood are: " + "; ".join(FORMATS) + ")"
         )
     return _live_entry(document.source, found)
 
 
-def _live_formats() -> tuple[str, ...]:
-    from linter.drift.live import FORMATS
-
-    return FORMATS
-
-
-def _live_entry(name: str, found: Any) -> dict[str, Any]:
+def _live_entry(name: str, found: LiveSettings) -> dict[str, Any]:
     return {
         "file": name,
         "server": found.server,

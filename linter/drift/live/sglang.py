@@ -8,7 +8,7 @@ Read at the source (sgl-project/sglang, ``python/sglang/srt``):
 - ``GET /get_server_info``: every ``ServerArgs`` field at the top level, then the
   scheduler's state (``status``, ``max_total_num_tokens``, ``max_req_input_len``,
   ``internal_states``, ``memory_usage``, ``version``), which is not configuration;
-- the gRPC ``GetServerInfo`` answer (``grpc/sglang_scheduler.proto``, v0.5.4 and later) as
+- the gRPC ``GetServerInfo`` answer (``grpc/sglang_scheduler.proto``, v0.5.4 to v0.5.6) as
   JSON (``grpcurl``, ``MessageToDict``): the ``server_args`` Struct (``serverArgs``) nested
   beside ``scheduler_info`` (``status``, ``max_total_num_tokens``, ``max_req_input_len``),
   ``active_requests``, ``is_paused``, ``last_receive_timestamp``, ``uptime_seconds``,
@@ -121,6 +121,8 @@ def model_info_fields(data: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def from_model_info(fields: dict[str, Any]) -> list[Printed]:
+    """The ``ServerArgs`` fields a ``GetModelInfo`` answer carries, under their own names,
+    and the model and pool fields under theirs (``IGNORED`` drops them)."""
     values: dict[str, Any] = {}
     for name, setting in _MODEL_INFO_FIELDS.items():
         if setting == "is_embedding":
