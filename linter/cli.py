@@ -456,7 +456,8 @@ def run_policy_tests(paths: tuple[str, ...], fmt: str, output: str | None) -> in
 @click.option(
     "--live",
     type=click.Path(dir_okay=False, allow_dash=True),
-    help="Show what a running server reported instead (a config or info endpoint dump).",
+    help="Show what a running server reported instead: a start-up log, an info answer, a "
+    "usage record or a config, as drift --live reads it ('-' for standard input).",
 )
 @click.option(
     "--format",

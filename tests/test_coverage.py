@@ -306,6 +306,7 @@ def test_show_a_live_config(run_line: RunLine) -> None:
         0,
         [
             f"{path}: sglang 0.5.2, model Qwen/Qwen2.5-7B-Instruct",
+            "  read: /get_server_info",
             "  engine.chunked_prefill_size = 8192",
             "  engine.context_length = 32768",
             "  engine.mem_fraction_static = 0.85",
@@ -314,6 +315,87 @@ def test_show_a_live_config(run_line: RunLine) -> None:
             "  engine.tp_size = 2",
             "  not settings (not compared): version",
         ],
+    )
+
+
+LOGS = Path(__file__).parent / "fixtures" / "drift" / "logs"
+
+
+def test_show_a_live_start_up_log_from_a_file_and_standard_input(run_line: RunLine) -> None:
+    # Two replicas printed their non-default args; the second was started with another
+    # max_model_len and api key. Keys are masked, the disagreement is named.
+    path = LOGS / "vllm-two-replicas.log"
+    expected = [
+        "  read: non-default args",
+        "  engine.api_key = '****'",
+        "  engine.data_parallel_size = 2",
+        "  engine.enable_prefix_caching = True",
+        "  engine.gpu_memory_utilization = 0.92",
+        "  engine.host = '0.0.0.0'",
+        "  engine.max_model_len = 8192",
+        "  engine.max_num_seqs = 64",
+        "  engine.model = 'meta-llama/Llama-3.1-8B-Instruct'",
+        "  engine.served_model_name = 'llama-3.1-8b'",
+        "  not settings (not compared): model_tag",
+        "  printed differently by its processes: api_key: pod/llm-vllm-7f9c-a2kq9/vllm "
+        "(line 2) ['****'], pod/llm-vllm-7f9c-c9m2p/vllm (line 4) ['****']",
+        "  printed differently by its processes: max_model_len: pod/llm-vllm-7f9c-a2kq9/vllm "
+        "(line 2) 8192, pod/llm-vllm-7f9c-c9m2p/vllm (line 4) 4096",
+    ]
+    header = "vllm 0.11.0, model meta-llama/Llama-3.1-8B-Instruct"
+    from_file = run_line(["show", "--no-config", "--live", str(path)])
+    assert (from_file.exit_code, from_file.output.splitlines()) == (
+        0,
+        [f"{path}: {header}", *expected],
+    )
+    piped = run_line(["show", "--no-config", "--live", "-"], input=path.read_text())
+    assert (piped.exit_code, piped.output.splitlines()) == (
+        0,
+        [f"<stdin>: {header}", *expected],
+    )
+
+
+def test_show_a_live_tgi_info_answer(run_line: RunLine) -> None:
+    # /info as huggingface_hub returns it, printed by Python (single quotes, None).
+    path = LOGS / "tgi-info-python-repr.txt"
+    result = run_line(["show", "--no-config", "--live", str(path)])
+    assert (result.exit_code, result.output.splitlines()) == (
+        0,
+        [
+            f"{path}: tgi 2.3.0, model mistralai/Mistral-7B-Instruct-v0.3",
+            "  read: /info (Python repr)",
+            "  engine.dtype = 'bfloat16'",
+            "  engine.max_batch_total_tokens = 611376",
+            "  engine.max_best_of = 2",
+            "  engine.max_client_batch_size = 4",
+            "  engine.max_concurrent_requests = 256",
+            "  engine.max_input_tokens = 7168",
+            "  engine.max_stop_sequences = 4",
+            "  engine.max_total_tokens = 8192",
+            "  engine.max_waiting_tokens = 20",
+            "  engine.model_id = 'mistralai/Mistral-7B-Instruct-v0.3'",
+            "  engine.waiting_served_ratio = 0.3",
+            "  not settings (not compared): docker_label, model_device_type, "
+            "model_pipeline_tag, model_sha, sha, validation_workers, version",
+        ],
+    )
+    shown = json.loads(
+        run_line(["show", "--no-config", "--live", str(path), "--format", "json"]).output
+    )
+    assert [(e["server"], e["version"], e["read"], e["disagreements"]) for e in shown["live"]] == [
+        ("tgi", "2.3.0", ["/info (Python repr)"], [])
+    ]
+
+
+def test_show_a_live_log_it_cannot_read(run_line: RunLine) -> None:
+    # A log that happens to be valid YAML is not read as YAML: the formats are listed.
+    path = LOGS / "yaml-shaped.log"
+    result = run_line(["show", "--no-config", "--live", str(path)])
+    assert result.exit_code == 3
+    assert result.output.startswith(
+        f"servelint: {path}: this is a log, but it holds no start-up configuration that "
+        "servelint reads (was the start of the log cut off? with --source logs, raise "
+        "--log-bytes); the formats understood are: vLLM start-up log "
     )
 
 

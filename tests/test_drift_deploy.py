@@ -63,6 +63,7 @@ def test_the_role_grants_exactly_what_the_sources_need() -> None:
     role = next(d for d in documents("rbac.yaml") if d["kind"] == "Role")
     assert [(r["resources"], r["verbs"], r.get("resourceNames")) for r in role["rules"]] == [
         (["pods"], ["get", "list"], None),
+        (["pods/log"], ["get"], None),
         (["pods/exec"], ["get", "create"], None),
         (["pods/proxy"], ["get"], None),
         (["configmaps"], ["get"], ["llm-vllm-config"]),

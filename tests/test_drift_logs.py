@@ -187,6 +187,16 @@ def test_triton_json_quoted_messages_become_lines() -> None:
             {"tp_size": 2, "max_running_requests": 256},
         ),
         (
+            "sglang-grpc-server-info-messagetodict.txt",
+            "SGLang 0.5.4: gRPC GetServerInfo (Python repr)",
+            {"tp_size": 2.0, "max_running_requests": 256.0},
+        ),
+        (
+            "sglang-grpc-model-info.json",
+            "SGLang: gRPC GetModelInfo",
+            {"model_path": "Qwen/Qwen2.5-7B-Instruct", "is_embedding": False},
+        ),
+        (
             "triton-24.08-verbose.log",
             "Triton 2.49.0: model configuration llama, option table",
             {"model_control_mode": "explicit", "strict_model_config": False},
@@ -406,6 +416,144 @@ def test_sglang_log_and_grpc_server_info(run_line: Run) -> None:
     ]
 
 
+def test_sglang_grpc_model_info_settings_and_ignored_fields() -> None:
+    # max_context_length is the scheduler's KV-cache size, not context_length: never a
+    # setting. An absent isGeneration (proto3 leaves out false) is an embedding server.
+    capture = read_capture((LOGS / "sglang-grpc-model-info-drifted.txt").read_text())
+    assert capture is not None
+    assert capture.partial
+    assert capture.settings == {
+        "model_path": "Qwen/Qwen2.5-7B-Instruct",
+        "tokenizer_path": "Qwen/Qwen2.5-7B-Instruct",
+        "is_embedding": True,
+        "preferred_sampling_params": '{"temperature": 0.2, "top_p": 0.9}',
+        "weight_version": "ckpt-1103",
+        "served_model_name": "qwen2.5-7b-canary",
+    }
+    assert capture.ignored == (
+        "bos_token_id",
+        "max_context_length",
+        "max_req_input_len",
+        "model_type",
+        "vocab_size",
+    )
+    assert capture.model == "Qwen/Qwen2.5-7B-Instruct"
+
+
+def test_sglang_grpc_model_info_in_sync_and_planted_drift(run_line: Run) -> None:
+    for by_path in ([], ["--values-path", "sglang.serverArgs"]):
+        args = ["drift", "-f", "sglang-values.yaml", *by_path]
+        in_sync = run_line([*args, "--live", "sglang-grpc-model-info.json"])
+        assert in_sync.exit_code == 0, in_sync.output
+        assert in_sync.output == (
+            "sglang-grpc-model-info.json: in sync (sglang defaults applied; read: SGLang: "
+            "gRPC GetModelInfo)\n"
+            "0 differences in 0 of 1 target, 1 in sync\n"
+        )
+    # Planted in the live answer: another served name, a weight version, preferred
+    # sampling parameters, and no isGeneration (an embedding server).
+    drifted = run_line(
+        [
+            "drift",
+            "-f",
+            "sglang-values.yaml",
+            "--live",
+            "sglang-grpc-model-info-drifted.txt",
+            "--format",
+            "json",
+        ]
+    )
+    assert drifted.exit_code == 1
+    assert sorted(_rows(drifted)) == [
+        (
+            "drift/changed",
+            "served_model_name",
+            "qwen2.5-7b",
+            "qwen2.5-7b-canary",
+            "sglang-values.yaml:5",
+        ),
+        ("drift/unexpected-live", "is_embedding", None, True, "sglang-values.yaml:1"),
+        (
+            "drift/unexpected-live",
+            "preferred_sampling_params",
+            None,
+            '{"temperature": 0.2, "top_p": 0.9}',
+            "sglang-values.yaml:1",
+        ),
+        ("drift/unexpected-live", "weight_version", None, "ckpt-1103", "sglang-values.yaml:1"),
+    ]
+    # The settings GetModelInfo does not carry (tp_size, api_key, ...) are not compared,
+    # by path either; the planted ones are reported the same way.
+    by_path = run_line(
+        [
+            "drift",
+            "-f",
+            "sglang-values.yaml",
+            "--values-path",
+            "sglang.serverArgs",
+            "--live",
+            "sglang-grpc-model-info-drifted.txt",
+            "--format",
+            "json",
+        ]
+    )
+    assert by_path.exit_code == 1
+    assert sorted(_rows(by_path)) == [
+        (
+            "drift/changed",
+            "sglang.serverArgs.servedModelName",
+            "qwen2.5-7b",
+            "qwen2.5-7b-canary",
+            "sglang-values.yaml:5",
+        ),
+        (
+            "drift/unexpected-live",
+            "sglang.serverArgs.is_embedding",
+            None,
+            True,
+            "sglang-values.yaml:3",
+        ),
+        (
+            "drift/unexpected-live",
+            "sglang.serverArgs.preferred_sampling_params",
+            None,
+            '{"temperature": 0.2, "top_p": 0.9}',
+            "sglang-values.yaml:3",
+        ),
+        (
+            "drift/unexpected-live",
+            "sglang.serverArgs.weight_version",
+            None,
+            "ckpt-1103",
+            "sglang-values.yaml:3",
+        ),
+    ]
+
+
+def test_sglang_grpc_server_info_as_messagetodict_prints_it(run_line: Run) -> None:
+    # A Struct holds numbers as doubles: MessageToDict prints tp_size as 2.0.
+    args = ["drift", "-f", "sglang-values.yaml", "--live"]
+    in_sync = run_line([*args, "sglang-grpc-server-info-messagetodict.txt"])
+    assert in_sync.exit_code == 0
+    assert in_sync.output == (
+        "sglang-grpc-server-info-messagetodict.txt: in sync (sglang defaults applied; read: "
+        "SGLang 0.5.4: gRPC GetServerInfo (Python repr))\n"
+        "0 differences in 0 of 1 target, 1 in sync\n"
+    )
+    drifted = run_line(
+        [
+            *args,
+            "sglang-grpc-server-info-messagetodict.txt",
+            "--set",
+            "sglang.serverArgs.tpSize=4",
+            "--format",
+            "json",
+        ]
+    )
+    assert drifted.exit_code == 1
+    assert _rows(drifted) == [("drift/changed", "tp_size", 4, 2, "<--set>:1")]
+
+
 def test_triton_option_table_and_model_configuration(run_line: Run) -> None:
     server = ["drift", "-f", "triton-values.yaml", "--values-path", "triton.server"]
     server += ["--live", "triton-24.08-verbose.log"]
@@ -517,6 +665,7 @@ SECRETS = (
         ("tgi-values.yaml", "tgi-2.3-launcher.log", "tgi.launcher"),
         ("sglang-values.yaml", "sglang-0.5-launch.log", "sglang.serverArgs"),
         ("sglang-values.yaml", "sglang-grpc-server-info.json", "sglang.serverArgs"),
+        ("sglang-values.yaml", "sglang-grpc-server-info-messagetodict.txt", "sglang.serverArgs"),
     ],
 )
 def test_key_named_secrets_never_appear(

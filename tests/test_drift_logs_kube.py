@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import Result
 from kube_standin import Cluster, Container, Pod
 from kube_standin.fixtures import Running, isolate, running
@@ -174,6 +175,20 @@ def test_the_sidecar_log_holds_no_configuration(run_line: Run, api: Running) -> 
     assert "error (unrecognised-format): the live text is neither a config document" in (
         result.output
     )
+
+
+def test_the_shipped_role_is_enough_for_logs(run_line: Run, api: Running, cluster: Cluster) -> None:
+    # The stand-in refuses every request the Role in deploy/drift-scan/rbac.yaml does not
+    # grant: the scheduled scan with --source logs reads the server's log.
+    rbac = Path(__file__).parent.parent / "deploy" / "drift-scan" / "rbac.yaml"
+    role = next(d for d in yaml.safe_load_all(rbac.read_text()) if d["kind"] == "Role")
+    granted = {(v, r) for rule in role["rules"] for r in rule["resources"] for v in rule["verbs"]}
+    checked = {("get", "pods"), ("list", "pods"), ("get", "pods/log"), ("get", "pods/proxy")}
+    cluster.denied |= checked - granted
+    result = drift(run_line, api, "--pod", "llm-vllm-7f9c-b7xw4")
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-1] == "1 difference in 1 of 1 target, 0 in sync"
+    assert [q["container"][0] for q in cluster.log_queries] == ["vllm"]
 
 
 def test_forbidden_logs_name_the_permission(run_line: Run, api: Running, cluster: Cluster) -> None:

@@ -35,6 +35,9 @@ class ServerDefaults:
     # Live settings the server reports as set explicitly (vLLM's non-default args): one
     # on the live side alone is drift even from an exhaustive source.
     explicit: frozenset[str] = frozenset()
+    # The live source prints a few settings only (TGI /info, SGLang GetModelInfo): a key
+    # the desired side holds and the live side does not print is not evidence either way.
+    partial: bool = False
 
 
 VLLM = ServerDefaults(
@@ -150,6 +153,8 @@ SGLANG = ServerDefaults(
         "log_level": ("info",),
         "max_loras_per_batch": (8,),
         "watchdog_timeout": (300,),
+        "is_embedding": (False,),
+        "weight_version": ("default",),
     },
     derived=frozenset(
         {
@@ -269,6 +274,8 @@ def _elide(
             continue
         if key in a and key in b:
             out_a[key], out_b[key] = _elide(a[key], b[key], here, server, table)
+            continue
+        if server.partial and key not in b:
             continue
         side, other = (a, out_a) if key in a else (b, out_b)
         # Only the live side can print a field because it is a default (exhaustive

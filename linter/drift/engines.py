@@ -171,19 +171,14 @@ def live_from_capture(capture: Capture) -> LiveEngine:
     """The engine settings a start-up log or an info answer shows, typed as the serving
     model types them (``max_model_len: 4096``); fields that name no setting of the server
     are left out (they cannot be set from values either)."""
-    from linter.model import registry
-    from linter.model.args import convert
+    from linter.model.live import server_settings
 
-    settings: dict[str, Any] = {}
-    for key, value in capture.settings.items():
-        setting = registry.by_key(capture.server, key)
-        if setting is None or setting.name in _META or setting.name in _NOT_FROM_VALUES:
-            continue
-        if setting.kind == "str" and isinstance(value, list) and len(value) == 1:
-            value = value[0]  # nargs="+" printed as a list: --served-model-name NAME
-        converted = convert(setting.kind, value)
-        if converted is not None:
-            settings[setting.name] = converted
+    found = server_settings(capture.server, capture.settings)
+    settings = {
+        name: value
+        for name, value in found.settings.items()
+        if name not in _META and name not in _NOT_FROM_VALUES
+    }
     settings = canonical_names(capture.server, settings)
     if capture.model:
         settings["model_id"] = capture.model

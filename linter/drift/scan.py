@@ -312,6 +312,7 @@ def _for_capture(
         server,
         derived=(server.derived | capture.resolved) - capture.unset - capture.explicit,
         exhaustive=not capture.partial,
+        partial=capture.partial,
         explicit=capture.explicit,
     )
 

@@ -56,6 +56,22 @@ def engine_settings_from_live(data: object) -> LiveSettings | None:
     return None
 
 
+def server_settings(
+    server: str, data: Mapping[str, Any], model: str = "", version: str = ""
+) -> LiveSettings:
+    """The settings of ``server`` among ``data`` (keys named as the server names them,
+    e.g. what a start-up log printed), typed as the serving model types them. A string
+    setting printed as a one-item list (``nargs="+"``: ``'served_model_name': ['llama']``)
+    is that string."""
+    unwrapped = {}
+    for key, value in data.items():
+        setting = registry.by_key(server, str(key))
+        if setting is not None and setting.kind == "str" and isinstance(value, list):
+            value = value[0] if len(value) == 1 else value
+        unwrapped[key] = value
+    return _settings(server, unwrapped, model, version)
+
+
 def _settings(server: str, data: Mapping[str, Any], model: str, version: str) -> LiveSettings:
     settings: dict[str, Any] = {}
     other: list[str] = []

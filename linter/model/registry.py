@@ -192,6 +192,9 @@ SGLANG: tuple[Setting, ...] = (
     _s("json_model_override_args", "json"),
     _s("schedule_conservativeness", "float"),
     _s("config", "str"),
+    _s("is_embedding", "bool"),
+    _s("weight_version", "str"),
+    _s("preferred_sampling_params", "str"),
 )
 
 # Triton: src/command_line_parser.cc. gRPC durations are milliseconds.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linter.coverage import gaps
 from linter.coverage.unrecognised import not_understood
@@ -24,7 +24,12 @@ from linter.parsing.documents import Document, Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.positions import PathT, format_path
 from linter.run.runner import read_inputs
+from linter.secrets.patterns import mask_value
 from linter.sources.files import Input, expand
+
+if TYPE_CHECKING:
+    from linter.drift.live import Capture
+    from linter.model.live import LiveSettings
 
 SHOW_VERSION = 1
 # Sections of a workload that are settings; the rest (pod, container, effective) are the
@@ -271,36 +276,82 @@ def render_text(shown: Mapping[str, Any]) -> str:
 
 
 def show_live(path: str, limits: Limits) -> dict[str, Any]:
-    """What a running server reported (a config, ``/info``, ``/get_server_info``,
-    ``/v1/models``), read the way ``drift`` reads it."""
+    """What a running server reported, read the way ``drift --live`` reads it: a start-up
+    log, an info answer (``/info``, ``/get_server_info``, gRPC ``GetServerInfo`` and
+    ``GetModelInfo``, ``/v1/models``), a usage record or a config; ``-`` is standard input."""
+    from linter.drift import live as captures
+    from linter.run.parsers import parse
+    from linter.sources import files
+
+    stdin = path == files.STDIN
+    item = Input(files.STDIN_NAME, None) if stdin else Input(path, Path(path))
+    read = files.read(item, limits.max_bytes)
+    if read.text is None:
+        raise SourceError(f"{item.name}: {read.error}")
+    try:
+        capture = captures.read_capture(read.text)
+    except captures.UnknownCapture as error:
+        raise SourceError(f"{item.name}: {error}") from None
+    if capture is not None:
+        return {"version": SHOW_VERSION, "live": [_captured(item.name, capture)]}
+    parsed = parse(item.name, read.text, limits)
+    live = [_live_document(document) for document in parsed.documents]
+    if not live:
+        problem = parsed.problems[0].message if parsed.problems else "no document"
+        raise SourceError(f"{item.name}: {problem}")
+    return {"version": SHOW_VERSION, "live": live}
+
+
+def _captured(name: str, capture: Capture) -> dict[str, Any]:
+    """A start-up log or info answer (``linter.drift.live.Capture``), with what it was
+    read from."""
+    from linter.model.live import server_settings
+
+    found = server_settings(capture.server, capture.settings, capture.model, capture.version)
+    entry = _live_entry(name, found)
+    entry["read"] = list(capture.formats)
+    entry["other"] = sorted({*found.other, *capture.ignored})
+    # Processes of one deployment that printed a setting differently: the settings above
+    # are the first one's, so the others are named rather than hidden.
+    entry["disagreements"] = [
+        {
+            "setting": d.setting,
+            "seen": [
+                {"process": process, "line": line, "value": mask_value((d.setting,), value)}
+                for process, line, value in d.seen
+            ],
+        }
+        for d in capture.disagreements
+    ]
+    return entry
+
+
+def _live_document(document: Document) -> dict[str, Any]:
     from linter.model.live import engine_settings_from_live
 
-    parsed, failures = read_inputs(expand([path]), limits)
-    if failures:
-        raise SourceError(f"{failures[0].file}: {failures[0].message}")
-    live = []
-    for parsed_file in parsed:
-        for document in parsed_file.documents:
-            found = engine_settings_from_live(document.data)
-            if found is None:
-                raise SourceError(
-                    f"{document.source}: not a server configuration servelint can read "
-                    "(a vLLM config or /v1/models, TGI /info, SGLang /get_server_info)"
-                )
-            live.append(
-                {
-                    "file": document.source,
-                    "server": found.server,
-                    "version": found.version or None,
-                    "model": found.model_id or None,
-                    "settings": [
-                        {"setting": f"engine.{name}", "value": value}
-                        for name, value in sorted(found.settings.items())
-                    ],
-                    "other": list(found.other),
-                }
-            )
-    return {"version": SHOW_VERSION, "live": live}
+    found = engine_settings_from_live(document.data)
+    if found is None:
+        from linter.drift.live import FORMATS
+
+        raise SourceError(
+            f"{document.source}: not a server configuration servelint can read (the "
+            "formats understood are: " + "; ".join(FORMATS) + ")"
+        )
+    return _live_entry(document.source, found)
+
+
+def _live_entry(name: str, found: LiveSettings) -> dict[str, Any]:
+    return {
+        "file": name,
+        "server": found.server,
+        "version": found.version or None,
+        "model": found.model_id or None,
+        "settings": [
+            {"setting": f"engine.{key}", "value": mask_value((key,), value)}
+            for key, value in sorted(found.settings.items())
+        ],
+        "other": list(found.other),
+    }
 
 
 def render_live_text(shown: Mapping[str, Any]) -> str:
@@ -308,7 +359,16 @@ def render_live_text(shown: Mapping[str, Any]) -> str:
     for item in shown["live"]:
         version = item["version"] or "(version unknown)"
         lines.append(f"{item['file']}: {item['server']} {version}, model {item['model']}")
+        if item.get("read"):
+            lines.append(f"  read: {', '.join(item['read'])}")
         lines.extend(f"  {s['setting']} = {s['value']!r}" for s in item["settings"])
         if item["other"]:
             lines.append(f"  not settings (not compared): {', '.join(item['other'])}")
+        for disagreement in item.get("disagreements", ()):
+            seen = ", ".join(
+                f"{s['process']} (line {s['line']}) {s['value']!r}" for s in disagreement["seen"]
+            )
+            lines.append(
+                f"  printed differently by its processes: {disagreement['setting']}: {seen}"
+            )
     return "\n".join(lines) + "\n"

@@ -23,7 +23,7 @@ FORMATS = (
     "TGI launcher log (Args { ... } on one line or pretty-printed, derived defaults)",
     "TGI /info or usage-stats start event (JSON, Python repr, PHP print_r)",
     "SGLang log (server_args=ServerArgs(...))",
-    "SGLang /get_server_info or gRPC GetServerInfo",
+    "SGLang /get_server_info, gRPC GetServerInfo or GetModelInfo (grpcurl JSON, MessageToDict)",
     "Triton log (option table, model configuration JSON, auto-completed config)",
     "a JSON or YAML config (vllm serve --config, /v1/models, /v2/models/<m>/config)",
 )
@@ -71,6 +71,11 @@ def _from_document(data: Any, form: str) -> Capture | None:
         records, version = tgi.from_document(data)
         capture = assemble("tgi", version, records, tgi.IGNORED, tgi.MODEL_KEY)
         return _with_form(_reports_a_few(capture, tgi.INFO_RESOLVED), form)
+    model_info = sglang.model_info_fields(data)
+    if model_info is not None:
+        records = sglang.from_model_info(model_info)
+        capture = assemble("sglang", "", records, sglang.IGNORED, sglang.MODEL_KEY)
+        return _with_form(_reports_a_few(capture, sglang.MODEL_INFO_RESOLVED), form)
     if sglang.grpc_server_args(data) is not None or sglang.is_server_info(data):
         records, version = sglang.from_document(data)
         return _with_form(
