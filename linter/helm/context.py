@@ -1,6 +1,6 @@
 """Values files linted in the context of their chart (``servelint lint FILE|DIR``).
 
-A values file beside a ``Chart.yaml`` (``layout.py``) is one release of that chart: the
+A values file beside a ``Chart.yaml`` (``sources/chartlayout.py``) is one release of that chart: the
 serving model reads the chart's ``values.yaml`` overlaid with the file, exactly as
 ``helm install -f FILE`` merges them, so a finding points at the line of the file that
 set the value, or at ``values.yaml`` when the default is the culprit. The merged values
@@ -32,12 +32,12 @@ from linter.helm.chart import (
     helm_document,
     lint_environment,
 )
-from linter.helm.layout import CHART_VALUES, chart_of, chart_values_name, environment_name
 from linter.helm.unread import unread_in_release
 from linter.model.settings import ModelSettings
 from linter.parsing.documents import ADVISORY_PROBLEMS, Document, Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.run.runner import ContextRun, read_inputs
+from linter.sources.chartlayout import CHART_VALUES, chart_of, chart_values_name, environment_name
 from linter.sources.files import Input
 
 

@@ -159,7 +159,7 @@ def execute(plan: LintPlan) -> runner.RunResult:
 
 
 def _chart_context(inputs: Sequence[Input]) -> ChartContext | None:
-    from linter.helm.layout import chart_of
+    from linter.sources.chartlayout import chart_of
 
     # The chart machinery is imported only when an input sits in a chart (issue 8).
     if not any(
