@@ -13,8 +13,8 @@ from click.testing import Result
 
 from linter.findings import Finding, Severity
 from linter.policy import load_policies
-from linter.policy.rulemeta import PIPELINE_RULES, all_rules, is_link
 from linter.reporters.sarif import as_sarif
+from linter.run.rulemeta import PIPELINE_RULES, all_rules, is_link
 from linter.run.runner import RunResult
 
 SCHEMA = Path(__file__).parent / "fixtures" / "sarif" / "sarif-schema-2.1.0.json"

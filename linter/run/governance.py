@@ -138,7 +138,7 @@ def select_policies(policies: Sequence[Policy], config: Config) -> list[Policy]:
 
 
 def known_rules(policies: Sequence[Policy]) -> set[str]:
-    from linter.policy.rulemeta import PIPELINE_RULES
+    from linter.run.rulemeta import PIPELINE_RULES
 
     return {
         *CORE_RULES,
