@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from linter.coverage.model import combine
+from linter.evaluate.result import ContextRun
+from linter.evaluate.stages import read_inputs
 from linter.findings import Finding
 from linter.helm.chart import (
     Chart,
@@ -36,7 +38,6 @@ from linter.helm.unread import unread_in_release
 from linter.model.settings import ModelSettings
 from linter.parsing.documents import ADVISORY_PROBLEMS, Document, Limits, ParsedFile
 from linter.policy.model import Policy
-from linter.run.runner import ContextRun, read_inputs
 from linter.sources.chartlayout import CHART_VALUES, chart_of, chart_values_name, environment_name
 from linter.sources.files import Input
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 if TYPE_CHECKING:
+    from linter.evaluate.result import RunResult
     from linter.run.lintplan import LintPlan
-    from linter.run.runner import RunResult
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from linter.evaluate.result import RunResult
 from linter.findings import Finding
 from linter.helm.chart import ChartRequest, environment_notes, lint_chart, ordered
 from linter.run import baseline as baselines
-from linter.run.runner import RunResult
 
 if TYPE_CHECKING:
     from linter.run.lintplan import LintPlan

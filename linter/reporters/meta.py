@@ -15,7 +15,7 @@ from linter.findings import Finding
 from linter.run.rulemeta import INFORMATION_URI, PIPELINE_RULES, RuleMeta, policy_rule_meta
 
 if TYPE_CHECKING:
-    from linter.run.runner import RunResult
+    from linter.evaluate.result import RunResult
 
 TOOL_NAME = "servelint"
 # Kept under its old name for callers: the registry itself lives in linter.run.rulemeta.

@@ -14,7 +14,7 @@ from linter.errors import LinterError
 from linter.reporters import REPORTERS, get
 
 if TYPE_CHECKING:
-    from linter.run.runner import RunResult
+    from linter.evaluate.result import RunResult
 
 DEFAULT_FORMAT = "text"
 

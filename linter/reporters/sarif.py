@@ -27,7 +27,7 @@ from linter.reporters.meta import (
 from linter.run.rulemeta import is_link
 
 if TYPE_CHECKING:
-    from linter.run.runner import RunResult
+    from linter.evaluate.result import RunResult
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = (

@@ -23,7 +23,7 @@ from linter.run import suppress
 from linter.run.config import EMPTY, Config
 
 if TYPE_CHECKING:
-    from linter.run.runner import RunResult
+    from linter.evaluate.result import RunResult
 
 # Input that was not checked at all can never be switched off.
 ALWAYS_ON = ("syntax", "read-error", "input-limit")

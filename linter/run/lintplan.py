@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from linter.evaluate.result import RunResult
 from linter.findings import Severity
 from linter.model.settings import ModelSettings
 from linter.parsing.documents import Limits
@@ -127,7 +128,7 @@ def _choose(flag: bool | None, configured: bool | None) -> bool:
     return bool(flag if flag is not None else configured)
 
 
-def execute(plan: LintPlan) -> runner.RunResult:
+def execute(plan: LintPlan) -> RunResult:
     result = runner.lint(
         plan.policies,
         plan.inputs,

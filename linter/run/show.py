@@ -15,6 +15,7 @@ from typing import Any
 from linter.coverage import gaps
 from linter.coverage.unrecognised import not_understood
 from linter.errors import SourceError
+from linter.evaluate.stages import read_inputs
 from linter.helm.values import ValuesError, merge_values, values_document
 from linter.model.extract import extract_workloads
 from linter.model.settings import ModelSettings
@@ -22,7 +23,6 @@ from linter.model.workload import Workload
 from linter.parsing.documents import Document, Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.positions import PathT, format_path
-from linter.run.runner import read_inputs
 from linter.sources.chartlayout import CHART_VALUES, chart_of, chart_values_name, environment_name
 from linter.sources.files import Input, expand
 

@@ -25,7 +25,7 @@ from linter.secrets import patterns as secrets
 
 if TYPE_CHECKING:
     from linter.drift.result import DriftResult
-    from linter.run.runner import RunResult
+    from linter.evaluate.result import RunResult
 
 # Shorter values are not scrubbed from text: replacing "true" or "1" everywhere would
 # garble messages without protecting anything.
