@@ -19,7 +19,7 @@ import click
 from linter import __version__
 from linter.drift.options import drift_options
 from linter.errors import LinterError
-from linter.helm.options import chart_options, check_chart_usage, lint_with_chart
+from linter.helm.options import chart_options, check_chart_usage
 
 if TYPE_CHECKING:
     from linter.reporters.outputs import OutputSpec
@@ -301,6 +301,8 @@ def lint(
     plan = _with_limits(plan, max_bytes, max_nodes, max_depth)
     result = execute(plan)
     if chart is not None:
+        from linter.run.chart import lint_with_chart
+
         result = lint_with_chart(
             plan, result, chart, values_files, set_values, environments, helm, no_render
         )
