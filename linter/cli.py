@@ -558,9 +558,9 @@ def drift(**options: Any) -> int:
             progress.close()
     else:
         result = run_files(plan, options["live"])
-    from linter.secrets.redact import drift_result
+    from linter.drift.result import redacted
 
-    result = drift_result(result)  # no format shows the runner's environment or a token
+    result = redacted(result)  # no format shows the runner's environment or a token
     _emit(DRIFT_REPORTERS[options["fmt"]], result, options["output"])
     return result.exit_code(options["exit_zero"])
 

@@ -11,6 +11,7 @@ from linter.findings import Finding
 from linter.model.settings import ModelSettings
 from linter.parsing.documents import Limits, ParsedFile
 from linter.policy.model import Policy
+from linter.secrets import redact
 
 
 @dataclasses.dataclass
@@ -21,7 +22,7 @@ class RunResult:
     notes: list[str] = dataclasses.field(default_factory=list)
     # The policies that were evaluated: reporters take rule metadata from them (SARIF).
     policies: tuple[Policy, ...] = ()
-    # Literal secret values found in the inputs; scrubbed from every report (redact.py).
+    # Literal secret values found in the inputs; scrubbed from every report (``redacted`` below).
     secrets: frozenset[str] = frozenset()
     # What the run recognised and what it could not check (coverage/).
     coverage: Coverage = NO_COVERAGE
@@ -49,3 +50,15 @@ class WorkloadContext(Protocol):
         settings: ModelSettings,
         limits: Limits,
     ) -> ContextRun: ...
+
+
+def redacted(run: RunResult) -> RunResult:
+    """The last pass before reporters: findings, notes and coverage scrubbed of the run's
+    secrets."""
+    values: frozenset[str] = getattr(run, "secrets", frozenset()) | redact.environment_values()
+    return dataclasses.replace(
+        run,
+        findings=redact.findings(run.findings, values),
+        notes=[redact.scrub(note, values) for note in run.notes],
+        coverage=run.coverage.map_text(lambda text: redact.scrub(text, values)),
+    )
