@@ -55,7 +55,7 @@ class _Group(click.Group):
 def _output_specs(
     ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
 ) -> list[OutputSpec]:
-    """``--format FORMAT[:FILE]``, repeatable (issue 6: several reports from one run)."""
+    """``--format FORMAT[:FILE]``, repeatable: several reports from one run."""
     from linter.reporters.outputs import parse_spec
 
     try:
@@ -65,7 +65,7 @@ def _output_specs(
 
 
 def _governance_options(command: Callable[..., int]) -> Callable[..., int]:
-    """Configuration, baseline and date options of ``lint`` (issue 7)."""
+    """Configuration, baseline and date options of ``lint`` (README, "Configuration")."""
     options = [
         click.option(
             "--config",
@@ -609,7 +609,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _show_failure(exc: BaseException, show_traceback: bool) -> None:
     if show_traceback:
-        import traceback  # only here: every run would pay for its imports (issue 8)
+        import traceback  # only here: every run would pay for its imports
 
         traceback.print_exception(exc, file=sys.stderr)
         return

@@ -1,4 +1,4 @@
-"""What a team decides about findings, applied after evaluation (issue 7).
+"""What a team decides about findings, applied after evaluation (README, "Configuration").
 
 Order: rules switched off are dropped; suppressions (inline, annotation, config) are
 attached; the baseline marks known findings; severity overrides apply last, so they

@@ -162,7 +162,7 @@ def execute(plan: LintPlan) -> RunResult:
 def _chart_context(inputs: Sequence[Input]) -> ChartContext | None:
     from linter.sources.chartlayout import chart_of
 
-    # The chart machinery is imported only when an input sits in a chart (issue 8).
+    # The chart machinery is imported only when an input sits in a chart: start-up time.
     if not any(
         i.path is not None and i.error is None and chart_of(i.name) is not None for i in inputs
     ):

@@ -1,4 +1,4 @@
-"""Lint many inputs with worker processes, one per core (issue 8).
+"""Lint many inputs with worker processes, one per core (``benchmarks/bulk.py``).
 
 Reading, parsing, the serving model and policy evaluation are done file by file, and
 CEL and the model are CPU-bound Python, so threads would queue on the interpreter lock;

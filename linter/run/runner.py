@@ -56,7 +56,7 @@ def lint(
             claimed=extra.claimed,
         )
         result = _with_context(result, extra)
-    # Suppressions, baseline and severity overrides apply after evaluation (issue 7).
+    # Suppressions, baseline and severity overrides apply after evaluation (governance.py).
     return result if governance is None else governance.apply(result, parsed, extra.files)
 
 
