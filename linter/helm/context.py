@@ -11,7 +11,7 @@ share is shown once with their names, and the chart's own ``values.yaml`` is the
 ``default`` environment. A lone file is an unnamed release, as with ``lint --chart DIR
 -f FILE``. Nothing is rendered: this runs in the pre-commit hook on every commit and
 ``helm template`` costs hundreds of milliseconds; ``lint --chart`` renders. Document
-policies still see every file as written (``runner.py``).
+policies still see every file as written (``evaluate/stages.py``).
 """
 
 from __future__ import annotations
