@@ -23,8 +23,8 @@ from linter.helm.options import chart_options, check_chart_usage
 
 if TYPE_CHECKING:
     from linter.reporters.outputs import OutputSpec
+    from linter.run.governance import ConfiguredRule
     from linter.run.lintplan import LintPlan
-    from linter.run.rulemeta import ConfiguredRule
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_FAILURE = 0, 1, 2, 3
 _SEVERITIES = click.Choice(["error", "warning", "info"], case_sensitive=False)
@@ -368,8 +368,8 @@ def _policy_source_options(command: Callable[..., int]) -> Callable[..., int]:
 def _configured_rules(
     policy_dirs: tuple[str, ...], no_builtin: bool, config: str | None, no_config: bool
 ) -> list[ConfiguredRule]:
+    from linter.run.governance import configured_rules
     from linter.run.lintplan import configured_policies, read_config
-    from linter.run.rulemeta import configured_rules
 
     settings = read_config(config, no_config)
     return configured_rules(configured_policies(settings, policy_dirs, no_builtin), settings)

@@ -21,6 +21,7 @@ from linter.policy.model import Policy
 from linter.run import baseline as baselines
 from linter.run import suppress
 from linter.run.config import EMPTY, Config
+from linter.run.rulemeta import PIPELINE_RULES, RuleMeta, all_rules
 
 if TYPE_CHECKING:
     from linter.evaluate.result import RunResult
@@ -138,8 +139,6 @@ def select_policies(policies: Sequence[Policy], config: Config) -> list[Policy]:
 
 
 def known_rules(policies: Sequence[Policy]) -> set[str]:
-    from linter.run.rulemeta import PIPELINE_RULES
-
     return {
         *CORE_RULES,
         *PIPELINE_RULES,
@@ -169,3 +168,25 @@ def config_notes(config: Config, known: Collection[str]) -> list[str]:
         if not any(fnmatchcase(r, pattern) for r in known)
     )
     return notes
+
+
+@dataclasses.dataclass(frozen=True)
+class ConfiguredRule:
+    """A rule as a configuration sees it: the severity it reports at, and whether it runs."""
+
+    meta: RuleMeta
+    severity: Severity
+    enabled: bool
+
+
+def configured_rules(policies: Sequence[Policy], config: Config) -> list[ConfiguredRule]:
+    """Every rule of ``policies`` (pipeline rules first) under ``config``'s ``disable`` and
+    ``severity``, as ``lint`` would apply them."""
+    return [
+        ConfiguredRule(
+            meta,
+            configured_severity(config, meta.id) or meta.severity,
+            not is_disabled(config, meta.id),
+        )
+        for meta in all_rules(policies)
+    ]
