@@ -23,7 +23,7 @@ def data_root() -> Traversable:
     here = Path(__file__).parent
     if here.is_dir():
         # An installed or checked-out package is a folder: a plain path serves, and
-        # importlib.resources (with tempfile and shutil) stays out of every run (issue 8).
+        # importlib.resources (with tempfile and shutil) stays out of every run (start-up time).
         package = here
     else:  # pragma: no cover - a zipped package
         from importlib import resources

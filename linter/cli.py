@@ -19,11 +19,11 @@ import click
 from linter import __version__
 from linter.drift.options import drift_options
 from linter.errors import LinterError
-from linter.helm.options import chart_options, check_chart_usage, lint_with_chart
+from linter.helm.options import chart_options, check_chart_usage
 
 if TYPE_CHECKING:
-    from linter.policy.rulemeta import ConfiguredRule
     from linter.reporters.outputs import OutputSpec
+    from linter.run.governance import ConfiguredRule
     from linter.run.lintplan import LintPlan
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_FAILURE = 0, 1, 2, 3
@@ -55,7 +55,7 @@ class _Group(click.Group):
 def _output_specs(
     ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
 ) -> list[OutputSpec]:
-    """``--format FORMAT[:FILE]``, repeatable (issue 6: several reports from one run)."""
+    """``--format FORMAT[:FILE]``, repeatable: several reports from one run."""
     from linter.reporters.outputs import parse_spec
 
     try:
@@ -65,7 +65,7 @@ def _output_specs(
 
 
 def _governance_options(command: Callable[..., int]) -> Callable[..., int]:
-    """Configuration, baseline and date options of ``lint`` (issue 7)."""
+    """Configuration, baseline and date options of ``lint`` (README, "Configuration")."""
     options = [
         click.option(
             "--config",
@@ -301,6 +301,8 @@ def lint(
     plan = _with_limits(plan, max_bytes, max_nodes, max_depth)
     result = execute(plan)
     if chart is not None:
+        from linter.run.chart import lint_with_chart
+
         result = lint_with_chart(
             plan, result, chart, values_files, set_values, environments, helm, no_render
         )
@@ -366,7 +368,7 @@ def _policy_source_options(command: Callable[..., int]) -> Callable[..., int]:
 def _configured_rules(
     policy_dirs: tuple[str, ...], no_builtin: bool, config: str | None, no_config: bool
 ) -> list[ConfiguredRule]:
-    from linter.policy.rulemeta import configured_rules
+    from linter.run.governance import configured_rules
     from linter.run.lintplan import configured_policies, read_config
 
     settings = read_config(config, no_config)
@@ -482,7 +484,7 @@ def show(
     value and origin, and what it could not tell."""
     from linter.policy import load_policies
     from linter.run.lintplan import read_config
-    from linter.run.show import render_live_text, render_text, show_live, show_paths
+    from linter.show import render_live_text, render_text, show_live, show_paths
 
     if live is not None:
         if paths or chart:
@@ -557,9 +559,9 @@ def drift(**options: Any) -> int:
             progress.close()
     else:
         result = run_files(plan, options["live"])
-    from linter.secrets.redact import drift_result
+    from linter.drift.result import redacted
 
-    result = drift_result(result)  # no format shows the runner's environment or a token
+    result = redacted(result)  # no format shows the runner's environment or a token
     _emit(DRIFT_REPORTERS[options["fmt"]], result, options["output"])
     return result.exit_code(options["exit_zero"])
 
@@ -608,7 +610,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _show_failure(exc: BaseException, show_traceback: bool) -> None:
     if show_traceback:
-        import traceback  # only here: every run would pay for its imports (issue 8)
+        import traceback  # only here: every run would pay for its imports
 
         traceback.print_exception(exc, file=sys.stderr)
         return

@@ -24,7 +24,7 @@ class Severity(enum.IntEnum):
 
 @dataclasses.dataclass(frozen=True)
 class Suppression:
-    """Why a finding is not counted: the contract of errata item 6."""
+    """Why a finding is not counted; its JSON and SARIF shape is in the README, "Suppressions"."""
 
     reason: str
     until: str | None

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from linter.cli import main
+from linter.evaluate.parsers import parse
 from linter.model.extract import extract_workloads
-from linter.run.parsers import parse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 

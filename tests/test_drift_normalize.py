@@ -104,7 +104,7 @@ def test_m_is_a_quantity_unless_the_key_is_a_duration() -> None:
 
 
 def test_known_settings_use_their_own_unit() -> None:
-    # errata item 5: vLLM swap_space and cpu_offload_gb are GiB, not bytes.
+    # vLLM's --swap-space and --cpu-offload-gb are GiB (their --help), not bytes.
     assert drift({"swapSpace": 4}, {"swap_space": "4Gi"}) == []
     assert drift({"cpuOffloadGb": 2.5}, {"cpu_offload_gb": "2.5"}) == []
     assert drift({"swapSpace": 4}, {"swap_space": 4294967296}) == [("swap_space", "changed")]

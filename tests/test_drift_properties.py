@@ -1,4 +1,4 @@
-"""Properties of the comparison (issue 9): a document never drifts from itself, and the
+"""Properties of the comparison: a document never drifts from itself, and the
 comparison is symmetric (A against B lists the paths of B against A, statuses swapped)."""
 
 from __future__ import annotations

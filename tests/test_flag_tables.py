@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from linter.evaluate.parsers import parse
 from linter.model import flagtables
 from linter.model.args import Token, parse_args
 from linter.model.extract import extract_workloads
 from linter.model.workload import Origin
-from linter.run.parsers import parse
 
 FIXTURES = Path(__file__).parent / "fixtures" / "flagtables"
 

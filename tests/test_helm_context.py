@@ -17,7 +17,7 @@ import pytest
 from click.testing import Result
 from report_lines import report_lines
 
-from linter.helm.layout import chart_of, environment_name
+from linter.sources.chartlayout import chart_of, environment_name
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = Path(__file__).parent / "fixtures" / "helm"

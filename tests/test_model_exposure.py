@@ -3,9 +3,9 @@ workload's pods, and the pod labels they are matched on."""
 
 from __future__ import annotations
 
+from linter.evaluate.parsers import parse
 from linter.model.extract import extract_workloads
 from linter.model.workload import Origin
-from linter.run.parsers import parse
 
 STREAM = """\
 apiVersion: apps/v1

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from linter.evaluate.parsers import parse
 from linter.model.extract import extract_workloads
 from linter.model.settings import ModelSettings
 from linter.model.workload import Workload
-from linter.run.parsers import parse
 
 MODEL = Path(__file__).parent / "fixtures" / "model" / "manifests"
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from click.testing import Result
 
+from linter.evaluate.stages import read_inputs
 from linter.model.settings import DEFAULT_SETTINGS
 from linter.model.workload import Workload
-from linter.run.runner import read_inputs
-from linter.run.show import _in_chart
+from linter.show import _in_chart
 from linter.sources.files import expand
 
 ROOT = Path(__file__).parent.parent

@@ -419,8 +419,8 @@ def test_shared_memory_findings_are_never_two_errors_on_one_line(run_line: RunLi
 
 def test_compose_ipc_host_shares_the_hosts_dev_shm() -> None:
     """Serving model: Compose's `ipc: host` is the pod's hostIPC (no 64 MiB /dev/shm)."""
+    from linter.evaluate.parsers import parse
     from linter.model.extract import extract_workloads
-    from linter.run.parsers import parse
 
     path = FIXTURES / "compose" / "compose.yaml"
     [workload] = extract_workloads([parse(str(path), path.read_text(encoding="utf-8"))])

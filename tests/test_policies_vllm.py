@@ -761,7 +761,7 @@ def test_rules_cite_sources_and_explain_themselves() -> None:
         for rule in policy["spec"]["rules"]:
             where = f"{name}/{rule['id']}"
             assert rule["title"] and rule["description"] and rule["fix"], where
-            # Research catalogue ids are not published anywhere a user could look them up.
+            # An id of capitals, a dash and three digits names no page a user could open.
             assert re.search(r"\b[A-Z]{2,6}-[0-9]{3}\b", rule["description"]) is None, where
             # A pinned source (a file at a tag with its lines, a pull request or an issue) or
             # a documentation page, as a link.
@@ -771,9 +771,9 @@ def test_rules_cite_sources_and_explain_themselves() -> None:
 
 
 def test_errors_are_only_the_certain_failures() -> None:
-    """Severity is a promise: the error rules are the ones the catalog's audit keeps as
-    errors, each with a warning twin for the cases it cannot prove (VLLM-023 needs only
-    the model's architecture, which a preset states)."""
+    """Severity is a promise: the error rules are the failures the input proves, each with
+    a warning twin for the cases it cannot prove (vllm/attention-heads-not-divisible has
+    none: it needs only the model's architecture, which a preset states)."""
     errors = {
         rule.id for policy in _policies() for rule in policy.rules if rule.severity.name == "ERROR"
     }

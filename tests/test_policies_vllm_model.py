@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from linter.evaluate.parsers import parse
 from linter.model.extract import extract_workloads
-from linter.run.parsers import parse
 
 FIXTURES = Path(__file__).parent / "fixtures" / "vllm" / "model"
 

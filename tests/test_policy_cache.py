@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
+from linter.evaluate.parsers import parse
 from linter.model.extract import extract_workloads
 from linter.policy import cache, load_policies
 from linter.policy.engine import document_subject, evaluate, workload_subject
 from linter.policy.load import _policy_texts
-from linter.run.parsers import parse
 
 FIXTURES = Path(__file__).parent / "fixtures"
 POLICY = """\

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from linter.evaluate.parsers import parse
 from linter.findings import Finding, Severity
 from linter.policy import load_policies, sandbox
 from linter.policy.engine import MAX_MESSAGE, document_subject, evaluate
-from linter.run.parsers import parse
 
 _LEVEL = "[" + ",".join(["1"] * 20) + "]"
 # Four nested comprehensions of 20 around a regular expression over 100 KB: about

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
+from linter.evaluate.result import RunResult
 from linter.findings import Finding, Severity, Suppression
 from linter.reporters.github import (
     GithubReporter,
@@ -16,7 +17,6 @@ from linter.reporters.github import (
     escape_property,
     format_annotation,
 )
-from linter.run.runner import RunResult
 
 REPORTERS = Path(__file__).parent / "fixtures" / "reporters"
 POLICIES = ["--no-config", "--no-builtin", "--policy-dir", "policies"]

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from click.testing import Result
 
+from linter.evaluate.result import RunResult
 from linter.findings import Finding, Severity, Suppression
 from linter.reporters.junit import JunitReporter
-from linter.run.runner import RunResult
 
 REPORTERS = Path(__file__).parent / "fixtures" / "reporters"
 POLICIES = ["--no-config", "--no-builtin", "--policy-dir", "policies"]

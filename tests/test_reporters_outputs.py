@@ -13,6 +13,7 @@ from click.testing import Result
 
 import linter.run.runner
 from linter.cli import main
+from linter.evaluate.result import RunResult
 from linter.reporters.outputs import OutputSpec, parse_spec, plan_outputs
 
 REPORTERS = Path(__file__).parent / "fixtures" / "reporters"
@@ -42,7 +43,7 @@ def test_text_on_terminal_and_three_files_from_one_evaluation(
     calls: list[int] = []
     real_lint = linter.run.runner.lint
 
-    def counting_lint(*args: Any, **kwargs: Any) -> linter.run.runner.RunResult:
+    def counting_lint(*args: Any, **kwargs: Any) -> RunResult:
         calls.append(1)
         return real_lint(*args, **kwargs)
 

@@ -15,10 +15,10 @@ import pytest
 from click.testing import Result
 
 from linter import __version__
+from linter.evaluate.result import RunResult
 from linter.findings import Finding, Severity, Suppression
 from linter.policy import load_policies
 from linter.reporters.sarif import SarifReporter, as_sarif, fingerprint
-from linter.run.runner import RunResult
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REPORTERS = FIXTURES / "reporters"

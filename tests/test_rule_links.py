@@ -11,11 +11,11 @@ from urllib.parse import urlsplit
 import jsonschema
 from click.testing import Result
 
+from linter.evaluate.result import RunResult
 from linter.findings import Finding, Severity
 from linter.policy import load_policies
-from linter.policy.rulemeta import PIPELINE_RULES, all_rules, is_link
 from linter.reporters.sarif import as_sarif
-from linter.run.runner import RunResult
+from linter.run.rulemeta import PIPELINE_RULES, all_rules, is_link
 
 SCHEMA = Path(__file__).parent / "fixtures" / "sarif" / "sarif-schema-2.1.0.json"
 # Design notes and proposals are documents, versioned by their repository's main line.

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from linter.evaluate.parsers import parse
 from linter.model.settings import DEFAULT_SETTINGS
 from linter.model.triton_models import extract_triton
 from linter.model.workload import Origin, Workload
-from linter.run.parsers import parse
 from linter.triton.graphs import ranges_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "triton"

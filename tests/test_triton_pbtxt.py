@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from linter.evaluate.parsers import format_for, parse
 from linter.parsing.documents import Document
 from linter.positions import Span
-from linter.run.parsers import format_for, parse
 from linter.triton import descriptor, fields
 from linter.triton.detect import is_model_config_json, looks_like_pbtxt
 from linter.triton.pbtxt import parse_pbtxt

@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from linter.findings import Finding, Severity, exit_code, sort_findings
+from linter.secrets import redact
 
 COMPARED, ERROR, NOT_READY = "compared", "error", "not-ready"
 EXIT_OK, EXIT_DRIFT, EXIT_NOTHING_COMPARED = 0, 1, 3
@@ -84,3 +85,24 @@ def count_by_outcome(targets: Sequence[TargetResult]) -> dict[str, int]:
     for target in targets:
         counts[target.outcome] += 1
     return counts
+
+
+def redacted(run: DriftResult) -> DriftResult:
+    """A drift run as every format shows it: its findings, messages and notes scrubbed of
+    the runner's environment and of every secret shape (values masked by name are
+    masked already, where drift builds them)."""
+    values = redact.environment_values()
+    targets = [
+        dataclasses.replace(
+            target,
+            findings=tuple(redact.findings(target.findings, values)),
+            message=redact.scrub(target.message, values),
+        )
+        for target in run.targets
+    ]
+    return dataclasses.replace(
+        run,
+        targets=targets,
+        error=redact.scrub(run.error, values),
+        notes=[redact.scrub(note, values) for note in run.notes],
+    )

@@ -186,7 +186,7 @@ def _document_name(spec: str) -> str:
 
 def _compare_text(pairing: _Pairing, name: str, text: str, target: Target) -> TargetResult:
     # The replicas of a Deployment load the same file: a text already compared in this
-    # run has the same differences, only the target (pod, source) differs (issue 8).
+    # run has the same differences, only the target (pod, source) differs.
     analysis = pairing.memo.get((name, text))
     if analysis is None:
         analysis = _analyse_text(pairing, name, text, target)

@@ -1,6 +1,6 @@
 """Units of settings, and parsing of the spellings a value can take.
 
-Units belong to the setting, not to the spelling (errata item 5): vLLM's ``swap_space`` is
+Units belong to the setting, not to the spelling: vLLM's ``swap_space`` is
 GiB, Kubernetes ``memory`` is bytes, Triton's gRPC flags are milliseconds. A setting that
 is known is parsed in its own unit; plain quantity and duration parsing is only for keys
 this table does not know.

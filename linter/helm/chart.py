@@ -24,6 +24,8 @@ from linter.coverage import gaps
 from linter.coverage.model import Coverage, combine
 from linter.coverage.unrecognised import not_understood
 from linter.errors import SourceError
+from linter.evaluate.result import RunResult
+from linter.evaluate.stages import lint_parsed, read_inputs
 from linter.findings import Finding, Severity, summarize
 from linter.helm.provenance import Release, place_rendered
 from linter.helm.readings import one_per_problem
@@ -43,7 +45,6 @@ from linter.parsing.documents import (
 )
 from linter.policy import engine
 from linter.policy.model import Policy
-from linter.run.runner import RunResult, lint_parsed, read_inputs
 from linter.sources.files import Input
 
 VALUES_RULE = "helm-values"

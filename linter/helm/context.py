@@ -1,6 +1,6 @@
 """Values files linted in the context of their chart (``servelint lint FILE|DIR``).
 
-A values file beside a ``Chart.yaml`` (``layout.py``) is one release of that chart: the
+A values file beside a ``Chart.yaml`` (``sources/chartlayout.py``) is one release of that chart: the
 serving model reads the chart's ``values.yaml`` overlaid with the file, exactly as
 ``helm install -f FILE`` merges them, so a finding points at the line of the file that
 set the value, or at ``values.yaml`` when the default is the culprit. The merged values
@@ -11,7 +11,7 @@ share is shown once with their names, and the chart's own ``values.yaml`` is the
 ``default`` environment. A lone file is an unnamed release, as with ``lint --chart DIR
 -f FILE``. Nothing is rendered: this runs in the pre-commit hook on every commit and
 ``helm template`` costs hundreds of milliseconds; ``lint --chart`` renders. Document
-policies still see every file as written (``runner.py``).
+policies still see every file as written (``evaluate/stages.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from linter.coverage.model import combine
+from linter.evaluate.result import ContextRun
+from linter.evaluate.stages import read_inputs
 from linter.findings import Finding
 from linter.helm.chart import (
     Chart,
@@ -32,12 +34,11 @@ from linter.helm.chart import (
     helm_document,
     lint_environment,
 )
-from linter.helm.layout import CHART_VALUES, chart_of, chart_values_name, environment_name
 from linter.helm.unread import unread_in_release
 from linter.model.settings import ModelSettings
 from linter.parsing.documents import ADVISORY_PROBLEMS, Document, Limits, ParsedFile
 from linter.policy.model import Policy
-from linter.run.runner import ContextRun, read_inputs
+from linter.sources.chartlayout import CHART_VALUES, chart_of, chart_values_name, environment_name
 from linter.sources.files import Input
 
 

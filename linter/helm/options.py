@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 if TYPE_CHECKING:
-    from linter.run.lintplan import LintPlan
-    from linter.run.runner import RunResult
+    pass
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -105,24 +104,3 @@ def check_chart_usage(
         raise click.UsageError(
             "give at least one file or directory (or - for stdin), or --chart DIR"
         )
-
-
-def lint_with_chart(
-    plan: LintPlan,
-    result: RunResult,
-    chart: str,
-    values: Sequence[str],
-    sets: Sequence[str],
-    environments: Sequence[str],
-    helm: str | None,
-    no_render: bool,
-) -> RunResult:
-    """``result`` (the plain paths) combined with the chart's environments."""
-    from linter.helm.chart import build_request
-    from linter.helm.run import run_chart
-
-    try:
-        request = build_request(chart, values, sets, environments, helm, no_render)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="'--env'") from None
-    return run_chart(plan, result, request)

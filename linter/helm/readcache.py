@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from linter.helm.keytree import KeyTree
-from linter.helm.layout import is_values_name
+from linter.sources.chartlayout import is_values_name
 
 _MAGIC = b"servelint-chart-reads-1\n"
 _DIGEST = hashlib.sha256().digest_size

@@ -4,7 +4,7 @@ The lint hot path parses YAML with libyaml (``CSafeLoader``) and builds JSON-com
 data itself, so that every value knows its line and column without a second parse.
 ruamel.yaml is deliberately not used here: it is ~30x slower.
 
-Inputs may be hostile (issue 9): every cost is bounded by ``Limits`` before it is paid,
+Inputs may be hostile (docs/security.md): every cost is bounded by ``Limits`` before it is paid,
 and a limit that is hit becomes an ``input-limit`` finding, never a hang or a crash.
 """
 

@@ -1,7 +1,7 @@
 """Plain data and a line map, built straight from libyaml's parser events.
 
 Working on events rather than a composed node graph keeps every cost bounded before it is
-paid (issue 9): the node limit stops a huge document after ``max_nodes`` events, an alias
+paid (docs/security.md): the node limit stops a huge document after ``max_nodes`` events, an alias
 is charged the size of its anchor without being expanded, and nothing recurses.
 """
 

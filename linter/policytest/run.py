@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from linter.evaluate.parsers import parse
+from linter.evaluate.stages import lint_parsed
 from linter.findings import Finding
 from linter.parsing.documents import ParsedFile
 from linter.policytest.load import InvalidTest, PolicyCache, discover, load
@@ -22,8 +24,6 @@ from linter.policytest.model import (
     Outcome,
     PolicyTestFile,
 )
-from linter.run.parsers import parse
-from linter.run.runner import lint_parsed
 from linter.sources.files import Input, read
 
 EVALUATION_ERROR = "cannot evaluate rule:"

@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from linter.reporters.base import Reporter
 
 # Format → "module:class". A run imports only the reporters it writes with: SARIF, JUnit
-# and GitHub pull in rule metadata and XML that a pre-commit run never shows (issue 8).
+# and GitHub pull in rule metadata and XML that a pre-commit run never shows.
 REPORTERS: dict[str, str] = {
     "text": "linter.reporters.text:TextReporter",
     "json": "linter.reporters.json_:JsonReporter",

@@ -17,7 +17,7 @@ from linter.reporters.meta import repo_path
 from linter.reporters.text import format_summary
 
 if TYPE_CHECKING:
-    from linter.run.runner import RunResult
+    from linter.evaluate.result import RunResult
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from linter.findings import summarize
 
 if TYPE_CHECKING:
-    from linter.run.runner import RunResult
+    from linter.evaluate.result import RunResult
 
 JSON_VERSION = 1
 

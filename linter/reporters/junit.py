@@ -21,7 +21,7 @@ from linter.reporters.meta import TOOL_NAME
 from linter.reporters.text import format_summary
 
 if TYPE_CHECKING:
-    from linter.run.runner import RunResult
+    from linter.evaluate.result import RunResult
 
 # XML 1.0 cannot carry most control characters, even escaped; a message quoting a
 # user's key could contain one (YAML "\x07"), and one such byte would break the report.

@@ -12,13 +12,13 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from linter.findings import Finding
-from linter.policy.rulemeta import INFORMATION_URI, PIPELINE_RULES, RuleMeta, policy_rule_meta
+from linter.run.rulemeta import INFORMATION_URI, PIPELINE_RULES, RuleMeta, policy_rule_meta
 
 if TYPE_CHECKING:
-    from linter.run.runner import RunResult
+    from linter.evaluate.result import RunResult
 
 TOOL_NAME = "servelint"
-# Kept under its old name for callers: the registry itself lives in linter.policy.rulemeta.
+# Kept under its old name for callers: the registry itself lives in linter.run.rulemeta.
 CORE_RULES = PIPELINE_RULES
 __all__ = ["CORE_RULES", "INFORMATION_URI", "TOOL_NAME", "RuleMeta", "rule_metadata", "rules_for"]
 

@@ -14,7 +14,7 @@ from linter.errors import LinterError
 from linter.reporters import REPORTERS, get
 
 if TYPE_CHECKING:
-    from linter.run.runner import RunResult
+    from linter.evaluate.result import RunResult
 
 DEFAULT_FORMAT = "text"
 
@@ -67,10 +67,10 @@ def write_outputs(
 
     Standard output comes first, so the findings are shown even if a file fails.
     """
-    from linter.secrets import redact
+    from linter.evaluate.result import redacted
 
     # The one door to every format: no report can show a secret value of the inputs.
-    result = redact.result(result)
+    result = redacted(result)
     failures: list[str] = []
     for spec in sorted(outputs, key=lambda s: s.path is not None):
         reporter = get(spec.fmt)

@@ -11,7 +11,8 @@ import re
 from collections.abc import Sequence
 
 from linter.policy.model import Policy, Rule
-from linter.policy.rulemeta import PIPELINE_RULES, ConfiguredRule, RuleMeta
+from linter.run.governance import ConfiguredRule
+from linter.run.rulemeta import PIPELINE_RULES, RuleMeta
 
 REGENERATE = "servelint rules --format markdown > docs/rules.md"
 

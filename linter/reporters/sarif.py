@@ -16,7 +16,6 @@ from urllib.parse import quote
 from linter import __version__
 from linter.coverage.text import summary_lines
 from linter.findings import Finding, Severity, Suppression
-from linter.policy.rulemeta import is_link
 from linter.reporters.meta import (
     INFORMATION_URI,
     TOOL_NAME,
@@ -25,9 +24,10 @@ from linter.reporters.meta import (
     rule_metadata,
     rules_for,
 )
+from linter.run.rulemeta import is_link
 
 if TYPE_CHECKING:
-    from linter.run.runner import RunResult
+    from linter.evaluate.result import RunResult
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = (

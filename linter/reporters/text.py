@@ -9,7 +9,7 @@ from linter.findings import Finding, Severity, summarize
 from linter.reporters.escape import escape_text
 
 if TYPE_CHECKING:
-    from linter.run.runner import RunResult
+    from linter.evaluate.result import RunResult
 
 _COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
 _DIM = "\033[2m"

@@ -1,4 +1,4 @@
-"""What a team decides about findings, applied after evaluation (issue 7).
+"""What a team decides about findings, applied after evaluation (README, "Configuration").
 
 Order: rules switched off are dropped; suppressions (inline, annotation, config) are
 attached; the baseline marks known findings; severity overrides apply last, so they
@@ -21,9 +21,10 @@ from linter.policy.model import Policy
 from linter.run import baseline as baselines
 from linter.run import suppress
 from linter.run.config import EMPTY, Config
+from linter.run.rulemeta import PIPELINE_RULES, RuleMeta, all_rules
 
 if TYPE_CHECKING:
-    from linter.run.runner import RunResult
+    from linter.evaluate.result import RunResult
 
 # Input that was not checked at all can never be switched off.
 ALWAYS_ON = ("syntax", "read-error", "input-limit")
@@ -138,8 +139,6 @@ def select_policies(policies: Sequence[Policy], config: Config) -> list[Policy]:
 
 
 def known_rules(policies: Sequence[Policy]) -> set[str]:
-    from linter.policy.rulemeta import PIPELINE_RULES
-
     return {
         *CORE_RULES,
         *PIPELINE_RULES,
@@ -169,3 +168,25 @@ def config_notes(config: Config, known: Collection[str]) -> list[str]:
         if not any(fnmatchcase(r, pattern) for r in known)
     )
     return notes
+
+
+@dataclasses.dataclass(frozen=True)
+class ConfiguredRule:
+    """A rule as a configuration sees it: the severity it reports at, and whether it runs."""
+
+    meta: RuleMeta
+    severity: Severity
+    enabled: bool
+
+
+def configured_rules(policies: Sequence[Policy], config: Config) -> list[ConfiguredRule]:
+    """Every rule of ``policies`` (pipeline rules first) under ``config``'s ``disable`` and
+    ``severity``, as ``lint`` would apply them."""
+    return [
+        ConfiguredRule(
+            meta,
+            configured_severity(config, meta.id) or meta.severity,
+            not is_disabled(config, meta.id),
+        )
+        for meta in all_rules(policies)
+    ]

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from linter.evaluate.result import RunResult
 from linter.findings import Severity
 from linter.model.settings import ModelSettings
 from linter.parsing.documents import Limits
@@ -127,7 +128,7 @@ def _choose(flag: bool | None, configured: bool | None) -> bool:
     return bool(flag if flag is not None else configured)
 
 
-def execute(plan: LintPlan) -> runner.RunResult:
+def execute(plan: LintPlan) -> RunResult:
     result = runner.lint(
         plan.policies,
         plan.inputs,
@@ -159,9 +160,9 @@ def execute(plan: LintPlan) -> runner.RunResult:
 
 
 def _chart_context(inputs: Sequence[Input]) -> ChartContext | None:
-    from linter.helm.layout import chart_of
+    from linter.sources.chartlayout import chart_of
 
-    # The chart machinery is imported only when an input sits in a chart (issue 8).
+    # The chart machinery is imported only when an input sits in a chart: start-up time.
     if not any(
         i.path is not None and i.error is None and chart_of(i.name) is not None for i in inputs
     ):

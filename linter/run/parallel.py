@@ -1,4 +1,4 @@
-"""Lint many inputs with worker processes, one per core (issue 8).
+"""Lint many inputs with worker processes, one per core (``benchmarks/bulk.py``).
 
 Reading, parsing, the serving model and policy evaluation are done file by file, and
 CEL and the model are CPU-bound Python, so threads would queue on the interpreter lock;
@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from linter.coverage.model import NO_COVERAGE, Coverage, combine
+from linter.evaluate.stages import raw_findings, read_inputs
 from linter.findings import Finding
 from linter.model.settings import ModelSettings
 from linter.parsing.documents import Limits, ParsedFile
@@ -98,12 +99,10 @@ def collect(
 
 
 def _lint_chunk(inputs: list[Input]) -> Collected:
-    from linter.run import runner
-
     assert _JOB is not None
     policies, limits, settings = _JOB
-    parsed, failures = runner.read_inputs(inputs, limits)
-    raw = runner.raw_findings(policies, parsed, failures, settings=settings, builtin_checks=True)
+    parsed, failures = read_inputs(inputs, limits)
+    raw = raw_findings(policies, parsed, failures, settings=settings, builtin_checks=True)
     governed = [_for_governance(p) for p in parsed]
     return Collected(raw.findings, governed, failures, raw.secrets, raw.coverage)
 

@@ -3,7 +3,7 @@
 Public serving examples often put a Hugging Face token or an API key straight into
 container args or env. Whoever can read the repository can then use it. A reference to a
 Secret (``valueFrom.secretKeyRef``, ``existingSecret``, ``$(HF_TOKEN)``) is the fix and is
-never flagged (errata item 8); neither are placeholders (``<your-token>``, ``${HF_TOKEN}``)
+never flagged (README, "Security"); neither are placeholders (``<your-token>``, ``${HF_TOKEN}``)
 or empty values. The value itself is never shown.
 """
 

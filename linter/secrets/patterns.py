@@ -2,7 +2,7 @@
 
 One predicate for every front end (lint and drift), so that a name masked in one output is
 masked in all of them. A *reference* to a secret (``secretKeyRef``, ``tokenSecretName``,
-``keyFile``) is not a secret and is shown as written (errata item 8).
+``keyFile``) is not a secret and is shown as written (README, "Security").
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def words(name: str) -> list[str]:
 
 
 # Called for every key and flag of every input (redaction and the literal-secret check);
-# names repeat, so the answers are kept (issue 8).
+# names repeat, so the answers are kept.
 @functools.lru_cache(maxsize=16384)
 def is_secret_name(name: str) -> bool:
     """True for names that hold a secret: ``HF_TOKEN``, ``OPENAI_API_KEY``, ``--api-key``,

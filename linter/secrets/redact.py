@@ -16,16 +16,12 @@ import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from linter.findings import Finding
 from linter.parsing.documents import Document, ParsedFile
 from linter.positions import PathT
 from linter.secrets import patterns as secrets
-
-if TYPE_CHECKING:
-    from linter.drift.result import DriftResult
-    from linter.run.runner import RunResult
 
 # Shorter values are not scrubbed from text: replacing "true" or "1" everywhere would
 # garble messages without protecting anything.
@@ -380,36 +376,3 @@ def findings(items: Iterable[Finding], values: frozenset[str]) -> list[Finding]:
             finding = dataclasses.replace(finding, message=message, extra=extra)
         out.append(finding)
     return out
-
-
-def result(run: RunResult) -> RunResult:
-    """The last pass before reporters: findings, notes and coverage scrubbed of the run's
-    secrets."""
-    values: frozenset[str] = getattr(run, "secrets", frozenset()) | environment_values()
-    return dataclasses.replace(
-        run,
-        findings=findings(run.findings, values),
-        notes=[scrub(note, values) for note in run.notes],
-        coverage=run.coverage.map_text(lambda text: scrub(text, values)),
-    )
-
-
-def drift_result(run: DriftResult) -> DriftResult:
-    """A drift run as every format shows it: its findings, messages and notes scrubbed of
-    the runner's environment and of every secret shape (values masked by name are
-    masked already, where drift builds them)."""
-    values = environment_values()
-    targets = [
-        dataclasses.replace(
-            target,
-            findings=tuple(findings(target.findings, values)),
-            message=scrub(target.message, values),
-        )
-        for target in run.targets
-    ]
-    return dataclasses.replace(
-        run,
-        targets=targets,
-        error=scrub(run.error, values),
-        notes=[scrub(note, values) for note in run.notes],
-    )

@@ -9,8 +9,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from linter.errors import SourceError
-from linter.helm.layout import CHART_FILE, TEMPLATES
 from linter.parsing import bounded
+from linter.sources.chartlayout import CHART_FILE, TEMPLATES
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"

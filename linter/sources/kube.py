@@ -140,7 +140,7 @@ class _Session:
 
     Requests are serialised and sent by the ``ApiClient`` itself (URL, query, credentials
     and their refresh, TLS), without the generated ``CoreV1Api``, whose import (models
-    and all) cost more than a scan's requests (issue 8). Pod exec goes over one short
+    and all) cost more than a scan's requests. Pod exec goes over one short
     WebSocket connection of that client's pool (``kube_ws``); only with a proxy in the
     kubeconfig does it go through ``kubernetes.stream``, which temporarily replaces a
     client's ``call_api``, so those clients are per thread.

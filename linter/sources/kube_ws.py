@@ -2,7 +2,7 @@
 
 A drift scan runs ``cat FILE`` in hundreds of pods. The official client's ``stream``
 builds a ``WSClient`` per exec, polls it from a loop and needs a thread per call for a
-deadline; that machinery, not the network, was most of a 500-pod scan (issue 8). Here
+deadline; that machinery, not the network, was most of a 500-pod scan (``benchmarks/drift.py``). Here
 the request is still serialised by the official ``ApiClient`` (URL, query, user agent
 and credentials, refreshed by its auth hooks) and the connection comes from the urllib3
 pool manager that the official REST client configured (TLS, client certificates, CA,

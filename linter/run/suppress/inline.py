@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
+from linter.evaluate.parsers import format_for
 from linter.findings import Finding
 from linter.parsing.documents import ParsedFile
-from linter.run.parsers import format_for
 from linter.run.suppress.model import Directive, invalid_finding, parse_date
 
 MARKER = "servelint:"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from linter.coverage import gaps
 from linter.coverage.unrecognised import not_understood
 from linter.errors import SourceError
-from linter.helm.layout import CHART_VALUES, chart_of, chart_values_name, environment_name
+from linter.evaluate.stages import read_inputs
 from linter.helm.values import ValuesError, merge_values, values_document
 from linter.model.extract import extract_workloads
 from linter.model.settings import ModelSettings
@@ -23,8 +23,8 @@ from linter.model.workload import Workload
 from linter.parsing.documents import Document, Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.positions import PathT, format_path
-from linter.run.runner import read_inputs
 from linter.secrets.patterns import mask_value
+from linter.sources.chartlayout import CHART_VALUES, chart_of, chart_values_name, environment_name
 from linter.sources.files import Input, expand
 
 if TYPE_CHECKING:
@@ -280,7 +280,7 @@ def show_live(path: str, limits: Limits) -> dict[str, Any]:
     log, an info answer (``/info``, ``/get_server_info``, gRPC ``GetServerInfo`` and
     ``GetModelInfo``, ``/v1/models``), a usage record or a config; ``-`` is standard input."""
     from linter.drift import live as captures
-    from linter.run.parsers import parse
+    from linter.evaluate.parsers import parse
     from linter.sources import files
 
     stdin = path == files.STDIN

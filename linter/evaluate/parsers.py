@@ -44,6 +44,6 @@ def format_for(name: str, text: str) -> str:
 def parse(name: str, text: str, limits: Limits = DEFAULT_LIMITS) -> ParsedFile:
     fmt = format_for(name, text)
     if limits != DEFAULT_LIMITS and fmt in _LIMITED:
-        # Configured input limits (issue 7) reach the parsers that enforce them.
+        # Configured input limits (README, "Limits") reach the parsers that enforce them.
         return _LIMITED[fmt](name, text, limits)
     return PARSERS[fmt](name, text)

@@ -6,7 +6,7 @@ file itself is looked at, never its parents: Helm's layout puts ``values.yaml`` 
 further down (``ci/values-x.yaml``) or elsewhere (``envs/prod/values.yaml``) has no chart
 that servelint could be sure of; ``lint --chart DIR -f FILE`` names the chart explicitly.
 
-Leaf module: no YAML, no CEL, so ``sources/files.py`` can import it while walking.
+Leaf module: no YAML, no CEL, so the file walk (``files.py``) can use it.
 """
 
 from __future__ import annotations

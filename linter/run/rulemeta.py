@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from linter.findings import Severity
 from linter.helm import unreadmeta as unread_keys
 from linter.policy.model import Policy, Rule
 from linter.secrets import literal as literal_secrets
-
-if TYPE_CHECKING:
-    from linter.run.config import Config
 
 INFORMATION_URI = "https://github.com/servelint/servelint"
 _CORE_HELP = f"{INFORMATION_URI}#findings-the-pipeline-itself-reports"
@@ -182,27 +178,3 @@ def all_rules(policies: Sequence[Policy]) -> Iterator[RuleMeta]:
     for policy in policies:
         for rule in policy.rules:
             yield policy_rule_meta(rule)
-
-
-@dataclasses.dataclass(frozen=True)
-class ConfiguredRule:
-    """A rule as a configuration sees it: the severity it reports at, and whether it runs."""
-
-    meta: RuleMeta
-    severity: Severity
-    enabled: bool
-
-
-def configured_rules(policies: Sequence[Policy], config: Config) -> list[ConfiguredRule]:
-    """Every rule of ``policies`` (pipeline rules first) under ``config``'s ``disable`` and
-    ``severity``, as ``lint`` would apply them."""
-    from linter.run.governance import configured_severity, is_disabled
-
-    return [
-        ConfiguredRule(
-            meta,
-            configured_severity(config, meta.id) or meta.severity,
-            not is_disabled(config, meta.id),
-        )
-        for meta in all_rules(policies)
-    ]

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import click
+
+from linter.evaluate.result import RunResult
 from linter.findings import Finding
-from linter.helm.chart import ChartRequest, environment_notes, lint_chart, ordered
+from linter.helm.chart import ChartRequest, build_request, environment_notes, lint_chart, ordered
 from linter.run import baseline as baselines
-from linter.run.runner import RunResult
 
 if TYPE_CHECKING:
     from linter.run.lintplan import LintPlan
@@ -48,3 +51,21 @@ def _rewrite_baseline(
     count = len(written.entries)
     notes.append(f"{prefix}{count} finding{'s' * (count != 1)}")
     return findings, notes
+
+
+def lint_with_chart(
+    plan: LintPlan,
+    result: RunResult,
+    chart: str,
+    values: Sequence[str],
+    sets: Sequence[str],
+    environments: Sequence[str],
+    helm: str | None,
+    no_render: bool,
+) -> RunResult:
+    """``result`` (the plain paths) combined with the chart's environments."""
+    try:
+        request = build_request(chart, values, sets, environments, helm, no_render)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--env'") from None
+    return run_chart(plan, result, request)

@@ -1,0 +1,1 @@
+"""Evaluate a set of inputs: read, parse, build workloads, run the policies, scrub secrets."""
