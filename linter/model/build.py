@@ -200,6 +200,9 @@ def _workload(
     for hint in meta.hints:
         if not facts.has(("engine", hint.name)):
             facts.put(("engine", hint.name), hint.value, hint.origin)
+    nim_model = _nim_image_model(server, image)
+    if nim_model and not facts.has(("engine", "model")):
+        facts.put(("engine", "model"), nim_model, image_origin)
     if facts.has(("engine", "model")) and not facts.has(("engine", "model_id")):
         facts.put(
             ("engine", "model_id"),
@@ -224,6 +227,22 @@ def _workload(
         facts.put(("load_bandwidth_bytes",), settings.load_bandwidth_bytes, meta.anchor)
     name = f"{meta.id}{suffix}"
     return Workload(name, facts.data, meta.anchor, facts.origins)
+
+
+# NIM images that serve whatever model NIM_MODEL_NAME names (multi-LLM NIMs), not one model.
+_NIM_MULTI_LLM = ("llm-nim", "nim-llm")
+
+
+def _nim_image_model(server: str, image: ImageInfo | None) -> str:
+    """The model an LLM-specific NIM image serves: ``nvcr.io/nim/meta/llama-3.1-8b-instruct``
+    serves ``meta/llama-3.1-8b-instruct`` (the image is named after the model it packages,
+    https://docs.nvidia.com/nim/large-language-models/latest/supported-models.html)."""
+    if server != "nim" or image is None:
+        return ""
+    publisher, _, model = image.repository.lower().removeprefix("nvcr.io/nim/").partition("/")
+    if not model or "/" in model or model in _NIM_MULTI_LLM:
+        return ""
+    return f"{publisher}/{model}"
 
 
 def _model_and_capacity(server: str, facts: Facts, settings: ModelSettings) -> None:

@@ -5,6 +5,7 @@
 - LLMInferenceService: always vLLM (llm-d); ``spec.model`` and ``spec.parallelism`` are hints.
 - InferenceService: the predictor's ``model`` spec becomes a container.
 - KubeAI Model: ``url``, ``engine``, ``args``, ``env`` and ``resourceProfile``.
+- NIM Operator NIMService: the pod the operator creates (``nim.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from linter.model import registry
 from linter.model.args import convert
 from linter.model.build import Hint, Meta, build_workloads
 from linter.model.facts import Locate
+from linter.model.nim import is_nim_service, nim_service_workloads
 from linter.model.settings import ModelSettings
 from linter.model.synthetic import SyntheticPod
 from linter.model.workload import Workload
@@ -181,6 +183,8 @@ def custom_workloads(
         return []
     if kind == "InferenceService" and api.startswith("serving.kserve.io"):
         return _inference_service(spec, locate, meta, settings)
+    if is_nim_service(kind, api):
+        return nim_service_workloads(spec, locate, meta, settings)
     if kind == "Model" and api.startswith("kubeai.org"):
         pod, server, hints = kubeai_pod(spec, ("spec",), locate)
         replicas = spec.get("minReplicas") if isinstance(spec.get("minReplicas"), int) else None

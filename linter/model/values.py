@@ -20,6 +20,7 @@ from linter.model import gpus, registry
 from linter.model.build import Meta, add_grpc_facts, build_workloads, grpc_tree_facts
 from linter.model.facts import Locate
 from linter.model.images import parse_image
+from linter.model.nim import nim_chart_additions
 from linter.model.profile_apply import apply_profile
 from linter.model.profiles import matching_profile
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
@@ -213,11 +214,23 @@ def _gpu_container(node: Any) -> bool:
     )
 
 
+# Keys of the nim-llm chart's ``model`` section that no other chart uses: the NGC API key
+# and the NIM cache (https://github.com/NVIDIA/nim-deploy/blob/be34031ce621188ab9321949ca4da49b5dc78529/helm/nim-llm/values.yaml).
+_NIM_CHART_MODEL_KEYS = ("ngcAPISecret", "ngcAPIKey", "nimCache")
+
+
+def _is_nim_chart(node: Mapping[str, Any]) -> bool:
+    model = node.get("model")
+    return isinstance(model, Mapping) and any(k in model for k in _NIM_CHART_MODEL_KEYS)
+
+
 def _server_of(node: Any) -> str:
     if not isinstance(node, Mapping):
         return ""
     image = _image_text(node)
     server = parse_image(image).server if image else ""
+    if not server and _is_nim_chart(node):
+        server = "nim"  # the image is often a template (``${model_id}``) in these files
     tokens = [str(t) for key in (*_CMD_KEYS, *_ARG_KEYS) for t in words(node.get(key))]
     if isinstance(node.get("image"), Mapping):
         tokens += [str(t) for t in words(node["image"].get("command"))]
@@ -295,6 +308,8 @@ def _section_workloads(
         if isinstance(value, Mapping) and value and (key == "resources" or is_probe(value)):
             pod.put_tree((*_C, key), dict(value), locate, (*section, key))
     volume_facts(node, section, locate, pod)
+    if server == "nim" and _is_nim_chart(node):
+        nim_chart_additions(node, at, pod)
     for key in _POD_KEYS:
         if node.get(key) not in (None, "", {}, []):
             pod.put_tree((key,), node[key], locate, (*section, key))

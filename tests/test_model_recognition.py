@@ -1,0 +1,199 @@
+"""Deployments written the ways people really write them: NVIDIA NIM (NIMService, the
+nim-llm chart's values, NIM images in plain and KServe objects)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from click.testing import Result
+from report_lines import report_lines
+
+from linter.model.extract import extract_workloads
+from linter.model.workload import Workload
+from linter.run.runner import read_inputs
+from linter.sources.files import expand
+
+FIXTURES = Path(__file__).parent / "fixtures" / "model" / "recognition"
+RunLine = Callable[..., Result]
+BEST_EFFORT = (
+    "warning kubernetes-qos/gpu-pod-best-effort no container sets cpu or memory requests or "
+    "limits (only nvidia.com/gpu), so the pod is BestEffort: under node memory pressure the "
+    "kubelet evicts it first; set cpu and memory requests (and limits equal to them for "
+    "Guaranteed)"
+)
+
+
+def _workloads(name: str) -> list[Workload]:
+    parsed, failures = read_inputs(expand([str(FIXTURES / name)]))
+    assert failures == []
+    return extract_workloads(parsed)
+
+
+def _lint(run_line: RunLine, name: str) -> tuple[int, list[str]]:
+    path = FIXTURES / name
+    result = run_line(["lint", "--no-config", str(path)])
+    prefix = f"{path}:"
+    return result.exit_code, [line.removeprefix(prefix) for line in report_lines(result.output)]
+
+
+def _at(workload: Workload, *path: str | int) -> tuple[int, int, str]:
+    origin = workload.locate(path)
+    return origin.line, origin.column, origin.key
+
+
+def test_a_nimservice_is_the_pod_the_nim_operator_creates(run_line: RunLine) -> None:
+    [workload] = _workloads("nim-nimservice.yaml")
+    data = workload.data
+    assert (workload.name, data["kind"], data["replicas"]) == (
+        "NIMService/inference/llama-31-8b",
+        "NIMService",
+        2,
+    )
+    engine = data["engine"]
+    assert {k: engine[k] for k in ("name", "image", "version", "model_id", "port")} == {
+        "name": "nim",
+        "image": "nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.4",
+        "version": "1.8.4",
+        "model_id": "meta/llama-3.1-8b-instruct",
+        "port": 8080,
+    }
+    assert (engine["max_model_len"], engine["tensor_parallel_size"]) == (32768, 2)
+    assert _at(workload, "engine", "max_model_len") == (22, 7, "spec.env[0].value")
+    assert _at(workload, "engine", "tensor_parallel_size") == (24, 7, "spec.env[1].value")
+    assert _at(workload, "engine", "image") == (10, 5, "spec.image.tag")
+    assert _at(workload, "engine", "port") == (39, 7, "added by the NIM Operator")
+    assert _at(workload, "replicas") == (25, 3, "spec.replicas")
+    assert data["model"]["known"] is True
+    assert data["gpu"]["count"] == 2
+    container = data["container"]
+    assert container["name"] == "llama-31-8b-ctr"
+    assert {k: v["http_path"] for k, v in container["probes"].items()} == {
+        "liveness": "/v1/health/live",
+        "readiness": "/v1/health/ready",
+        "startup": "/v1/health/ready",
+    }
+    assert container["probes"]["startup"]["budget_seconds"] == 1230
+    assert _at(workload, "container", "probes", "startup", "failure_threshold") == (
+        7,
+        1,
+        "added by the NIM Operator",
+    )
+    shm = data["pod"]["shm"]
+    assert (shm["mounted"], shm["medium"], shm["size_limit_bytes"]) == (True, "Memory", 8 << 30)
+    assert data["pod"]["volumes"][0]["added_by"] == "NIM Operator"
+    assert _lint(run_line, "nim-nimservice.yaml") == (0, ["0 errors, 0 warnings, 0 info in 1 file"])
+
+
+def test_a_nimservice_on_a_moving_tag_without_host_resources(run_line: RunLine) -> None:
+    [workload] = _workloads("nim-nimservice-latest.yaml")
+    assert workload.data["engine"]["model_id"] == "mistralai/mistral-7b-instruct-v0.3"
+    # spec.readinessProbe.enabled: false leaves the container without one.
+    assert sorted(workload.data["container"]["probes"]) == ["liveness", "startup"]
+    assert workload.data["engine"]["port"] == 8000
+    assert _lint(run_line, "nim-nimservice-latest.yaml") == (
+        0,
+        [
+            "9:5: warning images/unpinned-server-image image "
+            "nvcr.io/nim/mistralai/mistral-7b-instruct-v0.3:latest uses the moving tag latest: "
+            "the server release changes under this manifest whenever the tag moves, and "
+            "version-gated checks cannot run; pin a NIM release tag of this image (its NGC "
+            "catalogue page lists them, for example 1.3.3) or a digest",
+            f"18:3: {BEST_EFFORT}",
+            "0 errors, 2 warnings, 0 info in 1 file",
+        ],
+    )
+
+
+def test_nim_environment_settings_in_a_deployment(run_line: RunLine) -> None:
+    [workload] = _workloads("nim-deployment.yaml")
+    engine = workload.data["engine"]
+    assert {
+        k: engine[k]
+        for k in (
+            "name",
+            "version",
+            "model_id",
+            "served_model_name",
+            "max_model_len",
+            "tensor_parallel_size",
+            "pipeline_parallel_size",
+        )
+    } == {
+        "name": "nim",
+        "version": "1.14.0",
+        "model_id": "hf://Qwen/Qwen2.5-7B-Instruct",
+        "served_model_name": "qwen2.5-7b",
+        "max_model_len": 16384,
+        "tensor_parallel_size": 2,
+        "pipeline_parallel_size": 1,
+    }
+    # The multi-LLM image serves the model NIM_MODEL_NAME names, not one of its own.
+    assert _at(workload, "engine", "model_id") == (
+        26,
+        15,
+        "spec.template.spec.containers[0].env[1].value",
+    )
+    assert _at(workload, "engine", "tensor_parallel_size") == (
+        32,
+        15,
+        "spec.template.spec.containers[0].env[4].value",
+    )
+    assert workload.data["model"]["known"] is True
+    assert _lint(run_line, "nim-deployment.yaml") == (
+        0,
+        [
+            "19:11: warning readiness/missing the NIM container nim has no readinessProbe: "
+            "Kubernetes counts it ready as soon as it starts, so the Service sends requests "
+            "while the model is still loading (and after every restart), and they fail; add a "
+            "readinessProbe with httpGet on /v1/health/ready port 8000",
+            "32:15: warning shm/tensor-parallel-without-dev-shm NIM with 2 GPUs without a "
+            "memory-backed volume at /dev/shm: the container has the runtime's 64 MiB, which "
+            "NCCL and the worker processes outgrow, usually under load (without peer-to-peer "
+            "between the GPUs, NCCL fails at start-up); mount an emptyDir with medium: Memory "
+            "and a sizeLimit (e.g. 2Gi) at /dev/shm",
+            "0 errors, 2 warnings, 0 info in 1 file",
+        ],
+    )
+
+
+def test_nim_llm_chart_values_with_a_templated_image(run_line: RunLine) -> None:
+    [workload] = _workloads("nim-llm-values.yaml")
+    data = workload.data
+    assert (data["kind"], data["source"], data["engine"]["name"]) == (
+        "HelmValues",
+        "helm-values",
+        "nim",
+    )
+    assert (data["engine"]["max_model_len"], data["engine"]["port"]) == (65536, 8000)
+    assert _at(workload, "engine", "max_model_len") == (13, 5, "env[0].value")
+    assert _at(workload, "engine", "port") == (10, 3, "added by the nim-llm chart")
+    # The chart's template always mounts a memory-backed /dev/shm.
+    assert data["pod"]["shm"]["mounted"] is True
+    assert data["pod"]["volumes"][0]["added_by"] == "nim-llm chart"
+    assert data["gpu"]["count"] == 4
+    assert _lint(run_line, "nim-llm-values.yaml") == (
+        0,
+        [f"14:1: {BEST_EFFORT}", "0 errors, 1 warning, 0 info in 1 file"],
+    )
+
+
+def test_a_kserve_runtime_with_a_nim_image(run_line: RunLine) -> None:
+    [workload] = _workloads("nim-kserve-runtime.yaml")
+    engine = workload.data["engine"]
+    assert (workload.data["kind"], engine["name"], engine["model_id"], engine["version"]) == (
+        "ClusterServingRuntime",
+        "nim",
+        "meta/llama-3.1-70b-instruct",
+        "1.3.3",
+    )
+    assert _at(workload, "engine", "model_id") == (
+        9,
+        7,
+        "spec.containers[0].image",
+    )
+    assert workload.data["model"]["known"] is True
+    assert _lint(run_line, "nim-kserve-runtime.yaml") == (
+        0,
+        ["0 errors, 0 warnings, 0 info in 1 file"],
+    )
