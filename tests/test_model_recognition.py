@@ -197,3 +197,66 @@ def test_a_kserve_runtime_with_a_nim_image(run_line: RunLine) -> None:
         0,
         ["0 errors, 0 warnings, 0 info in 1 file"],
     )
+
+
+def test_a_model_given_as_a_map(run_line: RunLine) -> None:
+    [workload] = _workloads("model-map-values.yaml")
+    engine = workload.data["engine"]
+    assert (engine["name"], engine["model_id"], engine["max_model_len"]) == (
+        "vllm",
+        "Qwen/Qwen2.5-7B-Instruct",
+        65536,
+    )
+    assert _at(workload, "engine", "model_id") == (7, 5, "server.model.name")
+    assert workload.data["model"]["known"] is True
+    # ``revision`` beside the name is not taken for the model.
+    assert "revision" not in engine
+    assert _lint(run_line, "model-map-values.yaml") == (
+        0,
+        ["0 errors, 0 warnings, 0 info in 1 file"],
+    )
+    [tgi] = _workloads("model-id-values.yaml")
+    assert (tgi.data["engine"]["name"], tgi.data["engine"]["model_id"]) == (
+        "tgi",
+        "mistralai/Mistral-7B-Instruct-v0.3",
+    )
+    assert _at(tgi, "engine", "model_id") == (7, 5, "tgi.model.id")
+
+
+def test_a_triton_chart_names_its_image_and_gpus_its_own_way(run_line: RunLine) -> None:
+    [workload] = _workloads("triton-values.yaml")
+    data = workload.data
+    assert (data["kind"], data["engine"]["name"], data["engine"]["version"]) == (
+        "HelmValues",
+        "triton",
+        "24.08",
+    )
+    assert data["engine"]["image"] == "nvcr.io/nvidia/tritonserver:24.08-py3"
+    assert _at(workload, "engine", "image") == (4, 3, "image.imageName")
+    assert (data["gpu"]["count"], data["replicas"]) == (1, 2)
+    assert _at(workload, "container", "resources", "limits", "nvidia.com/gpu") == (
+        7,
+        3,
+        "image.numGpus",
+    )
+    assert _lint(run_line, "triton-values.yaml") == (
+        0,
+        [f"2:1: {BEST_EFFORT}", "0 errors, 1 warning, 0 info in 1 file"],
+    )
+
+
+def test_a_values_file_beside_a_chart_whatever_its_name() -> None:
+    [beside] = _workloads("chart/l4.yaml")
+    [alone] = _workloads("server-l4.yaml")
+    # The same text: Helm values beside Chart.yaml, a server configuration elsewhere.
+    assert (beside.data["kind"], beside.data["source"]) == ("HelmValues", "helm-values")
+    assert (alone.data["kind"], alone.data["source"]) == ("ServerConfig", "server-config")
+    for workload in (beside, alone):
+        engine = workload.data["engine"]
+        assert (engine["model_id"], engine["max_model_len"]) == (
+            "meta-llama/Llama-3.1-8B-Instruct",
+            8192,
+        )
+        assert _at(workload, "engine", "model_id") == (5, 3, "model.name")
+    # Chart.yaml itself is the chart's metadata, not values.
+    assert _workloads("chart/Chart.yaml") == []

@@ -11,10 +11,12 @@ become the server's flags, each at the line of its key.
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
+from linter.helm.layout import is_chart
 from linter.model import command as cmd
 from linter.model import gpus, registry
 from linter.model.build import Meta, add_grpc_facts, build_workloads, grpc_tree_facts
@@ -23,6 +25,7 @@ from linter.model.images import parse_image
 from linter.model.nim import nim_chart_additions
 from linter.model.profile_apply import apply_profile
 from linter.model.profiles import matching_profile
+from linter.model.server import MODEL_SETTING
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.synthetic import SyntheticPod
 from linter.model.values_pod import env_facts, gpu_products, is_probe, volume_facts, words
@@ -87,6 +90,8 @@ _SKIP = frozenset(
         "initcontainers",
     }
 )
+# Files beside Chart.yaml that are the chart's metadata, not values (Helm 2's dependencies).
+_CHART_METADATA = frozenset({"chart.yaml", "chart.yml", "requirements.yaml", "requirements.yml"})
 # Registry settings too generic to be read from an arbitrary values key.
 _GENERIC = frozenset(
     {
@@ -152,12 +157,23 @@ def looks_like_values(data: Any, name: str, settings: ModelSettings = DEFAULT_SE
     """A YAML mapping that is not a Kubernetes object and has something to serve."""
     if not isinstance(data, Mapping) or ("apiVersion" in data and "kind" in data):
         return False
-    base = name.rsplit("/", 1)[-1].lower()
     return (
-        "values" in base
+        _named_as_values(name)
         or matching_profile(data, settings.profile_dirs) is not None
         or bool(_sections(data))
     )
+
+
+def _named_as_values(name: str) -> bool:
+    """A file named like Helm values (``values-prod.yaml``), or a YAML mapping beside a
+    chart's ``Chart.yaml`` (``gpu-l4.yaml``): Helm's layout keeps only values files there
+    besides the chart's own metadata (``helm/layout.py`` looks at the same folder)."""
+    base = name.rsplit("/", 1)[-1].lower()
+    if "values" in base:
+        return True
+    if not base.endswith((".yaml", ".yml")) or base in _CHART_METADATA:
+        return False
+    return is_chart(os.path.dirname(name))
 
 
 def _get(data: Any, path: PathT) -> Any:
@@ -248,6 +264,8 @@ def _image_text(node: Mapping[str, Any]) -> str:
     image = node.get("image")
     if isinstance(image, str):
         return image
+    if isinstance(image, Mapping) and isinstance(image.get("imageName"), str):
+        return image["imageName"]  # Triton's charts: the whole reference, tag included
     if isinstance(image, Mapping) and isinstance(image.get("repository"), str):
         repo = image["repository"]
         if isinstance(image.get("registry"), str) and image["registry"]:
@@ -255,6 +273,31 @@ def _image_text(node: Mapping[str, Any]) -> str:
         tag = image.get("tag")
         return f"{repo}:{tag}" if tag not in (None, "") else repo
     return ""
+
+
+# Keys of a ``model:`` map that name the model (``model: {name: meta-llama/Llama-3.1-8B}``).
+_MODEL_MAP_KEYS = ("name", "id", "repository", "path")
+
+
+def _model_map_entry(value: Any) -> tuple[str, str] | None:
+    """``model: {name: X}`` (or ``id``, ``repository``, ``path``): the key and model id."""
+    if not isinstance(value, Mapping):
+        return None
+    for key in _MODEL_MAP_KEYS:
+        text = value.get(key)
+        if isinstance(text, str) and text.strip():
+            return key, text
+    return None
+
+
+def _setting_for(server: str, path: PathT) -> registry.Setting | None:
+    """The server setting a values key at ``path`` names; ``model.name`` names the model."""
+    key = str(path[-1])
+    if len(path) > 1 and str(path[-2]).lower() == "model" and key in _MODEL_MAP_KEYS:
+        return registry.by_name(server, MODEL_SETTING.get(server, ""))
+    return registry.by_key(server, key) or (
+        registry.by_env(server, key) if server in ("tgi", "nim") else None
+    )
 
 
 def _setting_keys(node: Any, server: str, path: PathT = ()) -> list[tuple[PathT, Any]]:
@@ -268,19 +311,22 @@ def _setting_keys(node: Any, server: str, path: PathT = ()) -> list[tuple[PathT,
             continue
         for key, value in current.items():
             lowered = str(key).lower()
-            if isinstance(value, Mapping):
+            holder = base
+            named = _model_map_entry(value) if lowered == "model" else None
+            if named is not None:
+                holder = (*base, key)
+                key, value = named
+            elif isinstance(value, Mapping):
                 if lowered not in _SKIP:
                     queue.append(((*base, key), value))
                 continue
-            setting = registry.by_key(server, str(key)) or (
-                registry.by_env(server, str(key)) if server == "tgi" else None
-            )
+            setting = _setting_for(server, (*holder, key))
             if setting is None or setting.name in _GENERIC or setting.name in seen:
                 continue
             if value in (None, "") or (isinstance(value, list) and setting.kind != "ints"):
                 continue
             seen.add(setting.name)
-            found.append(((*base, key), value))
+            found.append(((*holder, key), value))
     return found
 
 
@@ -299,7 +345,11 @@ def _section_workloads(
     image = _image_text(node)
     if image:
         raw = node.get("image")
-        where = ("image", "tag") if isinstance(raw, Mapping) and raw.get("tag") else ("image",)
+        where: PathT = ("image",)
+        if isinstance(raw, Mapping):
+            where = ("image", "tag") if raw.get("tag") else ("image", "imageName")
+            if "imageName" not in raw and not raw.get("tag"):
+                where = ("image",)
         pod.set((*_C, "image"), image, at(*where))
     _command_and_args(node, server, at, pod)
     env_facts(node, at, pod)
@@ -316,13 +366,14 @@ def _section_workloads(
     if node.get("ipc") == "host" and "hostIPC" not in node:
         pod.set(("hostIPC",), True, at("ipc"))  # Compose: the host's IPC namespace and /dev/shm
     gpu_products(node, at, pod)
+    _image_gpus(node, at, pod)
     replicas = next((k for k in ("replicaCount", "replicas") if isinstance(node.get(k), int)), "")
     kind = (
         "ServerConfig"
         if not image
         and not node.get("resources")
         and not section
-        and "values" not in label.rsplit("/", 1)[-1].lower()
+        and not _named_as_values(label.removeprefix("file:").split("#", 1)[0])
         else "HelmValues"
     )
     ident = f"{label}:{format_path(section)}" if section else label
@@ -345,6 +396,20 @@ def _section_workloads(
     return build_workloads(pod.spec, pod.locate, meta, settings)
 
 
+def _image_gpus(node: Mapping[str, Any], at: Any, pod: SyntheticPod) -> None:
+    """Triton's charts take the GPU count from ``image.numGpus`` into ``nvidia.com/gpu``
+    limits and the image from ``image.imageName`` (https://github.com/triton-inference-server/server/blob/v2.71.0/deploy/aws/templates/deployment.yaml#L52-L57;
+    deploy/fleetcommand, deploy/k8s-onprem and deploy/gke-marketplace-app alike)."""
+    image = node.get("image")
+    count = image.get("numGpus") if isinstance(image, Mapping) else None
+    if not isinstance(count, int) or isinstance(count, bool):
+        return
+    limits = pod.spec.get("containers", [{}])[0].get("resources", {}).get("limits", {})
+    if any(gpus.is_gpu_resource(str(name)) for name in limits):
+        return
+    pod.set((*_C, "resources", "limits", "nvidia.com/gpu"), count, at("image", "numGpus"))
+
+
 def _command_and_args(node: Mapping[str, Any], server: str, at: Any, pod: SyntheticPod) -> None:
     image = node.get("image")
     sources: list[tuple[str, tuple[Any, ...], Any]] = [
@@ -354,7 +419,7 @@ def _command_and_args(node: Mapping[str, Any], server: str, at: Any, pod: Synthe
         sources.append(("command", ("image", "command"), image.get("command")))
     keys = _setting_keys(node, server)
     for path, value in keys:
-        setting = registry.by_key(server, str(path[-1])) or registry.by_env(server, str(path[-1]))
+        setting = _setting_for(server, path)
         if setting is None or not setting.flags:
             continue
         pod.append((*_C, "args"), setting.flags[0], at(*path))
