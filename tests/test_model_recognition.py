@@ -260,3 +260,116 @@ def test_a_values_file_beside_a_chart_whatever_its_name() -> None:
         assert _at(workload, "engine", "model_id") == (5, 3, "model.name")
     # Chart.yaml itself is the chart's metadata, not values.
     assert _workloads("chart/Chart.yaml") == []
+
+
+def test_leaderworkerset_variables_in_a_command_line(run_line: RunLine) -> None:
+    leader, worker = _workloads("lws-sglang.yaml")
+    assert (leader.data["engine"]["nnodes"], leader.data["engine"]["node_rank"]) == (2, 0)
+    assert worker.data["engine"]["nnodes"] == 2
+    # A worker's index differs from pod to pod: it stays unread.
+    assert worker.data["engine"]["unparsed"] == {"node_rank": "$(LWS_WORKER_INDEX)"}
+    prefix = "spec.leaderWorkerTemplate.leaderTemplate.spec.containers[0]"
+    assert _at(leader, "engine", "nnodes") == (30, 17, f"{prefix}.command[10]")
+    assert _at(leader, "container", "env", "LWS_GROUP_SIZE") == (
+        10,
+        5,
+        "added by LeaderWorkerSet",
+    )
+    assert leader.data["container"]["env"]["LWS_GROUP_SIZE"] == "2"
+    assert "LWS_WORKER_INDEX" not in worker.data["container"]["env"]
+    # The leader address depends on the group: it is left as written.
+    assert leader.data["engine"]["dist_init_addr"] == "$(LWS_LEADER_ADDRESS):20000"
+    assert _lint(run_line, "lws-sglang.yaml") == (
+        0,
+        [
+            "40:13: warning readiness/tcp-only the readinessProbe of SGLang only opens a TCP "
+            "connection: it passes while the port accepts connections, even when the engine "
+            "cannot serve; probe /health with httpGet instead (it answers 200 only once SGLang "
+            "can serve)",
+            "0 errors, 1 warning, 0 info in 1 file",
+        ],
+    )
+
+
+def test_the_substratusai_vllm_entrypoint_uses_every_gpu(run_line: RunLine) -> None:
+    [workload] = _workloads("substratus-vllm.yaml")
+    engine = workload.data["engine"]
+    assert {
+        k: engine[k]
+        for k in ("tensor_parallel_size", "model_id", "max_model_len", "gpu_memory_utilization")
+    } == {
+        "tensor_parallel_size": 2,
+        "model_id": "mistralai/Mistral-7B-Instruct-v0.3",
+        "max_model_len": 16384,
+        "gpu_memory_utilization": 0.9,
+    }
+    container = "spec.template.spec.containers[0]"
+    assert _at(workload, "engine", "tensor_parallel_size") == (
+        33,
+        46,
+        f"{container}.resources.limits['nvidia.com/gpu']",
+    )
+    assert _at(workload, "engine", "max_model_len") == (24, 15, f"{container}.env[1].value")
+    # Two GPUs, two tensor-parallel ranks: no GPU sits idle.
+    assert _lint(run_line, "substratus-vllm.yaml") == (
+        0,
+        ["0 errors, 0 warnings, 0 info in 1 file"],
+    )
+
+
+def test_a_later_substratusai_image_runs_vllms_own_entrypoint() -> None:
+    from linter.model.args import Token
+    from linter.model.image_entrypoints import derived_command
+    from linter.model.images import parse_image
+    from linter.model.workload import Origin
+
+    origin = Origin("f.yaml", 1, 1)
+    env = {"MODEL": Token("facebook/opt-125m", origin)}
+    container = {"resources": {"limits": {"nvidia.com/gpu": 4}}}
+    for image in ("substratusai/vllm:v0.6.3", "substratusai/vllm", "substratusai/vllm:latest"):
+        assert derived_command(parse_image(image), container, env, lambda p: origin) == []
+    derived = derived_command(
+        parse_image("substratusai/vllm:v0.6.2"), container, env, lambda p: origin
+    )
+    assert [t.text for t in derived] == [
+        "python3",
+        "-m",
+        "vllm.entrypoints.openai.api_server",
+        "--tensor-parallel-size",
+        "4",
+        "--model",
+        "facebook/opt-125m",
+        "--served-model-name",
+        "facebook/opt-125m",
+    ]
+
+
+def test_triton_vllm_backend_engine_arguments(run_line: RunLine) -> None:
+    workloads = _workloads("triton-vllm")
+    kinds = sorted((w.data["kind"], w.data["engine"]["name"], w.name) for w in workloads)
+    base = f"file:{FIXTURES}/triton-vllm/model_repository"
+    assert kinds == [
+        ("TritonModelConfig", "triton", "llama_lora"),
+        ("TritonModelConfig", "triton", "opt"),
+        ("TritonVLLMModel", "vllm", f"{base}/llama_lora/1/model.json"),
+        ("TritonVLLMModel", "vllm", f"{base}/opt/1/model.json"),
+    ]
+    opt = next(w for w in workloads if w.name.endswith("opt/1/model.json"))
+    engine = opt.data["engine"]
+    assert (engine["model_id"], engine["max_num_seqs"], engine["max_num_batched_tokens"]) == (
+        "facebook/opt-125m",
+        4096,
+        2048,
+    )
+    assert _at(opt, "engine", "max_num_batched_tokens") == (7, 5, "max_num_batched_tokens")
+    path = FIXTURES / "triton-vllm"
+    result = run_line(["lint", "--no-config", str(path)])
+    assert result.exit_code == 1
+    assert report_lines(result.output) == [
+        f"{path}/model_repository/opt/1/model.json:7:5: error "
+        "vllm/max-num-seqs-above-batched-tokens max_num_batched_tokens 2048 is below "
+        "max_num_seqs 4096: vLLM refuses to start (ValueError: max_num_batched_tokens (2048) "
+        "must be greater than or equal to max_num_seqs (4096)); raise "
+        "max_num_batched_tokens or lower max_num_seqs",
+        "1 error, 0 warnings, 0 info in 4 files",
+    ]

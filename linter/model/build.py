@@ -17,6 +17,7 @@ from linter.model import command, defaults, gpus, grpc, presets
 from linter.model.args import Token
 from linter.model.capacity import capacity
 from linter.model.facts import Facts, Locate
+from linter.model.image_entrypoints import derived_command
 from linter.model.images import ImageInfo, parse_image
 from linter.model.pod import ContainerView, pod_facts
 from linter.model.server import EnvValue, engine_facts, tokens_of
@@ -94,9 +95,18 @@ def _server_of(
 ) -> Found:
     image_text = view.spec.get("image")
     image = parse_image(image_text) if isinstance(image_text, str) else None
-    env = {k: v.value for k, v in container_env(view, locate).items()}
+    located_env = container_env(view, locate)
+    env = {k: v.value for k, v in located_env.items()}
     cmd = _tokens(view, "command", locate, blocks)
     args = _tokens(view, "args", locate, blocks)
+    if not cmd:
+        # The image's own entrypoint runs: some derive settings themselves.
+        cmd = derived_command(
+            image,
+            view.spec,
+            {k: Token(v.value, v.origin) for k, v in located_env.items()},
+            lambda p: locate((*view.path, *p)),
+        )
     image_server = image.server if image else ""
     call = command.invocation(cmd, args, image_server, env)
     server = call.server or image_server

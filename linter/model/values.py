@@ -132,14 +132,25 @@ _C: PathT = ("containers", 0)
 
 
 def workloads_from_values(
-    data: Any, locate: Locate, label: str, settings: ModelSettings = DEFAULT_SETTINGS
+    data: Any,
+    locate: Locate,
+    label: str,
+    settings: ModelSettings = DEFAULT_SETTINGS,
+    engine_args_of: str = "",
 ) -> list[Workload]:
-    """Workloads of a values tree; ``locate(path)`` gives the origin of any path in it."""
+    """Workloads of a values tree; ``locate(path)`` gives the origin of any path in it.
+
+    ``engine_args_of``: the tree is known to be that server's engine arguments (every key
+    is read as a setting, see ``triton_vllm_engine_args``)."""
     if not isinstance(data, Mapping):
         return []
     profile = matching_profile(data, settings.profile_dirs)
     out: list[Workload] = []
-    if profile is not None:
+    if engine_args_of:
+        out = _section_workloads(
+            data, data, (), engine_args_of, locate, label, settings, TRITON_VLLM_KIND
+        )
+    elif profile is not None:
         out = apply_profile(profile, data, locate, label, settings)
     else:
         for section, server in _sections(data):
@@ -151,6 +162,24 @@ def workloads_from_values(
         for workload in out:
             add_grpc_facts(workload, facts)
     return out
+
+
+TRITON_VLLM_KIND = "TritonVLLMModel"
+
+
+def triton_vllm_engine_args(data: Any, name: str) -> bool:
+    """``<model>/<version>/model.json`` of a Triton model served by the vLLM backend: a JSON
+    map handed to vLLM's ``AsyncEngineArgs`` as keyword arguments
+    (https://github.com/triton-inference-server/vllm_backend/blob/v24.08/src/model.py#L144-L160,
+    the tutorial layout ``model_repository/vllm_model/1/model.json``)."""
+    parts = name.replace("\\", "/").rsplit("/", 2)
+    return (
+        len(parts) == 3
+        and parts[2] == "model.json"
+        and parts[1].isdigit()
+        and isinstance(data, Mapping)
+        and isinstance(data.get("model"), str)
+    )
 
 
 def looks_like_values(data: Any, name: str, settings: ModelSettings = DEFAULT_SETTINGS) -> bool:
@@ -338,6 +367,7 @@ def _section_workloads(
     locate: Locate,
     label: str,
     settings: ModelSettings,
+    kind: str = "",
 ) -> list[Workload]:
     pod = SyntheticPod(locate(section))
     at = lambda *rest: locate((*section, *rest))  # noqa: E731
@@ -368,7 +398,7 @@ def _section_workloads(
     gpu_products(node, at, pod)
     _image_gpus(node, at, pod)
     replicas = next((k for k in ("replicaCount", "replicas") if isinstance(node.get(k), int)), "")
-    kind = (
+    kind = kind or (
         "ServerConfig"
         if not image
         and not node.get("resources")
