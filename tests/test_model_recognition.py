@@ -373,3 +373,77 @@ def test_triton_vllm_backend_engine_arguments(run_line: RunLine) -> None:
         "max_num_batched_tokens or lower max_num_seqs",
         "1 error, 0 warnings, 0 info in 4 files",
     ]
+
+
+KEEPALIVE_DEFAULT = (
+    "info grpc-keepalive/server-keepalive-default the server's gRPC settings leave its "
+    "keepalive time at the 2-hour default: a client that disappears without closing its "
+    "connection is noticed only after about 2 h, and its streams hold resources until then; "
+    "set the server keepalive time (Triton --grpc-keepalive-time) to a minute or a few"
+)
+PING_TEXT = (
+    "after three early pings on a connection where the server sends nothing (a queued "
+    "request, a long prefill, an idle stream) the server closes it with GOAWAY "
+    "too_many_pings and the RPCs on it fail; lower the server's minimum ping interval or "
+    "raise the client's keepalive time to at least 300 s"
+)
+
+
+def test_grpc_keepalive_as_dotted_client_and_server_keys(run_line: RunLine) -> None:
+    [workload] = _workloads("grpc-dotted-values.yaml")
+    # A gateway's values: no inference server, but both ends of its gRPC link.
+    assert (workload.data["kind"], workload.data["engine"]) == ("GrpcSettings", {})
+    assert workload.data["grpc"] == {
+        "server": {
+            "http2_min_recv_ping_interval_without_data_ms": 300000,
+            "keepalive_permit_without_calls": False,
+        },
+        "client": {"keepalive_time_ms": 30000, "keepalive_timeout_ms": 10000},
+    }
+    assert _at(workload, "grpc", "server", "http2_min_recv_ping_interval_without_data_ms") == (
+        6,
+        1,
+        "['grpc.server.keepalive.minTime']",
+    )
+    assert _at(workload, "grpc", "client", "keepalive_time_ms") == (
+        8,
+        1,
+        "['grpc.client.keepalive.time']",
+    )
+    assert _lint(run_line, "grpc-dotted-values.yaml") == (
+        0,
+        [
+            f"7:1: {KEEPALIVE_DEFAULT}",
+            "8:1: warning grpc-keepalive/client-ping-below-server-minimum client keepalive "
+            f"time 30 s is below the server's minimum ping interval of 300 s: {PING_TEXT}",
+            "0 errors, 1 warning, 1 info in 1 file",
+        ],
+    )
+
+
+def test_grpc_channel_arguments_map(run_line: RunLine) -> None:
+    [workload] = _workloads("grpc-channel-args-values.yaml")
+    grpc = workload.data["grpc"]
+    assert (grpc["server_kind"], grpc["server"], grpc["client"]) == (
+        "triton",
+        {"keepalive_time_ms": 7200000},
+        {
+            "keepalive_time_ms": 10000,
+            "keepalive_permit_without_calls": True,
+            "http2_max_pings_without_data": 0,
+        },
+    )
+    assert _at(workload, "grpc", "client", "keepalive_time_ms") == (
+        15,
+        5,
+        "client.channelArguments['grpc.keepalive_time_ms']",
+    )
+    code, lines = _lint(run_line, "grpc-channel-args-values.yaml")
+    assert (code, [line.split(" ")[:3] for line in lines]) == (
+        0,
+        [
+            ["15:5:", "warning", "grpc-keepalive/client-ping-below-server-minimum"],
+            ["16:5:", "warning", "grpc-keepalive/idle-pings-not-permitted"],
+            ["0", "errors,", "2"],
+        ],
+    )

@@ -20,7 +20,7 @@ from linter.helm.layout import is_chart
 from linter.model import command as cmd
 from linter.model import gpus, registry
 from linter.model.build import Meta, add_grpc_facts, build_workloads, grpc_tree_facts
-from linter.model.facts import Locate
+from linter.model.facts import Facts, Locate
 from linter.model.images import parse_image
 from linter.model.nim import nim_chart_additions
 from linter.model.profile_apply import apply_profile
@@ -157,11 +157,35 @@ def workloads_from_values(
             node = _get(data, section)
             if isinstance(node, Mapping):
                 out.extend(_section_workloads(data, node, section, server, locate, label, settings))
-    if out:
-        facts = grpc_tree_facts(data, locate)
-        for workload in out:
-            add_grpc_facts(workload, facts)
+    facts = grpc_tree_facts(data, locate)
+    for workload in out:
+        add_grpc_facts(workload, facts)
+    if not out and not engine_args_of and _has_keepalive(facts):
+        out.append(_grpc_settings_workload(facts, locate, label))
     return out
+
+
+GRPC_SETTINGS_KIND = "GrpcSettings"
+
+
+def _has_keepalive(facts: Facts) -> bool:
+    sides = facts.data.get("grpc", {})
+    return any(sides.get(side) for side in ("server", "client"))
+
+
+def _grpc_settings_workload(facts: Facts, locate: Locate, label: str) -> Workload:
+    """Values that configure gRPC keepalive but run no inference server of their own (a
+    gateway's or client's chart): the keepalive rules still compare both sides."""
+    anchor = locate(())
+    for key, value in (
+        ("id", label),
+        ("kind", GRPC_SETTINGS_KIND),
+        ("name", label.rsplit("/", 1)[-1]),
+        ("source", "helm-values"),
+        ("engine", {}),  # no server: the rules that judge one do not apply
+    ):
+        facts.put((key,), value, anchor)
+    return Workload(label, facts.data, anchor, facts.origins)
 
 
 TRITON_VLLM_KIND = "TritonVLLMModel"
