@@ -447,3 +447,34 @@ def test_grpc_channel_arguments_map(run_line: RunLine) -> None:
             ["0", "errors,", "2"],
         ],
     )
+
+
+def test_a_cgroup_writer_whose_path_the_shell_builds(run_line: RunLine) -> None:
+    [workload] = _workloads("cgroup-shell-path.yaml")
+    tuner = workload.data["pod"]["containers"][1]
+    assert (tuner["name"], tuner["writes_cgroup_memory"], tuner["cgroup_memory_files"]) == (
+        "memory-tuner",
+        True,
+        ["memory.high"],
+    )
+    assert (tuner["mounts_host_cgroup"], workload.data["pod"]["writes_cgroup_memory"]) == (
+        True,
+        True,
+    )
+    assert _at(workload, "pod", "containers", 1, "cgroup_memory_files") == (
+        30,
+        11,
+        "spec.template.spec.containers[1].command",
+    )
+    assert _lint(run_line, "cgroup-shell-path.yaml") == (
+        0,
+        [
+            "30:11: warning kubernetes-memory/memory-high-written-by-hand container "
+            "memory-tuner writes memory.high with the host's /sys/fs/cgroup mounted: the "
+            "kubelet owns these values and resets or replaces them (QoS-level cgroups within a "
+            "minute, a container's on restart or resize), memory.high throttles instead of "
+            "OOM-killing, and namespaces enforcing the Pod Security Standard baseline reject "
+            "privileged pods; set memory requests and limits instead",
+            "0 errors, 1 warning, 0 info in 1 file",
+        ],
+    )
