@@ -478,3 +478,21 @@ def test_a_cgroup_writer_whose_path_the_shell_builds(run_line: RunLine) -> None:
             "0 errors, 1 warning, 0 info in 1 file",
         ],
     )
+
+
+def test_an_inference_service_on_a_nim_runtime(run_line: RunLine) -> None:
+    [workload] = _workloads("nim-kserve-isvc.yaml")
+    engine = workload.data["engine"]
+    assert (workload.data["kind"], engine["name"], engine["model_id"]) == (
+        "InferenceService",
+        "nim",
+        "llama-3.1-8b-instruct",
+    )
+    assert _at(workload, "engine", "model_id") == (11, 9, "spec.predictor.model.modelFormat.name")
+    assert (workload.data["model"]["known"], workload.data["gpu"]["count"]) == (True, 2)
+    # The runtime (not in this file) brings the parallelism and /dev/shm: nothing is judged
+    # on what the InferenceService alone cannot show.
+    assert _lint(run_line, "nim-kserve-isvc.yaml") == (
+        0,
+        ["0 errors, 0 warnings, 0 info in 1 file"],
+    )

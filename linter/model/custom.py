@@ -43,6 +43,10 @@ KUBEAI_PROFILES = {
     "nvidia-gpu-h200": "NVIDIA-H200",
 }
 _ENGINES = {
+    # NVIDIA's KServe runtimes for NIM: model format nvidia-nim-<model> (first: a NIM
+    # model's name may contain another engine's)
+    # (https://github.com/NVIDIA/nim-deploy/blob/3c6bcbd05f0c70612d2ed96112248e623035ed05/kserve/nim-models/llama-3.1-8b-instruct_1xgpu_1.1.0.yaml#L12-L18).
+    "nvidia-nim-": "nim",
     "vllm": "vllm",
     "sglang": "sglang",
     "tgi": "tgi",
@@ -243,6 +247,11 @@ def _inference_service(
     uri = model.get("storageUri")
     if isinstance(uri, str) and uri.startswith(_HUB_PREFIXES):
         hints = (Hint("model", model_from_uri(uri), locate((*base, "model", "storageUri"))),)
+    name = fmt.get("name") if isinstance(fmt, Mapping) else None
+    if server == "nim" and isinstance(name, str) and name.startswith("nvidia-nim-") and not hints:
+        # The model format names the model the NIM serves (publisher left out).
+        where = locate((*base, "model", "modelFormat", "name"))
+        hints = (Hint("model", name.removeprefix("nvidia-nim-"), where),)
     return build_workloads(pod.spec, pod.locate, _replace(meta, server, hints), settings)
 
 
