@@ -267,8 +267,8 @@ def test_leader_worker_set_with_sglang() -> None:
         engine["version"],
         engine["tp_size"],
         engine["mem_fraction_static"],
-        engine["unparsed"],
-    ) == ("sglang", "0.5.6.post2", 2, 0.85, {"nnodes": "$(LWS_GROUP_SIZE)"})
+        engine["nnodes"],
+    ) == ("sglang", "0.5.6.post2", 2, 0.85, 2)  # $(LWS_GROUP_SIZE): the LWS sets it to size
     assert "capacity" not in leader.data  # the GPU's memory is not known
     assert worker.data["effective"]["mem_fraction_static"] == 0.88
     told, _ = load("sglang-lws.yaml", ModelSettings(gpu_product="NVIDIA-L4"))

@@ -17,6 +17,7 @@ from linter.model import command, defaults, gpus, grpc, presets
 from linter.model.args import Token
 from linter.model.capacity import capacity
 from linter.model.facts import Facts, Locate
+from linter.model.image_entrypoints import derived_command
 from linter.model.images import ImageInfo, parse_image
 from linter.model.pod import ContainerView, pod_facts
 from linter.model.server import EnvValue, engine_facts, tokens_of
@@ -94,9 +95,18 @@ def _server_of(
 ) -> Found:
     image_text = view.spec.get("image")
     image = parse_image(image_text) if isinstance(image_text, str) else None
-    env = {k: v.value for k, v in container_env(view, locate).items()}
+    located_env = container_env(view, locate)
+    env = {k: v.value for k, v in located_env.items()}
     cmd = _tokens(view, "command", locate, blocks)
     args = _tokens(view, "args", locate, blocks)
+    if not cmd:
+        # The image's own entrypoint runs: some derive settings themselves.
+        cmd = derived_command(
+            image,
+            view.spec,
+            {k: Token(v.value, v.origin) for k, v in located_env.items()},
+            lambda p: locate((*view.path, *p)),
+        )
     image_server = image.server if image else ""
     call = command.invocation(cmd, args, image_server, env)
     server = call.server or image_server
@@ -200,6 +210,9 @@ def _workload(
     for hint in meta.hints:
         if not facts.has(("engine", hint.name)):
             facts.put(("engine", hint.name), hint.value, hint.origin)
+    nim_model = _nim_image_model(server, image)
+    if nim_model and not facts.has(("engine", "model")):
+        facts.put(("engine", "model"), nim_model, image_origin)
     if facts.has(("engine", "model")) and not facts.has(("engine", "model_id")):
         facts.put(
             ("engine", "model_id"),
@@ -224,6 +237,22 @@ def _workload(
         facts.put(("load_bandwidth_bytes",), settings.load_bandwidth_bytes, meta.anchor)
     name = f"{meta.id}{suffix}"
     return Workload(name, facts.data, meta.anchor, facts.origins)
+
+
+# NIM images that serve whatever model NIM_MODEL_NAME names (multi-LLM NIMs), not one model.
+_NIM_MULTI_LLM = ("llm-nim", "nim-llm")
+
+
+def _nim_image_model(server: str, image: ImageInfo | None) -> str:
+    """The model an LLM-specific NIM image serves: ``nvcr.io/nim/meta/llama-3.1-8b-instruct``
+    serves ``meta/llama-3.1-8b-instruct`` (the image is named after the model it packages,
+    https://docs.nvidia.com/nim/large-language-models/latest/supported-models.html)."""
+    if server != "nim" or image is None:
+        return ""
+    publisher, _, model = image.repository.lower().removeprefix("nvcr.io/nim/").partition("/")
+    if not model or "/" in model or model in _NIM_MULTI_LLM:
+        return ""
+    return f"{publisher}/{model}"
 
 
 def _model_and_capacity(server: str, facts: Facts, settings: ModelSettings) -> None:

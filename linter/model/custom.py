@@ -5,6 +5,7 @@
 - LLMInferenceService: always vLLM (llm-d); ``spec.model`` and ``spec.parallelism`` are hints.
 - InferenceService: the predictor's ``model`` spec becomes a container.
 - KubeAI Model: ``url``, ``engine``, ``args``, ``env`` and ``resourceProfile``.
+- NIM Operator NIMService: the pod the operator creates (``nim.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from linter.model import registry
 from linter.model.args import convert
 from linter.model.build import Hint, Meta, build_workloads
 from linter.model.facts import Locate
+from linter.model.nim import is_nim_service, nim_service_workloads
 from linter.model.settings import ModelSettings
 from linter.model.synthetic import SyntheticPod
 from linter.model.workload import Workload
@@ -41,6 +43,10 @@ KUBEAI_PROFILES = {
     "nvidia-gpu-h200": "NVIDIA-H200",
 }
 _ENGINES = {
+    # NVIDIA's KServe runtimes for NIM: model format nvidia-nim-<model> (first: a NIM
+    # model's name may contain another engine's)
+    # (https://github.com/NVIDIA/nim-deploy/blob/3c6bcbd05f0c70612d2ed96112248e623035ed05/kserve/nim-models/llama-3.1-8b-instruct_1xgpu_1.1.0.yaml#L12-L18).
+    "nvidia-nim-": "nim",
     "vllm": "vllm",
     "sglang": "sglang",
     "tgi": "tgi",
@@ -181,6 +187,8 @@ def custom_workloads(
         return []
     if kind == "InferenceService" and api.startswith("serving.kserve.io"):
         return _inference_service(spec, locate, meta, settings)
+    if is_nim_service(kind, api):
+        return nim_service_workloads(spec, locate, meta, settings)
     if kind == "Model" and api.startswith("kubeai.org"):
         pod, server, hints = kubeai_pod(spec, ("spec",), locate)
         replicas = spec.get("minReplicas") if isinstance(spec.get("minReplicas"), int) else None
@@ -239,6 +247,11 @@ def _inference_service(
     uri = model.get("storageUri")
     if isinstance(uri, str) and uri.startswith(_HUB_PREFIXES):
         hints = (Hint("model", model_from_uri(uri), locate((*base, "model", "storageUri"))),)
+    name = fmt.get("name") if isinstance(fmt, Mapping) else None
+    if server == "nim" and isinstance(name, str) and name.startswith("nvidia-nim-") and not hints:
+        # The model format names the model the NIM serves (publisher left out).
+        where = locate((*base, "model", "modelFormat", "name"))
+        hints = (Hint("model", name.removeprefix("nvidia-nim-"), where),)
     return build_workloads(pod.spec, pod.locate, _replace(meta, server, hints), settings)
 
 

@@ -6,7 +6,8 @@ Recognised spellings (infra-rules.md §1.1):
 - gRPC core channel arguments (``grpc.keepalive_time_ms``, ``grpc.http2.max_ping_strikes``)
   and their C macro names (``GRPC_ARG_KEEPALIVE_TIME_MS``) as keys or env names;
 - grpc-go parameter names (``keepalive.time``, ``minTime``, ``maxConnectionAge``,
-  ``permitWithoutStream``) with Go durations (``30s``, ``5m``).
+  ``permitWithoutStream``) with Go durations (``30s``, ``5m``), nested or as one dotted key
+  (``grpc.server.keepalive.minTime: 5m``, as Spring-style property files write them).
 
 The side is taken from the input: keys under a ``server``/``client`` key, server-only
 concepts (minimum ping interval, ping strikes, connection age/idle), Triton flags (server),
@@ -175,12 +176,20 @@ def grpc_from_tree(
                     )
                     continue
                 knob = knob_for(str(key), context)
+                where = child
+                if knob is None and "." in str(key):
+                    # A flat dotted key (``grpc.server.keepalive.minTime: 5m``): its segments
+                    # are the path that gives context and side.
+                    *parents, last = str(key).split(".")
+                    where = (*path, *parents, last)
+                    context = "".join(str(p) for p in where[-4:-1] if isinstance(p, str))
+                    knob = knob_for(last, _normal(context))
                 if knob is None:
                     continue
                 converted = convert(knob, value, str(key))
                 if converted is not None:
                     put_knob(
-                        facts, side_of(child, knob, default_side), knob, converted, locate(child)
+                        facts, side_of(where, knob, default_side), knob, converted, locate(child)
                     )
         elif isinstance(node, list):
             stack.extend((item, (*path, i)) for i, item in enumerate(node))

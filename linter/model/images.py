@@ -6,6 +6,12 @@ numbers (``vllm/vllm-openai:v0.11.0``, ``ghcr.io/huggingface/text-generation-inf
 that bundle a server (``lmcache/vllm-openai``, ``ghcr.io/llm-d/llm-d-cuda``) have tags that
 are not the server's version, so the version stays unknown; Hugging Face's TGI Deep Learning
 Containers are the exception, as they name the TGI release (see ``_TGI_DLC_REPO``).
+
+NVIDIA NIM for LLMs images (``nvcr.io/nim/<publisher>/<model>:<release>``) are their own
+server, ``nim``: they run vLLM, SGLang or TensorRT-LLM behind NIM's launcher, which takes its
+settings from ``NIM_*`` environment variables, so the rules of those servers do not apply to
+them as written (https://docs.nvidia.com/nim/large-language-models/latest/reference/environment-variables.html).
+Their tag is the NIM release (``1.3.3``), read like the other servers' release tags.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ _OFFICIAL = {
     "lmsysorg/sglang": "sglang",
     "nvcr.io/nvidia/tritonserver": "triton",
 }
+# NGC's NIM registry: every repository under it is a NIM microservice image.
+_NIM_PREFIX = "nvcr.io/nim/"
 # Substrings of the last path segment of other images that run a known server.
 _FAMILIES = (
     ("text-generation-inference", "tgi"),
@@ -77,6 +85,8 @@ def _server_of(repository: str) -> tuple[str, bool]:
     lowered = repository.lower()
     if lowered in _OFFICIAL:
         return _OFFICIAL[lowered], True
+    if lowered.startswith(_NIM_PREFIX) and lowered.count("/") >= 3:
+        return "nim", True
     last = lowered.rsplit("/", 1)[-1]
     for needle, server in _FAMILIES:
         if needle in last:

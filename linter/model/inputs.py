@@ -7,7 +7,11 @@ from collections.abc import Sequence
 
 from linter.model.manifests import document_locate, workloads_from_manifest
 from linter.model.settings import ModelSettings
-from linter.model.values import looks_like_values, workloads_from_values
+from linter.model.values import (
+    looks_like_values,
+    triton_vllm_engine_args,
+    workloads_from_values,
+)
 from linter.model.workload import Workload
 from linter.parsing.documents import Document, ParsedFile
 
@@ -41,7 +45,8 @@ def extract_values(files: Sequence[ParsedFile], settings: ModelSettings) -> list
                 continue
             if document.fmt == "json" and is_model_config_json(document.data):
                 continue
-            if not looks_like_values(document.data, document.source, settings):
+            engine_args = triton_vllm_engine_args(document.data, document.source)
+            if not engine_args and not looks_like_values(document.data, document.source, settings):
                 continue
             suffix = f"#{document.index}" if document.index else ""
             out.extend(
@@ -50,6 +55,7 @@ def extract_values(files: Sequence[ParsedFile], settings: ModelSettings) -> list
                     document_locate(document),
                     f"file:{document.source}{suffix}",
                     settings,
+                    "vllm" if engine_args else "",
                 )
             )
     return out

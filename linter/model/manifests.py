@@ -18,7 +18,7 @@ from typing import Any
 from linter.model import custom
 from linter.model.build import Meta, build_workloads, relative
 from linter.model.facts import Locate, lookup
-from linter.model.platform_pods import with_platform_defaults
+from linter.model.platform_pods import lws_env, with_platform_defaults
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Origin, Workload
 from linter.parsing.documents import Document
@@ -144,7 +144,8 @@ def workloads_from_manifest(
         meta = dataclasses.replace(
             custom.with_hints(kind, data, locate, meta), blocks=literal_blocks(document, text, path)
         )
-        completed, located = with_platform_defaults(kind, spec, relative(locate, path))
+        injected = lws_env(data, role, locate) if kind == "LeaderWorkerSet" else None
+        completed, located = with_platform_defaults(kind, spec, relative(locate, path), injected)
         found = build_workloads(completed, located, meta, settings)
         labels = pod_labels(data, path, role)
         for workload in found:

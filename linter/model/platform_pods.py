@@ -11,6 +11,12 @@
   (https://github.com/ray-project/kuberay/blob/master/ray-operator/controllers/ray/common/pod.go,
   ``addEmptyDir`` for the shared-memory volume).
 
+- LeaderWorkerSet: every container of a group's pods gets ``LWS_GROUP_SIZE`` (the
+  ``size``), ``LWS_WORKER_INDEX`` (0 on the leader) and ``LWS_LEADER_ADDRESS``
+  (https://github.com/kubernetes-sigs/lws/blob/v0.10.0/site/content/en/docs/reference/labels-annotations-and-environment-variables.md#L42-L44),
+  so ``$(LWS_GROUP_SIZE)`` in a command line is the group's size. The leader's address
+  depends on the group index and is left unexpanded.
+
 Each added value is located at the object that implies it, with the key saying who adds it.
 """
 
@@ -51,10 +57,18 @@ _LLMISVC_PROBES = {
 
 
 def with_platform_defaults(
-    kind: str, spec: Mapping[str, Any], locate: Locate
+    kind: str,
+    spec: Mapping[str, Any],
+    locate: Locate,
+    injected: Mapping[str, tuple[str, Origin]] | None = None,
 ) -> tuple[Mapping[str, Any], Locate]:
     """``spec`` (a pod spec) as the operator of ``kind`` completes it, and a ``locate``
-    that knows where each added value comes from. Other kinds are returned as they are."""
+    that knows where each added value comes from. Other kinds are returned as they are.
+
+    ``injected``: environment variables the platform sets in every container (name →
+    value and the origin of what implies it), for ``$(VAR)`` in command lines."""
+    if injected:
+        spec, locate = _complete(spec, locate, lambda pod, _l, added: _env(pod, injected, added))
     if kind in LLMISVC_KINDS:
         return _complete(spec, locate, _llmisvc)
     if kind in RAY_KINDS:
@@ -127,6 +141,45 @@ def _additional_args(
             added[(*here, "args", len(args))] = origin
             args.append(token)
         return
+
+
+def lws_env(data: Mapping[str, Any], role: str, locate: Locate) -> dict[str, tuple[str, Origin]]:
+    """What the LeaderWorkerSet controller sets in the containers of ``role``'s pods."""
+    template = (
+        data.get("spec", {}).get("leaderWorkerTemplate")
+        if isinstance(data.get("spec"), Mapping)
+        else None
+    )
+    size = template.get("size", 1) if isinstance(template, Mapping) else 1
+    if not isinstance(size, int) or isinstance(size, bool):
+        return {}
+    where: PathT = ("spec", "leaderWorkerTemplate", "size")
+    at = locate(where) if isinstance(template, Mapping) and "size" in template else locate(())
+    origin = _origin(at, "LeaderWorkerSet")
+    out = {"LWS_GROUP_SIZE": (str(size), origin)}
+    if role == "leader" or size == 1:
+        out["LWS_WORKER_INDEX"] = ("0", origin)
+    return out
+
+
+def _env(
+    pod: dict[str, Any], injected: Mapping[str, tuple[str, Origin]], added: dict[PathT, Origin]
+) -> None:
+    containers = pod.get("containers")
+    if not isinstance(containers, list):
+        return
+    for index, container in enumerate(containers):
+        if not isinstance(container, dict):
+            continue
+        env = container.setdefault("env", [])
+        if not isinstance(env, list):
+            continue
+        own = {e.get("name") for e in env if isinstance(e, Mapping)}
+        for name, (value, origin) in injected.items():
+            if name in own:
+                continue  # the container's own definition wins
+            added[("containers", index, "env", len(env))] = origin
+            env.append({"name": name, "value": value})
 
 
 def _ray(pod: dict[str, Any], locate: Locate, added: dict[PathT, Origin]) -> None:

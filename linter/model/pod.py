@@ -16,8 +16,14 @@ from linter.model.facts import Facts, Locate
 from linter.model.probes import pre_stop_facts, probe_facts
 from linter.positions import PathT
 
+# A redirection or tee into a cgroup memory file. The path may be built by the shell:
+# ``pod$(echo $POD_UID | tr - _).slice``, ``${POD_CGROUP}``, or backquotes, whose spaces
+# and pipes belong to the path. The alternatives start differently, so a long line that
+# writes nothing is scanned once, without backtracking between them.
 _CGROUP_WRITE = re.compile(
-    r"(?:>>?|\btee(?:\s+-a)?)\s*[\"']?[^\s;|&\"']*(memory\.(?:high|max|min|low))\b"
+    r"(?:>>?|\btee(?:\s+-a)?)\s*[\"']?"
+    r"(?:\$\([^()]*\)|\$\{[^}]*\}|`[^`]*`|\$(?![({])|[^\s;|&\"'$`])*"
+    r"(memory\.(?:high|max|min|low))\b"
 )
 _SHM_PATH = "/dev/shm"
 # Key of a volume that an operator adds to the pods it creates (platform_pods.py).

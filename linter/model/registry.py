@@ -229,12 +229,29 @@ TRITON: tuple[Setting, ...] = (
     _s("grpc_max_connection_age_grace", "int", unit="ms"),
 )
 
+# NVIDIA NIM for LLMs: the NIM_* environment variables its launcher maps to the engine's
+# settings (https://docs.nvidia.com/nim/large-language-models/1.12.0/configuration.html,
+# "Environment Variables"; https://docs.nvidia.com/nim/large-language-models/latest/reference/environment-variables.html).
+# Read from the environment only: NIM's own command line is not a server parser.
+NIM: tuple[Setting, ...] = (
+    Setting("model", "str", (), "NIM_MODEL_NAME"),  # multi-LLM NIMs: the model to serve
+    Setting("model", "str", (), "NIM_MODEL_PATH"),  # the 2.x name of NIM_MODEL_NAME
+    Setting("served_model_name", "str", (), "NIM_SERVED_MODEL_NAME"),
+    Setting("model_profile", "str", (), "NIM_MODEL_PROFILE"),
+    Setting("max_model_len", "int", (), "NIM_MAX_MODEL_LEN"),
+    Setting("tensor_parallel_size", "int", (), "NIM_TENSOR_PARALLEL_SIZE"),
+    Setting("pipeline_parallel_size", "int", (), "NIM_PIPELINE_PARALLEL_SIZE"),
+    Setting("port", "int", (), "NIM_SERVER_PORT"),
+    Setting("cache_path", "str", (), "NIM_CACHE_PATH"),
+)
+
 REGISTRIES: Mapping[str, tuple[Setting, ...]] = {
     "vllm": VLLM,
     "tgi": TGI,
     "sglang": SGLANG,
     "triton": TRITON,
     "trtllm": TRITON,
+    "nim": NIM,
 }
 
 

@@ -17,7 +17,10 @@ from linter.model.images import ImageInfo, version_tuple
 from linter.model.workload import Origin
 
 # The model-id setting of each server.
-MODEL_SETTING = {"vllm": "model", "tgi": "model_id", "sglang": "model_path"}
+MODEL_SETTING = {"vllm": "model", "tgi": "model_id", "sglang": "model_path", "nim": "model"}
+# Servers whose settings are read from environment variables (TGI's launcher reads every
+# argument from the environment too; NIM's launcher reads NIM_* variables).
+_ENV_SERVERS = ("tgi", "nim")
 # vLLM compilation-config keys that are also flags (VLLM-017: -cc works on every version).
 _CC_LIFTED = ("cudagraph_capture_sizes", "max_cudagraph_capture_size")
 
@@ -57,7 +60,7 @@ def engine_facts(
     put(("engine", "env"), {k: v.value for k, v in all_env.items()}, image_origin)
     for name, item in all_env.items():
         facts.origins[("engine", "env", name)] = item.origin
-    if server == "tgi":
+    if server in _ENV_SERVERS:
         _env_settings(server, all_env, facts)
     version = image.version if image is not None else ""
     parsed = _flag_settings(server, call, facts, image_origin, version)

@@ -11,6 +11,7 @@ become the server's flags, each at the line of its key.
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from collections.abc import Mapping
 from typing import Any
@@ -18,15 +19,18 @@ from typing import Any
 from linter.model import command as cmd
 from linter.model import gpus, registry
 from linter.model.build import Meta, add_grpc_facts, build_workloads, grpc_tree_facts
-from linter.model.facts import Locate
+from linter.model.facts import Facts, Locate
 from linter.model.images import parse_image
+from linter.model.nim import nim_chart_additions
 from linter.model.profile_apply import apply_profile
 from linter.model.profiles import matching_profile
+from linter.model.server import MODEL_SETTING
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.synthetic import SyntheticPod
 from linter.model.values_pod import env_facts, gpu_products, is_probe, volume_facts, words
 from linter.model.workload import Workload
 from linter.positions import PathT, format_path
+from linter.sources.chartlayout import is_chart
 
 # Subtrees that configure something other than the server container.
 _SKIP = frozenset(
@@ -86,6 +90,8 @@ _SKIP = frozenset(
         "initcontainers",
     }
 )
+# Files beside Chart.yaml that are the chart's metadata, not values (Helm 2's dependencies).
+_CHART_METADATA = frozenset({"chart.yaml", "chart.yml", "requirements.yaml", "requirements.yml"})
 # Registry settings too generic to be read from an arbitrary values key.
 _GENERIC = frozenset(
     {
@@ -126,37 +132,101 @@ _C: PathT = ("containers", 0)
 
 
 def workloads_from_values(
-    data: Any, locate: Locate, label: str, settings: ModelSettings = DEFAULT_SETTINGS
+    data: Any,
+    locate: Locate,
+    label: str,
+    settings: ModelSettings = DEFAULT_SETTINGS,
+    engine_args_of: str = "",
 ) -> list[Workload]:
-    """Workloads of a values tree; ``locate(path)`` gives the origin of any path in it."""
+    """Workloads of a values tree; ``locate(path)`` gives the origin of any path in it.
+
+    ``engine_args_of``: the tree is known to be that server's engine arguments (every key
+    is read as a setting, see ``triton_vllm_engine_args``)."""
     if not isinstance(data, Mapping):
         return []
     profile = matching_profile(data, settings.profile_dirs)
     out: list[Workload] = []
-    if profile is not None:
+    if engine_args_of:
+        out = _section_workloads(
+            data, data, (), engine_args_of, locate, label, settings, TRITON_VLLM_KIND
+        )
+    elif profile is not None:
         out = apply_profile(profile, data, locate, label, settings)
     else:
         for section, server in _sections(data):
             node = _get(data, section)
             if isinstance(node, Mapping):
                 out.extend(_section_workloads(data, node, section, server, locate, label, settings))
-    if out:
-        facts = grpc_tree_facts(data, locate)
-        for workload in out:
-            add_grpc_facts(workload, facts)
+    facts = grpc_tree_facts(data, locate)
+    for workload in out:
+        add_grpc_facts(workload, facts)
+    if not out and not engine_args_of and _has_keepalive(facts):
+        out.append(_grpc_settings_workload(facts, locate, label))
     return out
+
+
+GRPC_SETTINGS_KIND = "GrpcSettings"
+
+
+def _has_keepalive(facts: Facts) -> bool:
+    sides = facts.data.get("grpc", {})
+    return any(sides.get(side) for side in ("server", "client"))
+
+
+def _grpc_settings_workload(facts: Facts, locate: Locate, label: str) -> Workload:
+    """Values that configure gRPC keepalive but run no inference server of their own (a
+    gateway's or client's chart): the keepalive rules still compare both sides."""
+    anchor = locate(())
+    for key, value in (
+        ("id", label),
+        ("kind", GRPC_SETTINGS_KIND),
+        ("name", label.rsplit("/", 1)[-1]),
+        ("source", "helm-values"),
+        ("engine", {}),  # no server: the rules that judge one do not apply
+    ):
+        facts.put((key,), value, anchor)
+    return Workload(label, facts.data, anchor, facts.origins)
+
+
+TRITON_VLLM_KIND = "TritonVLLMModel"
+
+
+def triton_vllm_engine_args(data: Any, name: str) -> bool:
+    """``<model>/<version>/model.json`` of a Triton model served by the vLLM backend: a JSON
+    map handed to vLLM's ``AsyncEngineArgs`` as keyword arguments
+    (https://github.com/triton-inference-server/vllm_backend/blob/v24.08/src/model.py#L144-L160,
+    the tutorial layout ``model_repository/vllm_model/1/model.json``)."""
+    parts = name.replace("\\", "/").rsplit("/", 2)
+    return (
+        len(parts) == 3
+        and parts[2] == "model.json"
+        and parts[1].isdigit()
+        and isinstance(data, Mapping)
+        and isinstance(data.get("model"), str)
+    )
 
 
 def looks_like_values(data: Any, name: str, settings: ModelSettings = DEFAULT_SETTINGS) -> bool:
     """A YAML mapping that is not a Kubernetes object and has something to serve."""
     if not isinstance(data, Mapping) or ("apiVersion" in data and "kind" in data):
         return False
-    base = name.rsplit("/", 1)[-1].lower()
     return (
-        "values" in base
+        _named_as_values(name)
         or matching_profile(data, settings.profile_dirs) is not None
         or bool(_sections(data))
     )
+
+
+def _named_as_values(name: str) -> bool:
+    """A file named like Helm values (``values-prod.yaml``), or a YAML mapping beside a
+    chart's ``Chart.yaml`` (``gpu-l4.yaml``): Helm's layout keeps only values files there
+    besides the chart's own metadata (``helm/layout.py`` looks at the same folder)."""
+    base = name.rsplit("/", 1)[-1].lower()
+    if "values" in base:
+        return True
+    if not base.endswith((".yaml", ".yml")) or base in _CHART_METADATA:
+        return False
+    return is_chart(os.path.dirname(name))
 
 
 def _get(data: Any, path: PathT) -> Any:
@@ -213,11 +283,23 @@ def _gpu_container(node: Any) -> bool:
     )
 
 
+# Keys of the nim-llm chart's ``model`` section that no other chart uses: the NGC API key
+# and the NIM cache (https://github.com/NVIDIA/nim-deploy/blob/be34031ce621188ab9321949ca4da49b5dc78529/helm/nim-llm/values.yaml).
+_NIM_CHART_MODEL_KEYS = ("ngcAPISecret", "ngcAPIKey", "nimCache")
+
+
+def _is_nim_chart(node: Mapping[str, Any]) -> bool:
+    model = node.get("model")
+    return isinstance(model, Mapping) and any(k in model for k in _NIM_CHART_MODEL_KEYS)
+
+
 def _server_of(node: Any) -> str:
     if not isinstance(node, Mapping):
         return ""
     image = _image_text(node)
     server = parse_image(image).server if image else ""
+    if not server and _is_nim_chart(node):
+        server = "nim"  # the image is often a template (``${model_id}``) in these files
     tokens = [str(t) for key in (*_CMD_KEYS, *_ARG_KEYS) for t in words(node.get(key))]
     if isinstance(node.get("image"), Mapping):
         tokens += [str(t) for t in words(node["image"].get("command"))]
@@ -235,6 +317,8 @@ def _image_text(node: Mapping[str, Any]) -> str:
     image = node.get("image")
     if isinstance(image, str):
         return image
+    if isinstance(image, Mapping) and isinstance(image.get("imageName"), str):
+        return image["imageName"]  # Triton's charts: the whole reference, tag included
     if isinstance(image, Mapping) and isinstance(image.get("repository"), str):
         repo = image["repository"]
         if isinstance(image.get("registry"), str) and image["registry"]:
@@ -242,6 +326,31 @@ def _image_text(node: Mapping[str, Any]) -> str:
         tag = image.get("tag")
         return f"{repo}:{tag}" if tag not in (None, "") else repo
     return ""
+
+
+# Keys of a ``model:`` map that name the model (``model: {name: meta-llama/Llama-3.1-8B}``).
+_MODEL_MAP_KEYS = ("name", "id", "repository", "path")
+
+
+def _model_map_entry(value: Any) -> tuple[str, str] | None:
+    """``model: {name: X}`` (or ``id``, ``repository``, ``path``): the key and model id."""
+    if not isinstance(value, Mapping):
+        return None
+    for key in _MODEL_MAP_KEYS:
+        text = value.get(key)
+        if isinstance(text, str) and text.strip():
+            return key, text
+    return None
+
+
+def _setting_for(server: str, path: PathT) -> registry.Setting | None:
+    """The server setting a values key at ``path`` names; ``model.name`` names the model."""
+    key = str(path[-1])
+    if len(path) > 1 and str(path[-2]).lower() == "model" and key in _MODEL_MAP_KEYS:
+        return registry.by_name(server, MODEL_SETTING.get(server, ""))
+    return registry.by_key(server, key) or (
+        registry.by_env(server, key) if server in ("tgi", "nim") else None
+    )
 
 
 def _setting_keys(node: Any, server: str, path: PathT = ()) -> list[tuple[PathT, Any]]:
@@ -255,19 +364,22 @@ def _setting_keys(node: Any, server: str, path: PathT = ()) -> list[tuple[PathT,
             continue
         for key, value in current.items():
             lowered = str(key).lower()
-            if isinstance(value, Mapping):
+            holder = base
+            named = _model_map_entry(value) if lowered == "model" else None
+            if named is not None:
+                holder = (*base, key)
+                key, value = named
+            elif isinstance(value, Mapping):
                 if lowered not in _SKIP:
                     queue.append(((*base, key), value))
                 continue
-            setting = registry.by_key(server, str(key)) or (
-                registry.by_env(server, str(key)) if server == "tgi" else None
-            )
+            setting = _setting_for(server, (*holder, key))
             if setting is None or setting.name in _GENERIC or setting.name in seen:
                 continue
             if value in (None, "") or (isinstance(value, list) and setting.kind != "ints"):
                 continue
             seen.add(setting.name)
-            found.append(((*base, key), value))
+            found.append(((*holder, key), value))
     return found
 
 
@@ -279,6 +391,7 @@ def _section_workloads(
     locate: Locate,
     label: str,
     settings: ModelSettings,
+    kind: str = "",
 ) -> list[Workload]:
     pod = SyntheticPod(locate(section))
     at = lambda *rest: locate((*section, *rest))  # noqa: E731
@@ -286,7 +399,11 @@ def _section_workloads(
     image = _image_text(node)
     if image:
         raw = node.get("image")
-        where = ("image", "tag") if isinstance(raw, Mapping) and raw.get("tag") else ("image",)
+        where: PathT = ("image",)
+        if isinstance(raw, Mapping):
+            where = ("image", "tag") if raw.get("tag") else ("image", "imageName")
+            if "imageName" not in raw and not raw.get("tag"):
+                where = ("image",)
         pod.set((*_C, "image"), image, at(*where))
     _command_and_args(node, server, at, pod)
     env_facts(node, at, pod)
@@ -295,19 +412,22 @@ def _section_workloads(
         if isinstance(value, Mapping) and value and (key == "resources" or is_probe(value)):
             pod.put_tree((*_C, key), dict(value), locate, (*section, key))
     volume_facts(node, section, locate, pod)
+    if server == "nim" and _is_nim_chart(node):
+        nim_chart_additions(node, at, pod)
     for key in _POD_KEYS:
         if node.get(key) not in (None, "", {}, []):
             pod.put_tree((key,), node[key], locate, (*section, key))
     if node.get("ipc") == "host" and "hostIPC" not in node:
         pod.set(("hostIPC",), True, at("ipc"))  # Compose: the host's IPC namespace and /dev/shm
     gpu_products(node, at, pod)
+    _image_gpus(node, at, pod)
     replicas = next((k for k in ("replicaCount", "replicas") if isinstance(node.get(k), int)), "")
-    kind = (
+    kind = kind or (
         "ServerConfig"
         if not image
         and not node.get("resources")
         and not section
-        and "values" not in label.rsplit("/", 1)[-1].lower()
+        and not _named_as_values(label.removeprefix("file:").split("#", 1)[0])
         else "HelmValues"
     )
     ident = f"{label}:{format_path(section)}" if section else label
@@ -330,6 +450,20 @@ def _section_workloads(
     return build_workloads(pod.spec, pod.locate, meta, settings)
 
 
+def _image_gpus(node: Mapping[str, Any], at: Any, pod: SyntheticPod) -> None:
+    """Triton's charts take the GPU count from ``image.numGpus`` into ``nvidia.com/gpu``
+    limits and the image from ``image.imageName`` (https://github.com/triton-inference-server/server/blob/v2.71.0/deploy/aws/templates/deployment.yaml#L52-L57;
+    deploy/fleetcommand, deploy/k8s-onprem and deploy/gke-marketplace-app alike)."""
+    image = node.get("image")
+    count = image.get("numGpus") if isinstance(image, Mapping) else None
+    if not isinstance(count, int) or isinstance(count, bool):
+        return
+    limits = pod.spec.get("containers", [{}])[0].get("resources", {}).get("limits", {})
+    if any(gpus.is_gpu_resource(str(name)) for name in limits):
+        return
+    pod.set((*_C, "resources", "limits", "nvidia.com/gpu"), count, at("image", "numGpus"))
+
+
 def _command_and_args(node: Mapping[str, Any], server: str, at: Any, pod: SyntheticPod) -> None:
     image = node.get("image")
     sources: list[tuple[str, tuple[Any, ...], Any]] = [
@@ -339,7 +473,7 @@ def _command_and_args(node: Mapping[str, Any], server: str, at: Any, pod: Synthe
         sources.append(("command", ("image", "command"), image.get("command")))
     keys = _setting_keys(node, server)
     for path, value in keys:
-        setting = registry.by_key(server, str(path[-1])) or registry.by_env(server, str(path[-1]))
+        setting = _setting_for(server, path)
         if setting is None or not setting.flags:
             continue
         pod.append((*_C, "args"), setting.flags[0], at(*path))
