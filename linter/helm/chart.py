@@ -25,6 +25,7 @@ from linter.coverage.model import Coverage, combine
 from linter.coverage.unrecognised import not_understood
 from linter.errors import SourceError
 from linter.findings import Finding, Severity, summarize
+from linter.helm.podfacts import add_chart_pod
 from linter.helm.provenance import Release, place_rendered
 from linter.helm.readings import one_per_problem
 from linter.helm.render import find_helm, render
@@ -316,6 +317,7 @@ def lint_environment(
     coverage = Coverage()
     if workload_policies:
         workloads = values_workloads(merged, settings)
+        add_chart_pod(workloads, request.chart.directory, merged)
         findings.extend(
             engine.evaluate(workload_policies, [engine.workload_subject(w) for w in workloads])
         )

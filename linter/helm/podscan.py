@@ -1,0 +1,159 @@
+"""What a chart's templates add to its pods around ``/dev/shm``, read from their text.
+
+The values reading of a chart (the pre-commit hook's, without helm) cannot see what the
+templates write themselves: a ``/dev/shm`` mount, a memory-backed ``emptyDir``,
+``hostIPC``, NCCL environment variables. This scan finds every place a template's text (or
+a string in one of its actions) mentions them, with the ``if`` blocks around it. A block
+whose condition is a plain ``.Values.a.b`` at the top of a template of the chart itself
+can be judged against a release's values, as Go's ``text/template`` does
+(https://pkg.go.dev/text/template: the empty values — false, 0, nil, empty string, map or
+list — are false); anything else (``with``, ``range``, ``else``, a named template, a
+subchart, a computed condition) is a block this scan cannot judge.
+
+Text the templates do not contain can still reach the pods: values printed with
+``toYaml`` and strings rendered with ``tpl`` (``podfacts.py`` looks at the values), and
+chart files read through ``.Files`` (looked at here).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # a run that finds the scan in the cache reads no chart file
+    from linter.helm.chartfiles import ChartFiles
+
+Path = tuple[str, ...]
+
+SHM = "shm-mount"
+MEMORY = "memory-volume"
+HOST_IPC = "host-ipc"
+NCCL_ENV = "nccl-env"
+
+_ACTION = re.compile(r"\{\{-?(.*?)-?\}\}", re.S)
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"|`([^`]*)`')
+_SIMPLE = re.compile(r"(\$?)\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
+_TEXT_MARKS = (
+    (SHM, re.compile(r"/dev/shm")),
+    (SHM, re.compile(r"/dev/?$")),  # a mount path finished by the action that follows
+    (MEMORY, re.compile(r"medium:\s*[\"']?Memory")),
+    (HOST_IPC, re.compile(r"hostIPC")),
+    (NCCL_ENV, re.compile(r"NCCL_SHM_DISABLE|NCCL_CUMEM_ENABLE")),
+)
+# In a string of an action, any "shm" may be a piece of a computed mount path.
+_STRING_MARKS = (
+    (SHM, re.compile(r"shm", re.I)),
+    (MEMORY, re.compile(r"^Memory$")),
+    (HOST_IPC, re.compile(r"hostIPC")),
+    (NCCL_ENV, re.compile(r"NCCL_SHM_DISABLE|NCCL_CUMEM_ENABLE")),
+)
+_FILE_MARK = re.compile(r"shm|hostIPC|NCCL_SHM_DISABLE|NCCL_CUMEM_ENABLE", re.I)
+
+
+@dataclasses.dataclass(frozen=True)
+class Mark:
+    """One mention: what it is, where, and the ``.Values`` paths of the ``if`` blocks
+    around it (None for a block this scan cannot judge)."""
+
+    kind: str
+    where: str  # template name and line, for messages
+    guards: tuple[Path | None, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class PodScan:
+    marks: tuple[Mark, ...]
+    uses_tpl: bool  # values strings may be rendered as templates
+    files_read: tuple[str, ...]  # chart files read through .Files that mention shm & co.
+
+
+def scan_chart(chart: ChartFiles) -> PodScan:
+    """Every mention in the templates of ``chart`` and its subcharts."""
+    marks: list[Mark] = []
+    uses_tpl = False
+    uses_files = False
+    for each in chart.walk():
+        own = not each.key and not each.library
+        for name, text in each.templates:
+            found, tpl, files = _scan_template(name, text, own)
+            marks.extend(found)
+            uses_tpl = uses_tpl or tpl
+            uses_files = uses_files or files
+    files_read: list[str] = []
+    if uses_files:
+        for each in chart.walk():
+            files_read.extend(name for name, read in each.files if _mentions(read))
+    return PodScan(tuple(marks), uses_tpl, tuple(files_read))
+
+
+def _mentions(read: Callable[[], bytes]) -> bool:
+    try:
+        content = read()
+    except OSError:
+        return True  # a file that cannot be read may say anything
+    return bool(_FILE_MARK.search(content.decode("utf-8", "replace")))
+
+
+@dataclasses.dataclass
+class _Frame:
+    keyword: str
+    guard: Path | None
+
+
+def _scan_template(name: str, text: str, own: bool) -> tuple[list[Mark], bool, bool]:
+    marks: list[Mark] = []
+    frames: list[_Frame] = []
+    uses_tpl = uses_files = False
+    at = 0
+
+    def mark(kind: str, offset: int) -> None:
+        line = text.count("\n", 0, offset) + 1
+        guards = tuple(f.guard for f in frames)
+        marks.append(Mark(kind, f"{name}:{line}", guards if own else (*guards, None)))
+
+    for match in _ACTION.finditer(text):
+        between = text[at : match.start()]
+        for kind, pattern in _TEXT_MARKS:
+            for found in pattern.finditer(between):
+                mark(kind, at + found.start())
+        at = match.end()
+        body = match.group(1).strip()
+        if body.startswith("/*"):
+            continue
+        keyword = body.split(None, 1)[0] if body else ""
+        if keyword == "if":
+            frames.append(_Frame("if", _guard(body[2:].strip(), frames)))
+        elif keyword in ("with", "range", "define", "block"):
+            frames.append(_Frame(keyword, None))
+        elif keyword == "else" and frames:
+            frames[-1].guard = None
+        elif keyword == "end" and frames:
+            frames.pop()
+        uses_tpl = uses_tpl or re.search(r"(^|[\s(|])tpl\s", body) is not None
+        uses_files = uses_files or ".Files" in body
+        for found in _STRING.finditer(body):
+            content = found.group(1) if found.group(1) is not None else found.group(2)
+            for kind, pattern in _STRING_MARKS:
+                if pattern.search(content):
+                    mark(kind, match.start())
+    rest = text[at:]
+    for kind, pattern in _TEXT_MARKS[:1] + _TEXT_MARKS[2:]:
+        for found in pattern.finditer(rest):
+            mark(kind, at + found.start())
+    return marks, uses_tpl, uses_files
+
+
+def _guard(condition: str, frames: list[_Frame]) -> Path | None:
+    """The values path of ``if .Values.a.b``, when it can be judged against the values:
+    inside ``with``, ``range`` or a named template ``.`` is something else."""
+    match = _SIMPLE.fullmatch(condition)
+    if match is None:
+        return None
+    rooted = match.group(1) == "$"
+    if any(f.keyword in ("define", "block") for f in frames):
+        return None
+    if not rooted and any(f.keyword != "if" for f in frames):
+        return None
+    return tuple(match.group(2).split(".")[1:])
