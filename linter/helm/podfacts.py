@@ -32,6 +32,7 @@ from linter.helm.keytree import KeyTree, any_whole, step_all
 from linter.helm.podscan import HOST_IPC, MEMORY, NCCL_ENV, SHM, Mark, PodScan, scan_chart
 from linter.helm.unread import ChartKeys, chart_keys
 from linter.helm.values import MergedValues
+from linter.model import quantities as q
 from linter.model.workload import Origin, Workload
 from linter.positions import PathT, format_path, parse_path
 
@@ -67,8 +68,9 @@ def add_chart_pod(workloads: Sequence[Workload], directory: str, merged: MergedV
             fact = {"proven": False, "unseen": reason}
         else:
             fact = {"proven": True}
+            _forget_guessed_shm(workload)
             if mount is not None:
-                _mount_memory_volume(workload, merged.locate(mount) if mount else workload.anchor)
+                _mount_memory_volume(workload, merged, *mount)
         workload.data[FACT] = fact
         workload.origins[(FACT,)] = workload.anchor
 
@@ -101,9 +103,9 @@ def _scan(directory: str, keys: ChartKeys) -> PodScan:
 
 def _release(
     scan: PodScan, keys: ChartKeys, merged: MergedValues, workloads: int
-) -> tuple[str, str, PathT | None]:
+) -> tuple[str, str, tuple[PathT, Mark] | None]:
     """``none``/``mounted``/``unseen``, why unseen, and (mounted) the values path that
-    turned the mount on (``()`` when it is always there)."""
+    turned the mount on (``()`` when it is always there) with the volume's mark."""
     if not keys.summary.renders:
         return "unseen", "the chart has no templates", None
     if keys.summary.notes:
@@ -127,8 +129,11 @@ def _release(
         return "none", "", None
     if not live[MEMORY] or workloads != 1:
         return "unseen", f"{live[SHM][0].where} mounts /dev/shm", None
+    volume = live[MEMORY][0]
+    if volume.size_unread:
+        return "unseen", f"{volume.where}: its sizeLimit could not be read", None
     guard = next((g for g in live[SHM][0].guards if g), ())
-    return "mounted", "", guard
+    return "mounted", "", (guard, volume)
 
 
 _WORDS = {
@@ -216,16 +221,86 @@ def _is_read(tree: KeyTree, path: PathT) -> bool:
     return True
 
 
-def _mount_memory_volume(workload: Workload, origin: Origin) -> None:
+def _mount_memory_volume(
+    workload: Workload, merged: MergedValues, guard: PathT, volume: Mark
+) -> None:
     """The template's memory-backed /dev/shm on the server container, as the rendered pod
-    has it (its size is not read: the rules that need it stay silent)."""
+    has it, with its sizeLimit when the template writes one."""
+    origin = merged.locate(guard) if guard else workload.anchor
     pod, container = workload.data["pod"], workload.data["container"]
     volumes = pod.setdefault("volumes", [])
     mounts = container.setdefault("mounts", [])
+    record: dict[str, Any] = {"name": _VOLUME, "type": "emptyDir", "medium": "Memory"}
+    size = volume.size
+    size_origin = origin
+    if isinstance(size, tuple):
+        size_origin = merged.locate(size)
+        size = _get(merged.data, size)
+    size_bytes = q.memory_bytes(size) if size is not None else None
+    if size_bytes is not None:
+        record["size_limit_bytes"] = size_bytes
+        workload.origins[("pod", "volumes", len(volumes), "size_limit_bytes")] = size_origin
+        workload.origins[("pod", "shm", "size_limit_bytes")] = size_origin
     workload.origins[("pod", "volumes", len(volumes))] = origin
-    volumes.append({"name": _VOLUME, "type": "emptyDir", "medium": "Memory"})
+    volumes.append(record)
     workload.origins[("container", "mounts", len(mounts))] = origin
     mounts.append({"name": _VOLUME, "mount_path": _SHM_PATH})
     shm = pod.setdefault("shm", {"mounted": False, "host_ipc": False})
     shm.update({"mounted": True, "volume": _VOLUME, "medium": "Memory"})
+    if size_bytes is not None:
+        shm["size_limit_bytes"] = size_bytes
     workload.origins[("pod", "shm")] = origin
+
+
+def _forget_guessed_shm(workload: Workload) -> None:
+    """Drop the /dev/shm the values model guessed from a values key (``shm:``,
+    ``shmSize``): the templates, not the key's name, say whether the pod gets one."""
+    pod = workload.data["pod"]
+    containers = pod.get("containers", [])
+    dropped: set[str] = set()
+    for index, container in enumerate(containers):
+        mounts = container.get("mounts", [])
+        gone = {i for i, m in enumerate(mounts) if _is_shm(m)}
+        if not gone:
+            continue
+        dropped.update(str(mounts[i].get("name", "")) for i in gone)
+        prefixes: list[PathT] = [("pod", "containers", index, "mounts")]
+        if container is workload.data["container"]:
+            prefixes.append(("container", "mounts"))
+        _drop(workload, mounts, prefixes, gone)
+    still = {str(m.get("name", "")) for c in containers for m in c.get("mounts", [])}
+    volumes = pod.get("volumes", [])
+    unused = {i for i, v in enumerate(volumes) if v.get("name") in dropped - still}
+    _drop(workload, volumes, [("pod", "volumes")], unused)
+    shm = pod.get("shm", {})
+    pod["shm"] = {"mounted": False, "host_ipc": bool(shm.get("host_ipc", False))}
+    for key in [k for k in workload.origins if k[:2] == ("pod", "shm") and len(k) > 2]:
+        del workload.origins[key]
+
+
+def _is_shm(mount: Mapping[str, Any]) -> bool:
+    return str(mount.get("mount_path", "")).rstrip("/") == _SHM_PATH
+
+
+def _drop(workload: Workload, items: list[Any], prefixes: list[PathT], gone: set[int]) -> None:
+    """Remove ``items[i]`` for ``i`` in ``gone``, keeping the origins of the others."""
+    if not gone:
+        return
+    kept = [i for i in range(len(items)) if i not in gone]
+    renumber = {old: new for new, old in enumerate(kept)}
+    items[:] = [items[i] for i in kept]
+    origins: dict[PathT, Origin] = {}
+    for key, origin in workload.origins.items():
+        for prefix in prefixes:
+            size = len(prefix)
+            index = key[size] if key[:size] == prefix and len(key) > size else None
+            if isinstance(index, int):
+                if index in gone:
+                    break
+                key = (*prefix, renumber[index], *key[size + 1 :])
+                origins[key] = origin
+                break
+        else:
+            origins[key] = origin
+    workload.origins.clear()
+    workload.origins.update(origins)

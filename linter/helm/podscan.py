@@ -60,6 +60,10 @@ class Mark:
     kind: str
     where: str  # template name and line, for messages
     guards: tuple[Path | None, ...]
+    # A memory-backed volume's sizeLimit: a literal, the values path it prints, None when
+    # the volume has none; ``size_unread`` when it is written in a way this scan cannot read.
+    size: str | Path | None = None
+    size_unread: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,7 +115,9 @@ def _scan_template(name: str, text: str, own: bool) -> tuple[list[Mark], bool, b
     def mark(kind: str, offset: int) -> None:
         line = text.count("\n", 0, offset) + 1
         guards = tuple(f.guard for f in frames)
-        marks.append(Mark(kind, f"{name}:{line}", guards if own else (*guards, None)))
+        size, unread = _size_limit(text, offset) if kind == MEMORY else (None, False)
+        where = f"{name}:{line}"
+        marks.append(Mark(kind, where, guards if own else (*guards, None), size, unread))
 
     for match in _ACTION.finditer(text):
         between = text[at : match.start()]
@@ -143,6 +149,43 @@ def _scan_template(name: str, text: str, own: bool) -> tuple[list[Mark], bool, b
         for found in pattern.finditer(rest):
             mark(kind, at + found.start())
     return marks, uses_tpl, uses_files
+
+
+_SIZE = re.compile(r"sizeLimit:\s*(\{\{.*?\}\}|[^,}]*)")
+_SIZE_VALUES = re.compile(
+    r"\{\{-?\s*\$?\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?:\s*\|\s*quote)?\s*-?\}\}"
+)
+_LITERAL = re.compile(r"[\"']?([0-9][0-9.]*[A-Za-z]*)[\"']?")
+
+
+def _size_limit(text: str, offset: int) -> tuple[str | Path | None, bool]:
+    """The sizeLimit beside ``medium: Memory`` at ``offset``: on the same line (flow
+    style) or on a line of the same indentation in the same block."""
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    lines = text[start:].split("\n") if end != -1 else [text[start:]]
+    before = text[:start].split("\n")[:-1]
+    first = lines[0]
+    indent = len(first) - len(first.lstrip())
+    block = [first[first.find("sizeLimit:") :]] if "sizeLimit:" in first else []
+    for group in (lines[1:], reversed(before)):
+        for line in group:
+            if not line.strip() or line.lstrip().startswith("{{"):
+                continue
+            if len(line) - len(line.lstrip()) != indent:
+                break
+            block.append(line.strip())
+    for line in block:
+        match = _SIZE.match(line)
+        if match is None:
+            continue
+        written = match.group(1).strip()
+        by_values = _SIZE_VALUES.fullmatch(written)
+        if by_values is not None:
+            return tuple(by_values.group(1).split(".")[1:]), False
+        literal = _LITERAL.fullmatch(written)
+        return (literal.group(1), False) if literal is not None else (None, True)
+    return None, False
 
 
 def _guard(condition: str, frames: list[_Frame]) -> Path | None:
