@@ -111,7 +111,12 @@ def _release(
     if keys.summary.notes:
         return "unseen", "some of its templates could not be read", None
     if scan.files_read:
-        return "unseen", f"its templates read {scan.files_read[0]} through .Files", None
+        named = ", ".join(scan.files_read)
+        return (
+            "unseen",
+            f"its templates read chart files through .Files, and {named} mention shared memory",
+            None,
+        )
     carried = _values_carry(merged.data, scan.uses_tpl)
     if carried:
         return "unseen", carried, None
