@@ -446,7 +446,7 @@ def test_the_hook_fails_a_chart_as_lint_chart_does(
             "through /dev/shm, and nothing is mounted there: the container has the runtime's "
             "64 MiB and NCCL fails while vLLM starts (failed to extend /dev/shm/nccl-…); mount "
             "an emptyDir with medium: Memory and a sizeLimit (e.g. 2Gi) at /dev/shm",
-            "coverage: 1 file, 1 workload recognised (vllm 1)",
+            "coverage: 3 files, 1 workload recognised (vllm 1)",
             "1 error, 0 warnings, 0 info in 3 files",
             "",
             "servelint policies...................................(no files to check)Skipped",
