@@ -196,6 +196,26 @@ def _file_read_through_files(chart: Path) -> None:
     )
 
 
+def _notes_mention_it(chart: Path) -> None:
+    (chart / "templates" / "NOTES.txt").write_text(
+        "Tensor parallel servers need shared memory:\nmount an emptyDir at /dev/shm.\n"
+    )
+    _edit(
+        chart,
+        "templates/deployment.yaml",
+        _RESOURCES,
+        _RESOURCES.replace("resources:", "volumeMounts: [{name: cache, mountPath: /cache}]")
+        + _RESOURCES,
+    )
+    _edit(
+        chart,
+        "templates/deployment.yaml",
+        "      nodeSelector:",
+        "      volumes:\n        - name: cache\n          emptyDir:\n"
+        "            medium: Memory\n            sizeLimit: 1Gi\n      nodeSelector:",
+    )
+
+
 @pytest.mark.parametrize(
     ("change", "why"),
     [
@@ -210,12 +230,22 @@ def _file_read_through_files(chart: Path) -> None:
             _subchart_mounts,
             "no-shm/charts/sidecar/templates/_volumes.tpl:1 may add a /dev/shm mount",
         ),
+        (_notes_mention_it, "no-shm/templates/NOTES.txt:2 may add a /dev/shm mount"),
         (
             _file_read_through_files,
-            "its templates read chart files through .Files, and Chart.yaml, files/mounts.yaml mention shared memory",
+            "its templates read chart files through .Files, and Chart.yaml, "
+            "files/mounts.yaml mention shared memory",
         ),
     ],
-    ids=["mount-in-with", "values-carry", "host-ipc", "tp-not-read", "subchart", "files-get"],
+    ids=[
+        "mount-in-with",
+        "values-carry",
+        "host-ipc",
+        "tp-not-read",
+        "subchart",
+        "notes",
+        "files-get",
+    ],
 )
 def test_the_hook_stays_uncertain_where_the_templates_cannot_tell(
     run_line: RunLine, charts: Path, change: Callable[[Path], None], why: str

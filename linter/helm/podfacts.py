@@ -132,12 +132,15 @@ def _release(
         return "unseen", f"{unknown[0].where} may add {_WORDS[unknown[0].kind]}", None
     if not live[SHM]:
         return "none", "", None
-    if not live[MEMORY] or workloads != 1:
-        return "unseen", f"{live[SHM][0].where} mounts /dev/shm", None
-    volume = live[MEMORY][0]
+    # Mounted only when every mention is a volume mount, beside a memory-backed volume in
+    # the same template, for the one server the values configure.
+    shm = live[SHM][0]
+    volume = next((v for v in live[MEMORY] if v.template == shm.template), None)
+    if volume is None or workloads != 1 or not all(m.mount for m in live[SHM]):
+        return "unseen", f"{shm.where} may add a /dev/shm mount", None
     if volume.size_unread:
         return "unseen", f"{volume.where}: its sizeLimit could not be read", None
-    guard = next((g for g in live[SHM][0].guards if g), ())
+    guard = next((g for g in shm.guards if g), ())
     return "mounted", "", (guard, volume)
 
 

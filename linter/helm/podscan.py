@@ -49,6 +49,7 @@ _STRING_MARKS = (
     (HOST_IPC, re.compile(r"hostIPC")),
     (NCCL_ENV, re.compile(r"NCCL_SHM_DISABLE|NCCL_CUMEM_ENABLE")),
 )
+_MOUNT_PATH = re.compile(r"mountPath:\s*[\"']?$")
 _FILE_MARK = re.compile(r"shm|hostIPC|NCCL_SHM_DISABLE|NCCL_CUMEM_ENABLE", re.I)
 
 
@@ -64,6 +65,11 @@ class Mark:
     # the volume has none; ``size_unread`` when it is written in a way this scan cannot read.
     size: str | Path | None = None
     size_unread: bool = False
+    mount: bool = False  # written as ``mountPath: /dev/shm`` in a manifest's text
+
+    @property
+    def template(self) -> str:
+        return self.where.rsplit(":", 1)[0]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,7 +123,9 @@ def _scan_template(name: str, text: str, own: bool) -> tuple[list[Mark], bool, b
         guards = tuple(f.guard for f in frames)
         size, unread = _size_limit(text, offset) if kind == MEMORY else (None, False)
         where = f"{name}:{line}"
-        marks.append(Mark(kind, where, guards if own else (*guards, None), size, unread))
+        start = text.rfind("\n", 0, offset) + 1
+        mount = kind == SHM and _MOUNT_PATH.search(text[start:offset]) is not None
+        marks.append(Mark(kind, where, guards if own else (*guards, None), size, unread, mount))
 
     for match in _ACTION.finditer(text):
         between = text[at : match.start()]
