@@ -258,3 +258,30 @@ def test_the_hook_stays_uncertain_where_the_templates_cannot_tell(
         f"(the chart's volumes could not be seen without rendering: {why}; "
         "lint --chart renders them)"
     )
+
+
+def test_a_template_volume_without_a_size_is_reported_at_its_template_line(
+    run_line: RunLine, helm: str, charts: Path
+) -> None:
+    _edit(
+        charts / "shm-switch",
+        "templates/deployment.yaml",
+        "            sizeLimit: {{ .Values.shm.sizeLimit }}\n",
+        "",
+    )
+    (hook_code, hook), (rendered_code, rendered) = _both(
+        run_line, helm, "shm-switch", "values.yaml"
+    )
+    unsized = [
+        (
+            "kubernetes-memory/memory-volume-without-size-limit",
+            "warning",
+            "shm-switch/templates/deployment.yaml",
+            41,
+            7,
+        ),
+        # The template no longer reads shm.sizeLimit.
+        ("helm-values/unread-key", "warning", "shm-switch/values.yaml", 26, 3),
+    ]
+    assert (hook_code, _rows(hook)) == (0, unsized)
+    assert (rendered_code, _rows(rendered)) == (0, unsized)

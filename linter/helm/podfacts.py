@@ -234,13 +234,14 @@ def _mount_memory_volume(
 ) -> None:
     """The template's memory-backed /dev/shm on the server container, as the rendered pod
     has it, with its sizeLimit when the template writes one."""
-    origin = merged.locate(guard) if guard else workload.anchor
+    # Where the user turns it on, or (always there) the template line of the volume.
+    origin = merged.locate(guard) if guard else _template_origin(volume)
     pod, container = workload.data["pod"], workload.data["container"]
     volumes = pod.setdefault("volumes", [])
     mounts = container.setdefault("mounts", [])
     record: dict[str, Any] = {"name": _VOLUME, "type": "emptyDir", "medium": "Memory"}
     size = volume.size
-    size_origin = origin
+    size_origin = _template_origin(volume)
     if isinstance(size, tuple):
         size_origin = merged.locate(size)
         size = _get(merged.data, size)
@@ -249,7 +250,8 @@ def _mount_memory_volume(
         record["size_limit_bytes"] = size_bytes
         workload.origins[("pod", "volumes", len(volumes), "size_limit_bytes")] = size_origin
         workload.origins[("pod", "shm", "size_limit_bytes")] = size_origin
-    workload.origins[("pod", "volumes", len(volumes))] = origin
+    # The volume is declared in the template; the mount is turned on in the values.
+    workload.origins[("pod", "volumes", len(volumes))] = _template_origin(volume)
     volumes.append(record)
     workload.origins[("container", "mounts", len(mounts))] = origin
     mounts.append({"name": _VOLUME, "mount_path": _SHM_PATH})
@@ -312,3 +314,9 @@ def _drop(workload: Workload, items: list[Any], prefixes: list[PathT], gone: set
             origins[key] = origin
     workload.origins.clear()
     workload.origins.update(origins)
+
+
+def _template_origin(mark: Mark) -> Origin:
+    file, _, line = mark.where.rpartition(":")
+    at = mark.volumes_at or (int(line), 1)
+    return Origin(file, *at)

@@ -66,6 +66,9 @@ class Mark:
     size: str | Path | None = None
     size_unread: bool = False
     mount: bool = False  # written as ``mountPath: /dev/shm`` in a manifest's text
+    # A memory-backed volume: line and column of the ``volumes:`` key above it, where the
+    # rendered reading places a finding about the pod's volumes.
+    volumes_at: tuple[int, int] | None = None
 
     @property
     def template(self) -> str:
@@ -125,7 +128,9 @@ def _scan_template(name: str, text: str, own: bool) -> tuple[list[Mark], bool, b
         where = f"{name}:{line}"
         start = text.rfind("\n", 0, offset) + 1
         mount = kind == SHM and _MOUNT_PATH.search(text[start:offset]) is not None
-        marks.append(Mark(kind, where, guards if own else (*guards, None), size, unread, mount))
+        volumes_at = _volumes_key(text, start) if kind == MEMORY else None
+        guarded = guards if own else (*guards, None)
+        marks.append(Mark(kind, where, guarded, size, unread, mount, volumes_at))
 
     for match in _ACTION.finditer(text):
         between = text[at : match.start()]
@@ -164,6 +169,27 @@ _SIZE_VALUES = re.compile(
     r"\{\{-?\s*\$?\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?:\s*\|\s*quote)?\s*-?\}\}"
 )
 _LITERAL = re.compile(r"[\"']?([0-9][0-9.]*[A-Za-z]*)[\"']?")
+
+
+def _volumes_key(text: str, start: int) -> tuple[int, int] | None:
+    """The ``volumes:`` key that holds the volume whose line starts at ``start``."""
+    lines = text[:start].split("\n")[:-1]
+    end = text.find("\n", start)
+    line = text[start:] if end == -1 else text[start:end]
+    indent = len(line) - len(line.lstrip())
+    for number in range(len(lines) - 1, -1, -1):
+        above = lines[number]
+        if not above.strip() or above.lstrip().startswith("{{"):
+            continue
+        depth = len(above) - len(above.lstrip())
+        if depth >= indent:
+            continue
+        if above.strip() == "volumes:":
+            return number + 1, depth + 1
+        if not above.lstrip().startswith(("-", "emptyDir:")):
+            return None
+        indent = depth
+    return None
 
 
 def _size_limit(text: str, offset: int) -> tuple[str | Path | None, bool]:
