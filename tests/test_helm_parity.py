@@ -285,3 +285,39 @@ def test_a_template_volume_without_a_size_is_reported_at_its_template_line(
     ]
     assert (hook_code, _rows(hook)) == (0, unsized)
     assert (rendered_code, _rows(rendered)) == (0, unsized)
+
+
+@pytest.mark.parametrize(
+    ("chart", "fact", "mounts"),
+    [
+        ("no-shm", {"proven": True}, []),
+        ("shm-switch", {"proven": True}, [{"name": "dshm", "mount_path": "/dev/shm"}]),
+        (
+            "shm-opaque",
+            {
+                "proven": False,
+                "unseen": "shm-opaque/templates/deployment.yaml:38 may add a /dev/shm mount",
+            },
+            [],
+        ),
+    ],
+)
+def test_the_chart_pod_fact_matches_the_workload_schema(
+    charts: Path, chart: str, fact: dict[str, Any], mounts: list[dict[str, str]]
+) -> None:
+    import jsonschema
+
+    from linter import _resources
+    from linter.helm.chart import values_workloads
+    from linter.helm.podfacts import add_chart_pod
+    from linter.helm.values import load_values, merge_values
+    from linter.model.settings import DEFAULT_SETTINGS
+
+    merged = merge_values(load_values(f"{chart}/values.yaml"), [], (), label=f"helm:{chart}")
+    workloads = values_workloads(merged, DEFAULT_SETTINGS)
+    add_chart_pod(workloads, chart, merged)
+    validator = jsonschema.Draft202012Validator(_resources.load_schema("workload.schema.json"))
+    assert [
+        (w.data["chart_pod"], w.data["container"]["mounts"], list(validator.iter_errors(w.data)))
+        for w in workloads
+    ] == [(fact, mounts, [])]
