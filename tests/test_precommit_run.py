@@ -422,3 +422,35 @@ def test_the_readme_pins_a_commit_and_autoupdate_freeze_moves_the_pin(
 
 def _has_tags(hook_repo: HookRepo) -> bool:
     return bool(_git(["tag", "--list"], hook_repo.path, hook_repo.env))
+
+
+def test_the_hook_fails_a_chart_as_lint_chart_does(
+    hook_repo: HookRepo, consumer: tuple[Path, Run]
+) -> None:
+    # The hook does not render, but the chart's templates prove that nothing mounts
+    # /dev/shm: the error lint --chart reports (tests/test_helm_parity.py), at the same line.
+    repo, run = consumer
+    chart = Path(__file__).parent / "fixtures" / "helm" / "parity" / "no-shm"
+    for name in ("Chart.yaml", "values.yaml", "templates/deployment.yaml"):
+        _stage(repo, hook_repo.env, f"charts/llm/{name}", chart / name)
+    code, output = run(["git", "commit", "-q", "-m", "tensor parallel on L4"])
+    assert (code, output, _commits(repo, hook_repo.env)) == (
+        1,
+        [
+            "servelint................................................................Failed",
+            "- hook id: servelint",
+            "- exit code: 1",
+            "",
+            "charts/llm/values.yaml:9:3: error shm/nccl-shm-transport-without-dev-shm "
+            "tensor_parallel_size 2 on NVIDIA-L4 GPUs (no peer-to-peer) sends NCCL traffic "
+            "through /dev/shm, and nothing is mounted there: the container has the runtime's "
+            "64 MiB and NCCL fails while vLLM starts (failed to extend /dev/shm/nccl-…); mount "
+            "an emptyDir with medium: Memory and a sizeLimit (e.g. 2Gi) at /dev/shm",
+            "coverage: 3 files, 1 workload recognised (vllm 1)",
+            "1 error, 0 warnings, 0 info in 3 files",
+            "",
+            "servelint policies...................................(no files to check)Skipped",
+            "servelint policy tests...............................(no files to check)Skipped",
+        ],
+        0,
+    )

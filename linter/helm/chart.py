@@ -27,6 +27,7 @@ from linter.errors import SourceError
 from linter.evaluate.result import RunResult
 from linter.evaluate.stages import lint_parsed, read_inputs
 from linter.findings import Finding, Severity, summarize
+from linter.helm.podfacts import add_chart_pod
 from linter.helm.provenance import Release, place_rendered
 from linter.helm.readings import one_per_problem
 from linter.helm.render import find_helm, render
@@ -317,6 +318,7 @@ def lint_environment(
     coverage = Coverage()
     if workload_policies:
         workloads = values_workloads(merged, settings)
+        add_chart_pod(workloads, request.chart.directory, merged)
         findings.extend(
             engine.evaluate(workload_policies, [engine.workload_subject(w) for w in workloads])
         )

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from linter.helm.keytree import KeyTree
+from linter.helm.podscan import PodScan
 from linter.sources.chartlayout import is_values_name
 
 _MAGIC = b"servelint-chart-reads-1\n"
@@ -36,6 +37,7 @@ _CODE = (
     "schemakeys",
     "keytree",
     "readcache",
+    "podscan",
 )
 
 Stamp = tuple[tuple[str, int, int], ...]
@@ -87,6 +89,16 @@ def load_value_reads(real: str, stamp: Stamp, texts: tuple[str, ...]) -> KeyTree
 
 def store_value_reads(real: str, stamp: Stamp, texts: tuple[str, ...], tree: KeyTree) -> None:
     _store((real, stamp, texts), tree)
+
+
+def load_pod_scan(real: str, stamp: Stamp) -> PodScan | None:
+    """What the chart's templates say about /dev/shm and its kin (``podscan.py``)."""
+    found = _load((real, stamp, "pod-scan"))
+    return found if isinstance(found, PodScan) else None
+
+
+def store_pod_scan(real: str, stamp: Stamp, scan: PodScan) -> None:
+    _store((real, stamp, "pod-scan"), scan)
 
 
 def _load(key: tuple[object, ...]) -> object:
