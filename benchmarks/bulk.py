@@ -4,7 +4,7 @@ loader (``floor.py``).
 
     .venv/bin/python benchmarks/bulk.py [--runs 10] [--files 1000]
 
-Target (issue 8): servelint's median at most 2 × the floor's.
+Target: servelint's median at most 2 × the floor's.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ at a time (``--concurrency 1``).
 
     .venv/bin/python benchmarks/drift.py [--runs 10] [--pods 500] [--concurrency 16]
 
-Target (issue 8): the concurrent scan's median at most 1.5 s of wall time.
+Target: the concurrent scan's median at most 1.5 s of wall time.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ Two figures per command: the largest resident set of any one process (``ru_maxrs
 from wait4) and the largest sum over the process tree, sampled every 2 ms (the bulk run
 forks one worker per core, and each has its own resident set; pages they share with the
 parent are counted once per process, so the sum is an upper bound).
-Targets (issue 8): at most 64 MB for one file, 200 MB for 1,000 files.
+Targets: at most 64 MB for one file, 200 MB for 1,000 files.
 """
 
 from __future__ import annotations

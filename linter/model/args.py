@@ -174,7 +174,7 @@ def _switch(
         and server != "tgi"
         and not nxt.text.isdigit()
     ):
-        # argparse then fails with "unrecognized arguments: False" (VLLM-005).
+        # argparse then fails with "unrecognized arguments: False".
         value = q.to_bool(nxt.text) != negated
         return FlagValue(
             flag, nxt.text, token.origin, setting, value, f"{token.text} {nxt.text}"

@@ -230,7 +230,7 @@ def _workload(
     _grpc(server, container, facts)
     _effective_pod(facts)
     if settings.model_load_seconds is not None:
-        # The user's measured start-up time, for the probe rules (PROBE-001/002).
+        # The user's measured start-up time, for the probe rules (policies/probes.yaml).
         facts.put(("model_load_seconds",), settings.model_load_seconds, meta.anchor)
     if settings.load_bandwidth_bytes is not None:
         # The user's weight-read bandwidth, for the probe rules' load-time estimate.
@@ -341,7 +341,7 @@ def _effective_pod(facts: Facts) -> None:
 
 def grpc_tree_facts(data: Any, locate: Locate) -> Facts:
     """Keepalive settings written anywhere in a values tree: read once per tree, and added
-    to each of its workloads with ``add_grpc_facts`` (issue 8)."""
+    to each of its workloads with ``add_grpc_facts``."""
     facts = Facts()
     grpc.grpc_from_tree(data, locate, facts, "unspecified")
     return facts

@@ -90,7 +90,7 @@ def _vllm(
 def _capture_max(
     engine: Mapping[str, Any], version: tuple[int, ...], gpu: Mapping[str, Any], out: Resolved
 ) -> int | None:
-    """The largest decode batch that gets a CUDA graph (VLLM-018): the largest capture size
+    """The largest decode batch that gets a CUDA graph: the largest capture size
     not above max_num_batched_tokens, by default min(2 × max_num_seqs × (1 + speculative
     tokens), 512), 1024 on B200 in v0.33 (config/vllm.py ``_set_cudagraph_sizes`` @v0.33.0;
     config/__init__.py L551–612 @v0.11.0, without the speculative factor)."""

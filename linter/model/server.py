@@ -21,7 +21,7 @@ MODEL_SETTING = {"vllm": "model", "tgi": "model_id", "sglang": "model_path", "ni
 # Servers whose settings are read from environment variables (TGI's launcher reads every
 # argument from the environment too; NIM's launcher reads NIM_* variables).
 _ENV_SERVERS = ("tgi", "nim")
-# vLLM compilation-config keys that are also flags (VLLM-017: -cc works on every version).
+# vLLM compilation-config keys that are also flags (-cc works on every version).
 _CC_LIFTED = ("cudagraph_capture_sizes", "max_cudagraph_capture_size")
 
 

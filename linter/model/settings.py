@@ -21,7 +21,7 @@ class ModelSettings:
       each ``{"gpu": product, "count": GPUs per instance}``.
     - ``model_load_seconds``: the measured start-up time of the model servers (container
       start to ready, warm caches), for the probe rules: a probe that gives up sooner
-      restarts the server forever (catalog PROBE-001/002).
+      restarts the server forever (policies/probes.yaml).
     - ``load_bandwidth_bytes``: bytes per second at which the servers read their weights
       (storage or network), for the probe rules' load-time estimate when
       ``model_load_seconds`` is not given; the policies assume 1000 MiB/s without it.
