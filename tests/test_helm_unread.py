@@ -532,7 +532,7 @@ def _cache_entries() -> list[Path]:
 
     directory = cache_dir()
     assert directory is not None
-    return sorted(directory.glob("chart-reads-*.bin"))
+    return sorted(directory.glob("chart-reads-*.json"))
 
 
 def test_a_later_run_reads_the_chart_from_the_cache(
@@ -569,6 +569,33 @@ def test_a_damaged_cache_entry_is_read_again(tmp_path: Path) -> None:
     assert paths == ["image.pullPolcy", "probes"]
 
 
+def test_a_cache_entry_is_data_and_never_runs_code(tmp_path: Path) -> None:
+    """Whoever can write the cache folder can change a reading, never run code: an entry
+    replaced by a pickle that would create a file, with a valid checksum, is ignored."""
+    import hashlib
+    import pickle
+
+    from linter.helm import readcache, unread
+
+    chart = tmp_path / "nim"
+    shutil.copytree(ROOT / NIM, chart)
+    document = load_values(chart / "values-probes.yaml")
+    before = set(_cache_entries())
+    unread_keys(str(chart), [document])
+    (entry,) = set(_cache_entries()) - before
+    marker = tmp_path / "ran"
+
+    class Exploit:
+        def __reduce__(self) -> tuple[object, tuple[str]]:
+            return (open, (str(marker), "w"))
+
+    body = pickle.dumps(Exploit())
+    entry.write_bytes(readcache._MAGIC + hashlib.sha256(body).digest() + body)
+    unread._CACHE.clear()
+    paths = [f.path for f in unread_keys(str(chart), [document]).findings]
+    assert (paths, marker.exists()) == (["image.pullPolcy", "probes"], False)
+
+
 def test_no_cache_entry_with_servelint_no_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -599,3 +626,22 @@ def test_values_strings_after_a_cached_reading(
         "maxModelLen",
         "unused",
     ]
+
+
+def test_stored_readings_come_back_equal() -> None:
+    """What the cache stores (a chart's key trees, its /dev/shm scan) reads back unchanged."""
+    from linter.helm import readcache
+    from linter.helm.chartfiles import load_chart_files
+    from linter.helm.podscan import scan_chart
+
+    parity = Path(__file__).parent / "fixtures" / "helm" / "parity"
+    for name in ("no-shm", "shm-switch", "shm-opaque"):
+        scan = scan_chart(load_chart_files(str(parity / name)))
+        assert readcache._decode(readcache._encode(scan)) == scan, name
+    tree = readcache.KeyTree()
+    tree.add(["servingEngineSpec", "modelSpec", "*", "vllmConfig"])
+    tree.add(["routerSpec"], whole=True)
+    back = readcache._decode(readcache._encode(tree))
+    assert isinstance(back, readcache.KeyTree)
+    assert back.children["routerSpec"].whole
+    assert list(back.children["servingEngineSpec"].children["modelSpec"].children) == ["*"]

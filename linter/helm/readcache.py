@@ -5,25 +5,28 @@ production-stack's), which the pre-commit hook would pay on every commit althoug
 charts rarely change. The summary of a reading is stored beside the policy cache
 (``linter.policy.cache``: same folder, same ``SERVELINT_NO_CACHE``), keyed by the
 chart's real path, the size and modification time of every file in it, servelint's
-modules that do the reading, and the Python version. Entries are written to a temporary
-file and renamed into place, checked by a checksum when read, and only the newest are
-kept.
+modules that do the reading, and the Python version. Entries are data only (JSON: a
+cache folder someone else could write must never run code, see docs/security.md), read
+only from a folder and file that are the user's own and nobody else may write, written to
+a temporary file and renamed into place, checked by a checksum when read, and only the
+newest are kept.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
+import json
 import os
-import pickle
 import sys
 from pathlib import Path
 
 from linter.helm.keytree import KeyTree
-from linter.helm.podscan import PodScan
+from linter.helm.podscan import Mark, PodScan
 from linter.sources.chartlayout import is_values_name
 
-_MAGIC = b"servelint-chart-reads-1\n"
+_MAGIC = b"servelint-chart-reads-2\n"
 _DIGEST = hashlib.sha256().digest_size
 KEEP = 32  # entries kept: the charts of a few repositories
 _PREFIX = "chart-reads-"
@@ -102,12 +105,13 @@ def store_pod_scan(real: str, stamp: Stamp, scan: PodScan) -> None:
 
 
 def _load(key: tuple[object, ...]) -> object:
+    from linter.policy.cache import read_entry, trusted_folder
+
     path = _entry(key)
-    if path is None:
+    if path is None or not trusted_folder(path.parent):
         return None
-    try:
-        raw = path.read_bytes()
-    except OSError:
+    raw = read_entry(path)
+    if raw is None:
         return None
     body = raw[len(_MAGIC) + _DIGEST :]
     if (
@@ -116,9 +120,9 @@ def _load(key: tuple[object, ...]) -> object:
     ):
         return None
     try:
-        return pickle.loads(body)
-    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
-        return None
+        return _decode(json.loads(body))
+    except (ValueError, KeyError, TypeError):
+        return None  # damaged or from another version: read the chart again
 
 
 def store(real: str, stamp: Stamp, summary: ChartSummary) -> None:
@@ -132,9 +136,13 @@ def _store(key: tuple[object, ...], value: object) -> None:
         return
     import tempfile
 
-    body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    from linter.policy.cache import trusted_folder
+
+    body = json.dumps(_encode(value), separators=(",", ":")).encode("utf-8", "surrogatepass")
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not trusted_folder(path.parent):
+            return
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
         try:
             with os.fdopen(handle, "wb") as out:
@@ -156,7 +164,7 @@ def _entry(key: tuple[object, ...]) -> Path | None:
         return None
     digest = hashlib.sha256()
     digest.update(repr((key, _code(), sys.version)).encode("utf-8", "surrogatepass"))
-    return directory / f"{_PREFIX}{digest.hexdigest()[:40]}.bin"
+    return directory / f"{_PREFIX}{digest.hexdigest()[:40]}.json"
 
 
 def _code() -> tuple[tuple[str, int, int], ...]:
@@ -173,7 +181,10 @@ def _code() -> tuple[tuple[str, int, int], ...]:
 
 def _prune(directory: Path) -> None:
     entries = []
-    for entry in directory.glob(f"{_PREFIX}*.bin"):
+    for old in directory.glob(f"{_PREFIX}*.bin"):  # the former pickle format: never read
+        with contextlib.suppress(OSError):
+            old.unlink()
+    for entry in directory.glob(f"{_PREFIX}*.json"):
         try:
             entries.append((entry.stat().st_mtime, entry))
         except OSError:
@@ -183,3 +194,50 @@ def _prune(directory: Path) -> None:
             entry.unlink()
         except OSError:
             continue
+
+
+# The stored shapes, by name: decoding builds only these, from plain JSON values.
+_DATACLASSES: dict[str, type] = {"summary": ChartSummary, "pod": PodScan, "mark": Mark}
+_TAGS = {cls: tag for tag, cls in _DATACLASSES.items()}
+
+
+def _encode(value: object) -> object:
+    if isinstance(value, KeyTree):
+        return {"tree": [value.whole, {k: _encode(c) for k, c in value.children.items()}]}
+    if type(value) in _TAGS:
+        fields = {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}  # type: ignore[arg-type]
+        return {_TAGS[type(value)]: fields}
+    if isinstance(value, tuple):
+        return {"tuple": [_encode(item) for item in value]}
+    if value is None or isinstance(value, str | int | bool):
+        return value
+    raise TypeError(f"not storable: {type(value).__name__}")
+
+
+def _decode(value: object) -> object:
+    if value is None or isinstance(value, str | int | bool):
+        return value
+    if not isinstance(value, dict) or len(value) != 1:
+        raise ValueError("not a stored value")
+    [(tag, body)] = value.items()
+    if tag == "tuple" and isinstance(body, list):
+        return tuple(_decode(item) for item in body)
+    if tag == "tree" and isinstance(body, list) and len(body) == 2:
+        whole, children = body
+        if not isinstance(whole, bool) or not isinstance(children, dict):
+            raise ValueError("not a key tree")
+        tree = KeyTree()
+        tree.whole = whole
+        for key, child in children.items():
+            decoded = _decode(child)
+            if not isinstance(decoded, KeyTree):
+                raise ValueError("not a key tree")
+            tree.children[key] = decoded
+        return tree
+    cls = _DATACLASSES.get(tag)
+    if cls is None or not isinstance(body, dict):
+        raise ValueError(f"unknown stored shape {tag!r}")
+    names = {f.name for f in dataclasses.fields(cls)}
+    if set(body) != names:
+        raise ValueError(f"fields of {tag!r} differ")
+    return cls(**{name: _decode(item) for name, item in body.items()})

@@ -100,7 +100,7 @@ def trusted(info: os.stat_result) -> bool:
     )
 
 
-def _trusted_folder(directory: Path) -> bool:
+def trusted_folder(directory: Path) -> bool:
     try:
         info = os.lstat(directory)
     except OSError:
@@ -111,9 +111,9 @@ def _trusted_folder(directory: Path) -> bool:
 def load(files: Sequence[PolicyFile]) -> list[Policy] | None:
     """The stored policies of ``files``, or None when there is no usable entry."""
     path = _entry(files)
-    if path is None or not _trusted_folder(path.parent):
+    if path is None or not trusted_folder(path.parent):
         return None
-    raw = _read_entry(path)
+    raw = read_entry(path)
     if raw is None:
         return None
     body = memoryview(raw)[len(_MAGIC) + _DIGEST :]  # not a copy: entries are megabytes
@@ -131,7 +131,7 @@ def load(files: Sequence[PolicyFile]) -> list[Policy] | None:
         return None  # written by code the key did not capture: rebuilt below
 
 
-def _read_entry(path: Path) -> bytes | None:
+def read_entry(path: Path) -> bytes | None:
     """The entry's bytes, read only from a regular file of the user's that nobody else
     may write (checked on the open handle: it cannot be swapped in between)."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -169,7 +169,7 @@ def store(files: Sequence[PolicyFile], policies: Sequence[Policy]) -> None:
     body = len(header).to_bytes(_LENGTH, "big") + header + blob
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not _trusted_folder(path.parent):
+        if not trusted_folder(path.parent):
             return
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
         try:
