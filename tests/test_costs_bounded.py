@@ -60,7 +60,7 @@ def _deployment(index: int) -> str:
         f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d{index}}}\nspec:\n"
         "  template:\n    spec:\n      containers:\n        - name: vllm\n"
         "          image: vllm/vllm-openai:v0.8.5\n"
-        "          args: [--model, meta-llama/Llama-3.1-8B-Instruct]\n"
+        "          args: [--model, Qwen/Qwen2.5-7B-Instruct]\n"
         "          readinessProbe: {httpGet: {path: /health, port: 8000}}\n---\n"
     )
 
