@@ -19,7 +19,7 @@ Its origin is the line that exposes: the Service's ``type``, or the Ingress or r
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from linter.model.facts import lookup
@@ -169,3 +169,60 @@ def _backend(data: Mapping[str, Any], path: PathT) -> object:
 
 def _list(value: object) -> list[Any]:
     return value if isinstance(value, list) else []
+
+
+# Docker Compose publishes a container port on every interface of the host unless the
+# mapping names a host address (https://docs.docker.com/reference/compose-file/services/#ports);
+# with network_mode: host the container's ports are the host's own.
+_LOOPBACK = ("127.", "localhost", "[::1]", "::1")
+
+
+def compose_exposure(
+    service: Mapping[str, Any], locate: Callable[[PathT], Origin], section: PathT
+) -> list[tuple[dict[str, Any], Origin]]:
+    """The ports a Compose service opens on every interface of its host."""
+    out: list[tuple[dict[str, Any], Origin]] = []
+    if service.get("network_mode") == "host":
+        entry = {
+            "kind": "ComposeHostNetwork",
+            "name": str(section[-1]),
+            "service": str(section[-1]),
+            "type": "network_mode: host",
+            "public": True,
+            "target_ports": [],
+        }
+        out.append((entry, locate((*section, "network_mode"))))
+    ports = service.get("ports")
+    if isinstance(ports, list):
+        for index, port in enumerate(ports):
+            published = _published_everywhere(port)
+            if published is None:
+                continue
+            entry = {
+                "kind": "ComposePort",
+                "name": published,
+                "service": str(section[-1]),
+                "type": "published port",
+                "public": True,
+                "target_ports": [],
+            }
+            out.append((entry, locate((*section, "ports", index))))
+    return out
+
+
+def _published_everywhere(port: object) -> str | None:
+    """The mapping as written when it publishes on all interfaces; None otherwise."""
+    if isinstance(port, Mapping):
+        if port.get("published") in (None, "") or str(port.get("host_ip", "")).startswith(
+            _LOOPBACK
+        ):
+            return None
+        return f"{port.get('published')}:{port.get('target')}"
+    if isinstance(port, int):
+        return None  # a container port alone: published on a random host port, still public
+    if not isinstance(port, str) or ":" not in port:
+        return None
+    text = port.strip()
+    if text.startswith(_LOOPBACK):
+        return None
+    return text

@@ -19,6 +19,7 @@ from typing import Any
 from linter.model import command as cmd
 from linter.model import gpus, registry
 from linter.model.build import Meta, add_grpc_facts, build_workloads, grpc_tree_facts
+from linter.model.exposure import compose_exposure
 from linter.model.facts import Facts, Locate
 from linter.model.images import parse_image
 from linter.model.nim import nim_chart_additions
@@ -447,7 +448,14 @@ def _section_workloads(
         server_hint=server,
         extra={"compose": True} if compose else {},
     )
-    return build_workloads(pod.spec, pod.locate, meta, settings)
+    workloads = build_workloads(pod.spec, pod.locate, meta, settings)
+    if compose:
+        published = compose_exposure(node, locate, section)
+        for workload in workloads if published else ():
+            workload.data["exposure"] = [entry for entry, _ in published]
+            for index, (_, origin) in enumerate(published):
+                workload.origins[("exposure", index)] = origin
+    return workloads
 
 
 def _image_gpus(node: Mapping[str, Any], at: Any, pod: SyntheticPod) -> None:
