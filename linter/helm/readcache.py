@@ -14,7 +14,6 @@ newest are kept.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import json
@@ -27,7 +26,6 @@ from linter.helm.podscan import Mark, PodScan
 from linter.sources.chartlayout import is_values_name
 
 _MAGIC = b"servelint-chart-reads-2\n"
-_DIGEST = hashlib.sha256().digest_size
 KEEP = 32  # entries kept: the charts of a few repositories
 _PREFIX = "chart-reads-"
 # The modules whose code decides what a reading finds, or whose classes are stored.
@@ -105,22 +103,14 @@ def store_pod_scan(real: str, stamp: Stamp, scan: PodScan) -> None:
 
 
 def _load(key: tuple[object, ...]) -> object:
-    from linter.policy.cache import read_entry, trusted_folder
+    from linter.policy.cache import read_checked
 
     path = _entry(key)
-    if path is None or not trusted_folder(path.parent):
-        return None
-    raw = read_entry(path)
-    if raw is None:
-        return None
-    body = raw[len(_MAGIC) + _DIGEST :]
-    if (
-        not raw.startswith(_MAGIC)
-        or raw[len(_MAGIC) : len(_MAGIC) + _DIGEST] != hashlib.sha256(body).digest()
-    ):
+    body = None if path is None else read_checked(path, _MAGIC)
+    if body is None:
         return None
     try:
-        return _decode(json.loads(body))
+        return _decode(json.loads(bytes(body)))
     except (ValueError, KeyError, TypeError):
         return None  # damaged or from another version: read the chart again
 
@@ -131,29 +121,12 @@ def store(real: str, stamp: Stamp, summary: ChartSummary) -> None:
 
 
 def _store(key: tuple[object, ...], value: object) -> None:
+    from linter.policy.cache import write_checked
+
     path = _entry(key)
-    if path is None:
-        return
-    import tempfile
-
-    from linter.policy.cache import trusted_folder
-
-    body = json.dumps(_encode(value), separators=(",", ":")).encode("utf-8", "surrogatepass")
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not trusted_folder(path.parent):
-            return
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(_MAGIC + hashlib.sha256(body).digest() + body)
-            os.replace(temporary, path)
-        except OSError:
-            os.unlink(temporary)
-            raise
-        _prune(path.parent)
-    except OSError:
-        return
+    if path is not None:
+        body = json.dumps(_encode(value), separators=(",", ":")).encode("utf-8", "surrogatepass")
+        write_checked(path, _MAGIC, body, KEEP)
 
 
 def _entry(key: tuple[object, ...]) -> Path | None:
@@ -177,23 +150,6 @@ def _code() -> tuple[tuple[str, int, int], ...]:
             continue
         out.append((name, stat.st_mtime_ns, stat.st_size))
     return tuple(out)
-
-
-def _prune(directory: Path) -> None:
-    entries = []
-    for old in directory.glob(f"{_PREFIX}*.bin"):  # the former pickle format: never read
-        with contextlib.suppress(OSError):
-            old.unlink()
-    for entry in directory.glob(f"{_PREFIX}*.json"):
-        try:
-            entries.append((entry.stat().st_mtime, entry))
-        except OSError:
-            continue  # removed by a concurrent run
-    for _, entry in sorted(entries, reverse=True)[KEEP:]:
-        try:
-            entry.unlink()
-        except OSError:
-            continue
 
 
 # The stored shapes, by name: decoding builds only these, from plain JSON values.

@@ -111,24 +111,54 @@ def trusted_folder(directory: Path) -> bool:
 def load(files: Sequence[PolicyFile]) -> list[Policy] | None:
     """The stored policies of ``files``, or None when there is no usable entry."""
     path = _entry(files)
-    if path is None or not trusted_folder(path.parent):
-        return None
-    raw = read_entry(path)
-    if raw is None:
-        return None
-    body = memoryview(raw)[len(_MAGIC) + _DIGEST :]  # not a copy: entries are megabytes
-    if (
-        not raw.startswith(_MAGIC)
-        or raw[len(_MAGIC) : len(_MAGIC) + _DIGEST] != hashlib.sha256(body).digest()
-    ):
+    body = None if path is None else read_checked(path, _MAGIC)
+    if body is None:
         return None
     size = int.from_bytes(body[:_LENGTH], "big")
-    blob = raw[len(_MAGIC) + _DIGEST + _LENGTH + size :]
+    blob = bytes(body[_LENGTH + size :])
     try:
         data = json.loads(bytes(body[_LENGTH : _LENGTH + size]))
         return [_policy(p, blob) for p in _list(data)]
     except (ValueError, RecursionError, _Malformed, KeyError, TypeError):
         return None  # written by code the key did not capture: rebuilt below
+
+
+def read_checked(path: Path, magic: bytes) -> memoryview | None:
+    """The body of the cache entry at ``path`` (after ``magic`` and its checksum), or None
+    when the folder or file is not trusted, or the entry is of another kind or damaged.
+    One reader for every entry of the cache folder (policies, chart readings)."""
+    if not trusted_folder(path.parent):
+        return None
+    raw = read_entry(path)
+    if raw is None or not raw.startswith(magic):
+        return None
+    body = memoryview(raw)[len(magic) + _DIGEST :]  # not a copy: entries are megabytes
+    if raw[len(magic) : len(magic) + _DIGEST] != hashlib.sha256(body).digest():
+        return None
+    return body
+
+
+def write_checked(path: Path, magic: bytes, body: bytes, keep: int) -> None:
+    """Store ``body`` behind ``magic`` and its checksum at ``path``, atomically, in a cache
+    folder that is the user's own; then keep the ``keep`` newest entries of its kind (same
+    name prefix and suffix). A folder that cannot be written only costs the next run."""
+    import tempfile  # only on a miss: with shutil, it costs every run its import
+
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not trusted_folder(path.parent):
+            return
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(magic + hashlib.sha256(body).digest() + body)
+            os.replace(temporary, path)
+        except OSError:
+            os.unlink(temporary)
+            raise
+        _prune(path, keep)
+    except OSError:
+        return
 
 
 def read_entry(path: Path) -> bytes | None:
@@ -158,47 +188,34 @@ def store(files: Sequence[PolicyFile], policies: Sequence[Policy]) -> None:
     path = _entry(files)
     if path is None:
         return
-    import tempfile  # only on a miss: with shutil, it costs every run its import
-
     for policy in policies:
         _compile_all(policy)
     blob = bytearray()
     header = json.dumps(
         [_policy_data(p, blob) for p in policies], ensure_ascii=False, separators=(",", ":")
     ).encode("utf-8", "surrogatepass")
-    body = len(header).to_bytes(_LENGTH, "big") + header + blob
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not trusted_folder(path.parent):
-            return
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(_MAGIC + hashlib.sha256(body).digest() + body)
-            os.replace(temporary, path)
-        except OSError:
-            os.unlink(temporary)
-            raise
-        _prune(path.parent)
-    except OSError:
-        return
+    write_checked(path, _MAGIC, len(header).to_bytes(_LENGTH, "big") + header + blob, KEEP)
 
 
-def _prune(directory: Path) -> None:
-    """Keep the newest entries only: each edit of a policy (or upgrade) writes a new one.
-    Entries of the former (pickle) format are removed: no version reads them."""
+def _prune(written: Path, keep: int) -> None:
+    """Keep the ``keep`` newest entries of the kind just ``written`` (its name's prefix up
+    to the key, and its suffix): each edit of a policy or chart (or an upgrade) writes a
+    new one. Entries of the former pickle format (``.bin``) are removed: no version reads
+    them."""
+    prefix = written.name.rsplit("-", 1)[0] + "-"
+    directory = written.parent
     entries = []
-    for old in directory.glob("policies-*.bin"):
+    for old in directory.glob(f"{prefix}*.bin"):
         try:
             old.unlink()
         except OSError:
             continue
-    for entry in directory.glob(f"policies-*{_SUFFIX}"):
+    for entry in directory.glob(f"{prefix}*{written.suffix}"):
         try:
             entries.append((entry.stat().st_mtime, entry))
         except OSError:
             continue  # removed by a concurrent run
-    for _, entry in sorted(entries, reverse=True)[KEEP:]:
+    for _, entry in sorted(entries, reverse=True)[keep:]:
         try:
             entry.unlink()
         except OSError:
