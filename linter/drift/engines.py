@@ -18,6 +18,7 @@ from linter.drift.live import Capture
 from linter.drift.normalize import Normalized, normalize
 from linter.drift.sides import LiveError
 from linter.helm.values import MergedValues
+from linter.model.values import GENERIC_SETTINGS
 from linter.model.workload import Origin, Workload
 from linter.parsing.documents import Document
 from linter.positions import PathT, format_path
@@ -42,23 +43,9 @@ _META = frozenset(
         "model",
     }
 )
-# Settings the serving model never reads from an arbitrary values key (too generic there:
-# linter/model/values.py), so the values side cannot show them: not compared.
-_NOT_FROM_VALUES = frozenset(
-    {
-        "host",
-        "hostname",
-        "port",
-        "config",
-        "seed",
-        "api_key",
-        "revision",
-        "tokenizer",
-        "usage_stats",
-        "payload_limit",
-        "json_output",
-    }
-)
+# Settings the serving model never reads from an arbitrary values key, so the values side
+# cannot show them: not compared.
+_NOT_FROM_VALUES = GENERIC_SETTINGS
 
 
 @dataclasses.dataclass(frozen=True)

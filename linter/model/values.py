@@ -93,8 +93,9 @@ _SKIP = frozenset(
 )
 # Files beside Chart.yaml that are the chart's metadata, not values (Helm 2's dependencies).
 _CHART_METADATA = frozenset({"chart.yaml", "chart.yml", "requirements.yaml", "requirements.yml"})
-# Registry settings too generic to be read from an arbitrary values key.
-_GENERIC = frozenset(
+# Registry settings too generic to be read from an arbitrary values key (drift does not
+# compare them either: the values side cannot show them).
+GENERIC_SETTINGS = frozenset(
     {
         "host",
         "hostname",
@@ -375,7 +376,7 @@ def _setting_keys(node: Any, server: str, path: PathT = ()) -> list[tuple[PathT,
                     queue.append(((*base, key), value))
                 continue
             setting = _setting_for(server, (*holder, key))
-            if setting is None or setting.name in _GENERIC or setting.name in seen:
+            if setting is None or setting.name in GENERIC_SETTINGS or setting.name in seen:
                 continue
             if value in (None, "") or (isinstance(value, list) and setting.kind != "ints"):
                 continue
