@@ -7,11 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 import yaml
 
-from linter import _resources
 from linter.errors import ConfigError
 from linter.model import gpus
 from linter.model.settings import ModelSettings
@@ -24,15 +22,6 @@ MIB = 2**20
 def _catalogue() -> dict[str, Any]:
     loaded: dict[str, Any] = yaml.safe_load(CATALOGUE.read_text(encoding="utf-8"))
     return loaded
-
-
-def test_the_catalogue_matches_its_schema() -> None:
-    schema = _resources.load_schema("gpus.schema.json")
-    errors = [
-        f"{list(e.absolute_path)}: {e.message}"
-        for e in jsonschema.Draft202012Validator(schema).iter_errors(_catalogue())
-    ]
-    assert errors == []
 
 
 def test_names_are_unambiguous_and_instance_types_name_known_products() -> None:

@@ -31,12 +31,14 @@ def _catalogue() -> dict[str, object]:
     return loaded
 
 
-def test_the_catalogue_matches_its_schema() -> None:
-    schema = _resources.load_schema("models.schema.json")
-    errors = [
-        f"{list(e.absolute_path)}: {e.message}"
-        for e in jsonschema.Draft202012Validator(schema).iter_errors(_catalogue())
-    ]
+@pytest.mark.parametrize(
+    ("data", "schema"),
+    [("models.yaml", "models.schema.json"), ("gpus.yaml", "gpus.schema.json")],
+)
+def test_the_catalogues_match_their_schemas(data: str, schema: str) -> None:
+    loaded = yaml.safe_load((CATALOGUE.parent / data).read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(_resources.load_schema(schema))
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(loaded)]
     assert errors == []
 
 
