@@ -3,7 +3,7 @@
 Reading a chart's templates costs tens of milliseconds (about 40 ms for
 production-stack's), which the pre-commit hook would pay on every commit although
 charts rarely change. The summary of a reading is stored beside the policy cache
-(``linter.policy.cache``: same folder, same ``SERVELINT_NO_CACHE``), keyed by the
+(``linter.cachefolder``: same folder, same ``SERVELINT_NO_CACHE``), keyed by the
 chart's real path, the size and modification time of every file in it, servelint's
 modules that do the reading, and the Python version. Entries are data only (JSON: a
 cache folder someone else could write must never run code, see docs/security.md), read
@@ -103,7 +103,7 @@ def store_pod_scan(real: str, stamp: Stamp, scan: PodScan) -> None:
 
 
 def _load(key: tuple[object, ...]) -> object:
-    from linter.policy.cache import read_checked
+    from linter.cachefolder import read_checked
 
     path = _entry(key)
     body = None if path is None else read_checked(path, _MAGIC)
@@ -121,7 +121,7 @@ def store(real: str, stamp: Stamp, summary: ChartSummary) -> None:
 
 
 def _store(key: tuple[object, ...], value: object) -> None:
-    from linter.policy.cache import write_checked
+    from linter.cachefolder import write_checked
 
     path = _entry(key)
     if path is not None:
@@ -130,7 +130,7 @@ def _store(key: tuple[object, ...], value: object) -> None:
 
 
 def _entry(key: tuple[object, ...]) -> Path | None:
-    from linter.policy.cache import cache_dir
+    from linter.cachefolder import cache_dir
 
     directory = cache_dir()
     if directory is None:

@@ -10,6 +10,7 @@ the server ("ambiguous option"), anything else stops it ("unrecognized arguments
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 from collections.abc import Mapping
@@ -31,14 +32,17 @@ class Entry(NamedTuple):
     replacement: str
     source: str
 
+    def accepts(self, index: int) -> bool:
+        return any(a <= index <= b for a, b in self.accepted)
+
 
 class Table(NamedTuple):
     server: str
     releases: tuple[str, ...]
     entries: Mapping[str, Entry]
     abbreviations: bool
-    # The option strings of each release, in release order.
-    by_release: tuple[frozenset[str], ...]
+    # Every option string of any release, sorted: the candidates of a prefix are a slice.
+    options: tuple[str, ...]
     # Container tag → release, where the image tag is not the release (Triton: 24.08 → 2.49.0).
     containers: Mapping[str, str]
 
@@ -69,8 +73,13 @@ class Table(NamedTuple):
             return False  # a container older than the map is only "not known"
         return version_tuple(version.lstrip("v")) < version_tuple(self.releases[0])
 
-    def options_at(self, index: int) -> frozenset[str]:
-        return self.by_release[index]
+    def prefixed(self, name: str) -> tuple[str, ...]:
+        """The option strings of any release that start with ``name``, sorted."""
+        start = bisect.bisect_left(self.options, name)
+        end = start
+        while end < len(self.options) and self.options[end].startswith(name):
+            end += 1
+        return self.options[start:end]
 
 
 @functools.cache
@@ -92,16 +101,10 @@ def table(server: str) -> Table | None:
         )
         for flag, item in raw["flags"].items()
     }
-    by_release = tuple(
-        frozenset(
-            flag
-            for flag, entry in entries.items()
-            if any(a <= index <= b for a, b in entry.accepted)
-        )
-        for index in range(len(releases))
-    )
     containers = {str(k): str(v) for k, v in raw.get("containers", {}).items()}
-    return Table(server, releases, entries, name in _ABBREVIATING, by_release, containers)
+    return Table(
+        server, releases, entries, name in _ABBREVIATING, tuple(sorted(entries)), containers
+    )
 
 
 def _source_url(code: str, source: str) -> str:
@@ -122,12 +125,13 @@ class Resolution(NamedTuple):
 
 def resolve_at(tab: Table, index: int, name: str) -> Resolution:
     """argparse's ``_parse_optional`` for a long option name (the part before ``=``)."""
-    options = tab.options_at(index)
-    if name in options:
+    exact = tab.entries.get(name)
+    if exact is not None and exact.accepts(index):
         return Resolution(name, ())
     if not tab.abbreviations or not name.startswith("--"):
         return Resolution("", ())
-    matches = tuple(sorted(o for o in options if o.startswith(name)))
+    # The options of this release that start with the name: argparse's candidates.
+    matches = tuple(o for o in tab.prefixed(name) if tab.entries[o].accepts(index))
     if len(matches) == 1:
         return Resolution(matches[0], ())
     return Resolution("", matches)

@@ -18,15 +18,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-import yaml
-
 from linter import _resources
 from linter.model.settings import ModelSettings
-
-try:  # pragma: no branch - libyaml ships in the PyYAML wheels
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 MIB = 2**20
 GIB = 2**30
@@ -75,8 +68,7 @@ def _key(name: str) -> str:
 
 @functools.cache
 def packaged_catalogue() -> Catalogue:
-    text = (_resources.builtin_catalogue() / "gpus.yaml").read_text(encoding="utf-8")
-    loaded = yaml.load(text, Loader=_Loader)
+    loaded = _resources.packaged_yaml(_resources.builtin_catalogue() / "gpus.yaml")
     return build_catalogue(loaded.get("gpus") or {}, _instance_entries(loaded), None)
 
 

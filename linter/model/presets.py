@@ -18,17 +18,10 @@ import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-import yaml
-
 from linter import _resources
 from linter.errors import ConfigError
 from linter.model.settings import ModelSettings
 from linter.parsing import bounded
-
-try:  # pragma: no branch - libyaml ships in the PyYAML wheels
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 # Words that name a fine-tune or a packaging of the same architecture, anywhere in the name
 # (Mistral-7B-Instruct-v0.3 is Mistral-7B-v0.3; Llama-2-7b-chat-hf is Llama-2-7b).
@@ -154,8 +147,7 @@ def _variant_key(model_id: str) -> str:
 
 @functools.cache
 def packaged_catalogue() -> Catalogue:
-    text = (_resources.builtin_catalogue() / "models.yaml").read_text(encoding="utf-8")
-    loaded = yaml.load(text, Loader=_Loader)
+    loaded = _resources.packaged_yaml(_resources.builtin_catalogue() / "models.yaml")
     return build_catalogue(loaded.get("models") or {}, "preset")
 
 

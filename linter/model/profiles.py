@@ -11,18 +11,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import yaml
-
 from linter import _resources
 from linter.errors import ConfigError
 from linter.model.facts import lookup
 from linter.parsing import bounded
 from linter.positions import parse_path
-
-try:  # pragma: no branch
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 _NOT_PROFILES = frozenset({"models.yaml"})
 
@@ -39,7 +32,7 @@ def packaged_profiles() -> tuple[Profile, ...]:
     profiles = []
     for entry in sorted(root.iterdir(), key=lambda e: e.name):
         if entry.name.endswith((".yaml", ".yml")) and entry.name not in _NOT_PROFILES:
-            data = yaml.load(entry.read_text(encoding="utf-8"), Loader=_Loader)
+            data = _resources.packaged_yaml(entry)
             profiles.append(Profile(data["metadata"]["name"], entry.name, data["spec"]))
     return tuple(profiles)
 

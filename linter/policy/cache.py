@@ -31,13 +31,13 @@ import hashlib
 import importlib
 import json
 import os
-import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from linter._resources import schema_file
+from linter.cachefolder import cache_dir, read_checked, write_checked
 from linter.findings import Severity
 from linter.policy.expr import CompiledExpr, runtime_fingerprint
 from linter.policy.fused import FusedCheck
@@ -48,11 +48,8 @@ from linter.policy.template import MessageTemplate
 PolicyFile = tuple[str, str, bool]  # (source, text, built in)
 _MAGIC = b"servelint-policies-json-2\n"
 _LENGTH = 8  # bytes of the JSON part's length, after the checksum
-_DIGEST = hashlib.sha256().digest_size
 _SUFFIX = ".entry"
 KEEP = 8  # entries kept: a few policy sets (repositories, --policy-dir) and versions
-# An entry is a few megabytes; anything far larger is not one of ours.
-MAX_ENTRY_BYTES = 256 * 2**20
 # The modules whose classes are stored, or whose code decides what is stored.
 _CODE = (
     "linter.policy.expr",
@@ -78,36 +75,6 @@ class _Malformed(Exception):
     """An entry that is not what this version writes."""
 
 
-def cache_dir() -> Path | None:
-    if os.environ.get("SERVELINT_NO_CACHE", "") not in ("", "0"):
-        return None
-    home = os.path.join(os.path.expanduser("~"), ".cache")
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    if not os.path.isabs(base):  # the XDG specification ignores relative paths
-        base = home
-    if not os.path.isabs(base):
-        return None  # no home (a bare container): never a folder below the working one
-    return Path(base) / "servelint"
-
-
-def trusted(info: os.stat_result) -> bool:
-    """Whether a cache folder or entry (``lstat`` of it) may be used: the user's own,
-    not a symbolic link, and writable by nobody else."""
-    return (
-        not stat.S_ISLNK(info.st_mode)
-        and info.st_uid == os.geteuid()
-        and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-    )
-
-
-def trusted_folder(directory: Path) -> bool:
-    try:
-        info = os.lstat(directory)
-    except OSError:
-        return False
-    return stat.S_ISDIR(info.st_mode) and trusted(info)
-
-
 def load(files: Sequence[PolicyFile]) -> list[Policy] | None:
     """The stored policies of ``files``, or None when there is no usable entry."""
     path = _entry(files)
@@ -121,64 +88,6 @@ def load(files: Sequence[PolicyFile]) -> list[Policy] | None:
         return [_policy(p, blob) for p in _list(data)]
     except (ValueError, RecursionError, _Malformed, KeyError, TypeError):
         return None  # written by code the key did not capture: rebuilt below
-
-
-def read_checked(path: Path, magic: bytes) -> memoryview | None:
-    """The body of the cache entry at ``path`` (after ``magic`` and its checksum), or None
-    when the folder or file is not trusted, or the entry is of another kind or damaged.
-    One reader for every entry of the cache folder (policies, chart readings)."""
-    if not trusted_folder(path.parent):
-        return None
-    raw = read_entry(path)
-    if raw is None or not raw.startswith(magic):
-        return None
-    body = memoryview(raw)[len(magic) + _DIGEST :]  # not a copy: entries are megabytes
-    if raw[len(magic) : len(magic) + _DIGEST] != hashlib.sha256(body).digest():
-        return None
-    return body
-
-
-def write_checked(path: Path, magic: bytes, body: bytes, keep: int) -> None:
-    """Store ``body`` behind ``magic`` and its checksum at ``path``, atomically, in a cache
-    folder that is the user's own; then keep the ``keep`` newest entries of its kind (same
-    name prefix and suffix). A folder that cannot be written only costs the next run."""
-    import tempfile  # only on a miss: with shutil, it costs every run its import
-
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not trusted_folder(path.parent):
-            return
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(magic + hashlib.sha256(body).digest() + body)
-            os.replace(temporary, path)
-        except OSError:
-            os.unlink(temporary)
-            raise
-        _prune(path, keep)
-    except OSError:
-        return
-
-
-def read_entry(path: Path) -> bytes | None:
-    """The entry's bytes, read only from a regular file of the user's that nobody else
-    may write (checked on the open handle: it cannot be swapped in between)."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        descriptor = os.open(path, flags)
-    except OSError:
-        return None
-    with os.fdopen(descriptor, "rb") as handle:
-        try:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode) or not trusted(info):
-                return None
-            if info.st_size > MAX_ENTRY_BYTES:
-                return None
-            return handle.read(MAX_ENTRY_BYTES + 1)
-        except OSError:
-            return None
 
 
 def store(files: Sequence[PolicyFile], policies: Sequence[Policy]) -> None:
@@ -195,31 +104,6 @@ def store(files: Sequence[PolicyFile], policies: Sequence[Policy]) -> None:
         [_policy_data(p, blob) for p in policies], ensure_ascii=False, separators=(",", ":")
     ).encode("utf-8", "surrogatepass")
     write_checked(path, _MAGIC, len(header).to_bytes(_LENGTH, "big") + header + blob, KEEP)
-
-
-def _prune(written: Path, keep: int) -> None:
-    """Keep the ``keep`` newest entries of the kind just ``written`` (its name's prefix up
-    to the key, and its suffix): each edit of a policy or chart (or an upgrade) writes a
-    new one. Entries of the former pickle format (``.bin``) are removed: no version reads
-    them."""
-    prefix = written.name.rsplit("-", 1)[0] + "-"
-    directory = written.parent
-    entries = []
-    for old in directory.glob(f"{prefix}*.bin"):
-        try:
-            old.unlink()
-        except OSError:
-            continue
-    for entry in directory.glob(f"{prefix}*{written.suffix}"):
-        try:
-            entries.append((entry.stat().st_mtime, entry))
-        except OSError:
-            continue  # removed by a concurrent run
-    for _, entry in sorted(entries, reverse=True)[keep:]:
-        try:
-            entry.unlink()
-        except OSError:
-            continue
 
 
 def _entry(files: Sequence[PolicyFile]) -> Path | None:

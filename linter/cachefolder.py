@@ -1,0 +1,135 @@
+"""The user's cache folder (``$XDG_CACHE_HOME/servelint``, default ``~/.cache/servelint``)
+and the one reader and writer of its entries: loaded policies (``linter.policy.cache``),
+chart readings (``linter.helm.readcache``) and the packaged data files
+(``linter._resources.packaged_yaml``).
+
+Whoever can write the folder can change what an entry says, so an entry is data only
+(never code) and is used only from a folder and a file that belong to the user running
+servelint and that nobody else may write (``docs/security.md``). Every entry starts with
+its kind's magic and a SHA-256 of its body: a truncated or damaged entry is ignored and
+rewritten. ``SERVELINT_NO_CACHE=1`` switches the folder off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from pathlib import Path
+
+_DIGEST = hashlib.sha256().digest_size
+# An entry is a few megabytes; anything far larger is not one of ours.
+MAX_ENTRY_BYTES = 256 * 2**20
+
+
+def cache_dir() -> Path | None:
+    if os.environ.get("SERVELINT_NO_CACHE", "") not in ("", "0"):
+        return None
+    home = os.path.join(os.path.expanduser("~"), ".cache")
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # the XDG specification ignores relative paths
+        base = home
+    if not os.path.isabs(base):
+        return None  # no home (a bare container): never a folder below the working one
+    return Path(base) / "servelint"
+
+
+def trusted(info: os.stat_result) -> bool:
+    """Whether a cache folder or entry (``lstat`` of it) may be used: the user's own,
+    not a symbolic link, and writable by nobody else."""
+    return (
+        not stat.S_ISLNK(info.st_mode)
+        and info.st_uid == os.geteuid()
+        and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    )
+
+
+def trusted_folder(directory: Path) -> bool:
+    try:
+        info = os.lstat(directory)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and trusted(info)
+
+
+def read_checked(path: Path, magic: bytes) -> memoryview | None:
+    """The body of the cache entry at ``path`` (after ``magic`` and its checksum), or None
+    when the folder or file is not trusted, or the entry is of another kind or damaged.
+    One reader for every entry of the cache folder (policies, chart readings)."""
+    if not trusted_folder(path.parent):
+        return None
+    raw = read_entry(path)
+    if raw is None or not raw.startswith(magic):
+        return None
+    body = memoryview(raw)[len(magic) + _DIGEST :]  # not a copy: entries are megabytes
+    if raw[len(magic) : len(magic) + _DIGEST] != hashlib.sha256(body).digest():
+        return None
+    return body
+
+
+def write_checked(path: Path, magic: bytes, body: bytes, keep: int) -> None:
+    """Store ``body`` behind ``magic`` and its checksum at ``path``, atomically, in a cache
+    folder that is the user's own; then keep the ``keep`` newest entries of its kind (same
+    name prefix and suffix). A folder that cannot be written only costs the next run."""
+    import tempfile  # only on a miss: with shutil, it costs every run its import
+
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not trusted_folder(path.parent):
+            return
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(magic + hashlib.sha256(body).digest() + body)
+            os.replace(temporary, path)
+        except OSError:
+            os.unlink(temporary)
+            raise
+        _prune(path, keep)
+    except OSError:
+        return
+
+
+def read_entry(path: Path) -> bytes | None:
+    """The entry's bytes, read only from a regular file of the user's that nobody else
+    may write (checked on the open handle: it cannot be swapped in between)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError:
+        return None
+    with os.fdopen(descriptor, "rb") as handle:
+        try:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or not trusted(info):
+                return None
+            if info.st_size > MAX_ENTRY_BYTES:
+                return None
+            return handle.read(MAX_ENTRY_BYTES + 1)
+        except OSError:
+            return None
+
+
+def _prune(written: Path, keep: int) -> None:
+    """Keep the ``keep`` newest entries of the kind just ``written`` (its name's prefix up
+    to the key, and its suffix): each edit of a policy or chart (or an upgrade) writes a
+    new one. Entries of the former pickle format (``.bin``) are removed: no version reads
+    them."""
+    prefix = written.name.rsplit("-", 1)[0] + "-"
+    directory = written.parent
+    entries = []
+    for old in directory.glob(f"{prefix}*.bin"):
+        try:
+            old.unlink()
+        except OSError:
+            continue
+    for entry in directory.glob(f"{prefix}*{written.suffix}"):
+        try:
+            entries.append((entry.stat().st_mtime, entry))
+        except OSError:
+            continue  # removed by a concurrent run
+    for _, entry in sorted(entries, reverse=True)[keep:]:
+        try:
+            entry.unlink()
+        except OSError:
+            continue
