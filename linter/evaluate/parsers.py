@@ -6,10 +6,16 @@ from collections.abc import Callable
 from pathlib import PurePath
 
 from linter.parsing.documents import DEFAULT_LIMITS, Limits, ParsedFile, parse_json, parse_yaml
-from linter.triton.detect import looks_like_pbtxt
-from linter.triton.pbtxt import parse_pbtxt
 
 Parser = Callable[[str, str], ParsedFile]
+
+
+def parse_pbtxt(source: str, text: str, limits: Limits = DEFAULT_LIMITS) -> ParsedFile:
+    """Triton's text format, its modules imported only for a run that reads one."""
+    from linter.triton.pbtxt import parse_pbtxt as parse_text
+
+    return parse_text(source, text, limits)
+
 
 _LIMITED: dict[str, Callable[[str, str, Limits], ParsedFile]] = {
     "yaml": parse_yaml,
@@ -36,6 +42,8 @@ def format_for(name: str, text: str) -> str:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         return "json"
+    from linter.triton.detect import looks_like_pbtxt
+
     if looks_like_pbtxt(text):  # a Triton config.pbtxt piped to stdin
         return "pbtxt"
     return "yaml"

@@ -7,11 +7,20 @@ from collections.abc import Callable, Sequence
 from linter.model.exposure import link_exposure
 from linter.model.inputs import extract_manifests, extract_values
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
-from linter.model.triton_models import extract_triton
 from linter.model.workload import Workload
 from linter.parsing.documents import ParsedFile
 
 Extractor = Callable[[Sequence[ParsedFile], ModelSettings], list[Workload]]
+
+
+def extract_triton(files: Sequence[ParsedFile], settings: ModelSettings) -> list[Workload]:
+    """Triton model configurations; the Triton modules load only when a run has one."""
+    if not any(d.fmt in ("pbtxt", "json") for f in files for d in f.documents):
+        return []
+    from linter.model.triton_models import extract_triton as extract
+
+    return extract(files, settings)
+
 
 # Filled by the serving-model extractors (Kubernetes objects, Helm values, Triton configs).
 EXTRACTORS: list[Extractor] = [extract_manifests, extract_values, extract_triton]

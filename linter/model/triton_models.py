@@ -19,8 +19,9 @@ from linter.positions import PathT, format_path
 from linter.triton import jsonform
 from linter.triton.derive import derive
 from linter.triton.detect import is_model_config_json
+from linter.triton.fields import MODEL_CONFIG_KIND
 
-KIND = "TritonModelConfig"
+KIND = MODEL_CONFIG_KIND
 SOURCE = "triton-config"
 _MODEL: PathT = ("triton", "models", 0)
 _TRTLLM_PARAMETERS = frozenset({"gpt_model_type", "gpt_model_path"})

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+# The serving-model kind of a workload read from a model configuration (not a deployment).
+MODEL_CONFIG_KIND = "TritonModelConfig"
+
 # Top-level fields of inference.ModelConfig (model_config.proto).
 MODEL_CONFIG_FIELDS = frozenset(
     {
