@@ -394,16 +394,26 @@ def cel_safe(data: Any) -> Any:
 
 
 def _has_wide_int(data: Any) -> bool:
+    # Every subject is walked once per run: exact type checks first (parsed data holds
+    # plain dicts, lists and scalars), isinstance only for anything else.
     stack = [data]
+    pop, push = stack.pop, stack.extend
     while stack:
-        item = stack.pop()
-        if item.__class__ is int:
+        item = pop()
+        kind = item.__class__
+        if kind is int:
             if not -_INT64 <= item < _INT64:
                 return True
+        elif kind is dict:
+            push(item.values())
+        elif kind is list:
+            push(item)
+        elif kind is str or kind is float or kind is bool or item is None:
+            continue
         elif isinstance(item, dict):
-            stack.extend(item.values())
+            push(item.values())
         elif isinstance(item, list):
-            stack.extend(item)
+            push(item)
     return False
 
 

@@ -180,6 +180,7 @@ def is_secret_path(path: Sequence[str | int]) -> bool:
 
 
 @functools.lru_cache(maxsize=16384)
+@functools.lru_cache(maxsize=4096)
 def _is_reference(key: str) -> bool:
     compact = key.lower().replace("_", "").replace("-", "")
     return compact in ("secretkeyref", "secretref", "valuefrom", "secretname")
