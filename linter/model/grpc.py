@@ -104,6 +104,8 @@ NLB_IDLE_TIMEOUT_MS = 350_000
 # Every key of every values tree passes here, and keys repeat across workloads and files:
 # cached, a bulk run stops spending most of its model time on these (README "Performance").
 @functools.lru_cache(maxsize=8192)
+# Every mapping of a values tree is looked at for keepalive keys: keys and contexts repeat.
+@functools.lru_cache(maxsize=8192)
 def _normal(key: str) -> str:
     text = re.sub(r"[^a-z0-9]", "", key.lower())
     for prefix in ("grpcarg", "grpc"):
