@@ -26,6 +26,8 @@ _SHELL_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za
 _PYTHON_MODULES = {
     "vllm.entrypoints.openai.api_server": ("vllm", "vllm.entrypoints.openai.api_server"),
     "vllm.entrypoints.api_server": ("vllm", "vllm.entrypoints.api_server"),
+    # vLLM's gRPC server (vllm/entrypoints/grpc_server.py): no HTTP endpoint, no /health.
+    "vllm.entrypoints.grpc_server": ("vllm", "vllm.entrypoints.grpc_server"),
     "sglang.launch_server": ("sglang", "sglang.launch_server"),
 }
 
