@@ -118,6 +118,10 @@ def test_human_int(text: object, value: int | None) -> None:
         ("ghcr.io/llm-d/llm-d-cuda:v0.5.0", "", "", False),
         ("vllm/vllm-openai:{{ .Values.tag }}", "vllm", "", False),
         ("busybox:1.36", "", "", False),
+        # A family's request router is not its server.
+        ("lmsysorg/sglang-router:v0.2.4", "", "", False),
+        ("lmcache/vllm-router:v0.1.7", "", "", False),
+        ("ghcr.io/llm-d/llm-d-inference-gateway:v0.2.0", "", "", False),
     ],
 )
 def test_parse_image(image: str, server: str, version: str, pinned: bool) -> None:

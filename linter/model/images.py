@@ -37,6 +37,9 @@ _FAMILIES = (
     ("sglang", "sglang"),
     ("vllm", "vllm"),
 )
+# Images of a family that run its request router, not the server (lmsysorg/sglang-router
+# runs `python -m sglang_router.launch_router`; vllm-project's router images alike).
+_ROUTER_WORDS = ("router", "gateway")
 _RELEASE = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?)(?:[-+_].*)?$")
 _NGC = re.compile(r"^(\d{2}\.\d{2})(?:-.*)?$")
 _UNPINNED = re.compile(r"^(latest|nightly|main|master|dev|edge|stable)([-_.].*)?$")
@@ -88,6 +91,8 @@ def _server_of(repository: str) -> tuple[str, bool]:
     if lowered.startswith(_NIM_PREFIX) and lowered.count("/") >= 3:
         return "nim", True
     last = lowered.rsplit("/", 1)[-1]
+    if any(word in last for word in _ROUTER_WORDS):
+        return "", False
     for needle, server in _FAMILIES:
         if needle in last:
             return server, False
