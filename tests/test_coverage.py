@@ -446,3 +446,37 @@ def test_other_image_keys_and_server_commands_are_noticed(
         "a chart profile (docs/serving-model.md#profiles), or lint the chart with --chart so "
         "the rendered manifests are read",
     ]
+
+
+def test_images_that_name_a_server_family_are_noticed(run_line: RunLine, tmp_path: Path) -> None:
+    """An accelerator build (tgi-gaudi) or an engine image that names its server in the tag
+    is not modelled: said. A family's router image runs no server: quiet."""
+    (tmp_path / "gaudi.yaml").write_text(
+        "image:\n  repository: ghcr.io/huggingface/tgi-gaudi\n  tag: '2.3.1'\n"
+        "resources:\n  limits:\n    habana.ai/gaudi: 1\n"
+    )
+    (tmp_path / "booster.yaml").write_text(
+        "apiVersion: workload.serving.volcano.sh/v1alpha1\nkind: ModelBooster\n"
+        "metadata: {name: pd}\nspec:\n  backend:\n    workers:\n"
+        "      - image: ghcr.io/volcano-sh/kthena-engine:vllm-ascend_v0.10.1rc1\n"
+    )
+    (tmp_path / "router.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: router}\nspec:\n"
+        "  template:\n    spec:\n      containers:\n        - name: router\n"
+        "          image: lmsysorg/sglang-router:v0.2.4\n"
+        "          command: [python3, -m, sglang_router.launch_router]\n"
+    )
+    result = run_line(["lint", "--no-config", "-v", str(tmp_path)])
+    assert result.exit_code == 0
+    assert [line for line in result.output.splitlines() if line.startswith("not understood")] == [
+        f"not understood: {tmp_path}/booster.yaml:7:9: kind ModelBooster "
+        "(workload.serving.volcano.sh/v1alpha1): vLLM image "
+        "ghcr.io/volcano-sh/kthena-engine:vllm-ascend_v0.10.1rc1 at spec.backend.workers[0].image; "
+        "fix: servelint has no reading of this kind yet: lint the rendered pod template, or "
+        "describe the layout with a chart profile (docs/serving-model.md#profiles)",
+        f"not understood: {tmp_path}/gaudi.yaml:2:3: values layout: TGI image "
+        "ghcr.io/huggingface/tgi-gaudi at image.repository; fix: describe this values layout "
+        "with a chart profile (docs/serving-model.md#profiles), or lint the chart with --chart "
+        "so the rendered manifests are read",
+    ]
+    assert "coverage: 3 files, 0 workloads recognised, 2 inputs not understood" in result.output

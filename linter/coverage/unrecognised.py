@@ -45,6 +45,20 @@ _NOT_DEPLOYMENTS = frozenset(
         "CustomResourceDefinition",
     }
 )
+# A server family named anywhere in an image's last segment or tag, for images servelint
+# does not model as that server: accelerator builds (ghcr.io/huggingface/tgi-gaudi) and
+# engine images that name the server in the tag (kthena-engine:vllm-ascend_v0.10.1rc1).
+_FAMILY_WORD = re.compile(r"text-generation-inference|tritonserver|trtllm|sglang|vllm|tgi")
+_FAMILY_SERVER = {
+    "text-generation-inference": "tgi",
+    "tgi": "tgi",
+    "tritonserver": "triton",
+    "trtllm": "trtllm",
+    "sglang": "sglang",
+    "vllm": "vllm",
+}
+# A family's request router or gateway image runs no server.
+_NOT_A_SERVER_WORDS = ("router", "gateway")
 _SERVER_NAMES = {
     "vllm": "vLLM",
     "tgi": "TGI",
@@ -143,12 +157,24 @@ def _is_image_key(key: object) -> bool:
 
 def _marker(key: object, value: str) -> str | None:
     if _is_image_key(key) and value and " " not in value.strip():
-        server = parse_image(value).server
+        server = _family_of(value)
         if server:
             return f"{_SERVER_NAMES[server]} image {value}"
     if key in _COMMAND_KEYS and _SERVER_COMMAND.search(value):
         return f"command {_short(value)}"
     return None
+
+
+def _family_of(image: str) -> str:
+    """The server an image runs, or the family it names in its last segment or tag."""
+    server = parse_image(image).server
+    if server:
+        return server
+    last = image.strip().lower().rsplit("/", 1)[-1]
+    if any(word in last for word in _NOT_A_SERVER_WORDS):
+        return ""
+    found = _FAMILY_WORD.search(last)
+    return _FAMILY_SERVER[found.group(0)] if found else ""
 
 
 def _short(text: str) -> str:
