@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from linter.model import command, defaults, gpus, grpc, presets
 from linter.model.args import Token
@@ -21,6 +21,7 @@ from linter.model.image_entrypoints import derived_command
 from linter.model.images import ImageInfo, parse_image
 from linter.model.pod import ContainerView, pod_facts
 from linter.model.server import EnvValue, engine_facts, tokens_of
+from linter.model.setting_input import SettingInput
 from linter.model.settings import ModelSettings
 from linter.model.workload import Origin, Workload
 from linter.positions import PathT
@@ -50,12 +51,19 @@ class Meta:
     replicas: int | None = None
     replicas_origin: Origin | None = None
     role: str = ""
+    # The server when no container shows one (see ``server_known``).
     server_hint: str = ""
     hints: tuple[Hint, ...] = ()
     multi_node: bool = False
     extra: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     # (first content line, indent) of a literal block scalar at a pod-spec path, if any.
     blocks: Callable[[PathT], tuple[int, int] | None] | None = None
+    # True when ``server_hint`` is the server the front end recognised in the section it
+    # assembled the container from (values, a chart profile): used as is, not detected
+    # again from that container.
+    server_known: bool = False
+    # Settings the front end read from keys of its input (``model/setting_input.py``).
+    setting_inputs: tuple[SettingInput, ...] = ()
 
 
 def build_workloads(
@@ -64,14 +72,17 @@ def build_workloads(
     base = Facts()
     _meta_facts(meta, base)
     views = pod_facts(spec, locate, base)
-    candidates = [(view, _server_of(view, locate, meta.blocks)) for view in views if not view.init]
-    servers = [(v, s) for v, s in candidates if s[0]]
+    known = meta.server_hint if meta.server_known else ""
+    candidates = [
+        (view, _server_of(view, locate, meta.blocks, known)) for view in views if not view.init
+    ]
+    servers = [(v, s) for v, s in candidates if s.server]
     if not servers and meta.server_hint and candidates:
         main = next(
             (c for c in candidates if c[0].spec.get("name") in ("main", "kserve-container")),
             candidates[0],
         )
-        servers = [(main[0], (meta.server_hint, *main[1][1:]))]
+        servers = [(main[0], main[1]._replace(server=meta.server_hint))]
     if not servers:
         chosen = _fallback(candidates, base)
         if chosen is None:
@@ -85,14 +96,33 @@ def build_workloads(
     return workloads
 
 
-Found = tuple[str, ImageInfo | None, command.Invocation]
+class Found(NamedTuple):
+    """A container's server, image and invocation; ``args_start`` is where the container's
+    own ``args`` begin in ``call.args`` (None when they do not reach the server's parser
+    as written: a shell script or an unknown wrapper takes them)."""
+
+    server: str
+    image: ImageInfo | None
+    call: command.Invocation
+    args_start: int | None
+
+
+def server_of_call(call: command.Invocation, image_server: str) -> str:
+    """The server a command runs, else the image's (tritonserver in a TensorRT-LLM image
+    is the TensorRT-LLM backend)."""
+    server = call.server or image_server
+    return "trtllm" if server == "triton" and image_server == "trtllm" else server
 
 
 def _server_of(
     view: ContainerView,
     locate: Locate,
     blocks: Callable[[PathT], tuple[int, int] | None] | None = None,
+    known: str = "",
 ) -> Found:
+    """``known``: the server the front end recognised (the container is its own
+    assembly, not a written one): kept as is; the command is still split into the
+    server's arguments."""
     image_text = view.spec.get("image")
     image = parse_image(image_text) if isinstance(image_text, str) else None
     located_env = container_env(view, locate)
@@ -109,10 +139,11 @@ def _server_of(
         )
     image_server = image.server if image else ""
     call = command.invocation(cmd, args, image_server, env)
-    server = call.server or image_server
-    if server == "triton" and image_server == "trtllm":
-        server = "trtllm"  # tritonserver in a TensorRT-LLM image
-    return server, image, call
+    start = len(call.args) - len(args)
+    reaches = bool(call.entrypoint) and not call.script and start >= 0
+    return Found(
+        known or server_of_call(call, image_server), image, call, start if reaches else None
+    )
 
 
 def _tokens(
@@ -197,11 +228,11 @@ def _workload(
     facts: Facts,
     suffix: str,
 ) -> Workload:
-    server, image, call = found
+    server, image, call, args_start = found
     facts.put((*view.model_path, "is_server"), bool(server))
     env = container_env(view, locate)
     image_origin = locate((*view.path, "image")) if image else locate(view.path)
-    engine_facts(server, image, image_origin, call, env, facts)
+    engine_facts(server, image, image_origin, call, env, facts, meta.setting_inputs, args_start)
     if image is not None:
         # The server image as written, for the unpinned-image rule (outside ``engine``,
         # which holds server settings only).
