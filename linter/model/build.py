@@ -17,6 +17,7 @@ from linter.model import command, defaults, gpus, grpc, presets
 from linter.model.args import Token
 from linter.model.capacity import capacity
 from linter.model.facts import Facts, Locate
+from linter.model.facts import lookup as facts_lookup
 from linter.model.image_entrypoints import derived_command
 from linter.model.images import ImageInfo, parse_image
 from linter.model.pod import ContainerView, pod_facts
@@ -257,6 +258,7 @@ def _workload(
         ("gpu",), gpus.gpu_facts(spec, container.get("resources", {}), settings), locate(view.path)
     )
     facts.alias((*view.model_path, "resources"), ("gpu", "resources"))
+    _locate_gpu(spec, view, locate, facts)
     _model_and_capacity(server, facts, settings)
     _grpc(server, container, facts)
     _effective_pod(facts)
@@ -268,6 +270,62 @@ def _workload(
         facts.put(("load_bandwidth_bytes",), settings.load_bandwidth_bytes, meta.anchor)
     name = f"{meta.id}{suffix}"
     return Workload(name, facts.data, meta.anchor, facts.origins)
+
+
+# GPU facts read from the node's product (the catalogue's entry for it).
+_PRODUCT_FACTS = ("product", "candidates", "memory_bytes", "peer_to_peer", "interconnect")
+
+
+def _locate_gpu(spec: Mapping[str, Any], view: ContainerView, locate: Locate, facts: Facts) -> None:
+    """Each ``gpu`` fact at what it was read from: the count and resource at the GPU
+    request or limit, the product and its catalogue figures at the node label that names
+    it (a ``nodeSelector`` key; a required node affinity at its expression)."""
+    gpu = facts.data.get("gpu", {})
+    resource = gpu.get("resource")
+    if isinstance(resource, str):
+        resources = view.spec.get("resources")
+        at = {
+            section: locate((*view.path, "resources", section, resource))
+            for section in ("limits", "requests")
+            if isinstance(resources, Mapping)
+            and isinstance(resources.get(section), Mapping)
+            and resource in resources[section]
+        }
+        first = at.get("limits") or at.get("requests")
+        for field, origin in (
+            ("resource", first),
+            ("count", first),
+            ("limits", at.get("limits")),
+            ("requests", at.get("requests")),
+            ("mig", first),
+            ("memory_bytes", first if gpu.get("mig") else None),
+        ):
+            if origin is not None and field in gpu:
+                facts.origins[("gpu", field)] = origin
+    if gpu.get("product_source", "manifest") != "manifest" or "candidates" not in gpu:
+        return
+    labelled = gpus.node_label_values(spec)
+    selector = spec.get("nodeSelector")
+    label = labelled[0][0] if labelled else ""
+    if isinstance(selector, Mapping) and label in selector:
+        origin = locate(("nodeSelector", label))
+    else:
+        origin = _affinity_origin(spec, label, locate)
+    for field in (*_PRODUCT_FACTS, "product_source"):
+        if field in gpu and not (field == "memory_bytes" and gpu.get("mig")):
+            facts.origins[("gpu", field)] = origin
+
+
+def _affinity_origin(spec: Mapping[str, Any], label: str, locate: Locate) -> Origin:
+    """The required node-affinity expression on ``label``."""
+    base: PathT = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+    terms = facts_lookup(spec, (*base, "nodeSelectorTerms"))
+    for t, term in enumerate(terms if isinstance(terms, list) else []):
+        expressions = term.get("matchExpressions") if isinstance(term, Mapping) else None
+        for e, expression in enumerate(expressions if isinstance(expressions, list) else []):
+            if isinstance(expression, Mapping) and expression.get("key") == label:
+                return locate((*base, "nodeSelectorTerms", t, "matchExpressions", e))
+    return locate(("affinity",))
 
 
 # NIM images that serve whatever model NIM_MODEL_NAME names (multi-LLM NIMs), not one model.
