@@ -124,20 +124,9 @@ def _flag_settings(
     flags: dict[str, str] = {}
     inline: list[str] = []
 
-    def keyed() -> None:
-        for item in inputs:
-            # Kubernetes expands $(VAR) in the args the chart renders the key into.
-            raw = expand_k8s_vars(item.text(), env)
-            flags[item.flag] = raw
-            facts.origins[("engine", "flags", item.flag)] = item.origin
-            if item.setting is not None:
-                typed = not item.switched_off if item.setting.kind == "bool" else None
-                value = typed if typed is not None else convert(item.setting.kind, raw)
-                _apply(facts, item.setting, raw, value, item.origin)
-
     for index, flag in enumerate(parsed.flags):
         if index == keys_at:
-            keyed()
+            _apply_inputs(inputs, env, flags, facts)
         flags[flag.flag] = flag.raw
         facts.origins[("engine", "flags", flag.flag)] = flag.origin
         if flag.inline_bool is not None:
@@ -146,7 +135,7 @@ def _flag_settings(
         if flag.setting is not None:
             _apply(facts, flag.setting, flag.raw, flag.value, flag.origin, flag.subkey)
     if keys_at >= len(parsed.flags):
-        keyed()
+        _apply_inputs(inputs, env, flags, facts)
     facts.put(("engine", "flags"), flags, fallback)
     facts.put(("engine", "inline_bool_flags"), inline, fallback)
     if server == "vllm" and parsed.positionals and call.entrypoint in ("vllm serve", "image"):
@@ -161,6 +150,24 @@ def _flag_settings(
         )
     _derived(server, facts)
     return parsed
+
+
+def _apply_inputs(
+    inputs: Sequence[SettingInput], env: Mapping[str, str], flags: dict[str, str], facts: Facts
+) -> None:
+    """The settings read from keys, each under its flag in ``engine.flags``."""
+    for item in inputs:
+        # Kubernetes expands $(VAR) in the args the chart renders the key into.
+        raw = expand_k8s_vars(item.text(), env)
+        flags[item.flag] = raw
+        facts.origins[("engine", "flags", item.flag)] = item.origin
+        if item.setting is None:
+            continue
+        if item.setting.kind == "bool":
+            value: Any = not item.switched_off
+        else:
+            value = convert(item.setting.kind, raw)
+        _apply(facts, item.setting, raw, value, item.origin)
 
 
 # Entry points whose arguments go straight to the server's own parser.
