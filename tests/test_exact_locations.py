@@ -118,6 +118,8 @@ _NOT_WRITTEN: dict[Path_, str] = {
     ("source",): "document",
     ("namespace",): "document",
     ("multi_node",): "document",
+    ("chart_profile",): "document",
+    ("renders",): "document",
     # Pod facts that hold because nothing was written (no privileged container, no
     # cgroup writes) or that sum up every container (the QoS class): the pod spec.
     ("pod", "qos_class"): "pod",
@@ -208,7 +210,9 @@ class Expectation:
             return self.expected(("pod", "containers", 0, "env", rest[1]))
         if head == "engine" and rest[0] == "cli_flags":
             # A flag's verdict (from the flag tables) belongs to the token as written.
-            return self.case.find(data["engine"]["cli_flags"][rest[1]]["written"])
+            name, line, column = self.case.find(data["engine"]["cli_flags"][rest[1]]["written"])
+            before = self.case.texts[name].splitlines()[line - 1][column - 2]
+            return (name, line, column - 1) if before in "\"'" else (name, line, column)
         if head == "engine" and rest[:1] == ("model_id",):
             return self.expected(("engine", _model_setting(data)))
         if head == "image":  # the parts of the server's image reference
@@ -524,6 +528,60 @@ CASES: dict[str, Case] = {
     ),
 }
 
+CASES["file:production-stack-values.yaml:servingEngineSpec.modelSpec[0]"] = Case(
+    files=("production-stack-values.yaml",),
+    main="production-stack-values.yaml",
+    start="servingEngineSpec",
+    document="name: llama3",  # the modelSpec entry
+    pod="name: llama3",
+    container="name: llama3",
+    written={
+        "replicas": "replicaCount: 2",
+        "pod.runtime_class_name": "runtimeClassName: nvidia",
+        # The chart's own container name and command (vllm serve <modelURL>).
+        "pod.containers.0.name": "name: llama3",
+        "pod.containers.0.command": "name: llama3",
+        "pod.containers.0.image": "tag: v0.11.0",
+        "pod.containers.0.args": '"--max-num-seqs"',
+        "pod.containers.0.resources.requests.cpu": "requestCPU",
+        "pod.containers.0.resources.requests.memory": "requestMemory",
+        # requestGPU goes to both the requests and the limits.
+        "pod.containers.0.resources.requests[nvidia.com/gpu]": "requestGPU",
+        "pod.containers.0.resources.limits[nvidia.com/gpu]": "requestGPU",
+        "pod.containers.0.env": "name: VLLM_LOGGING_LEVEL",
+        "pod.containers.0.env.VLLM_LOGGING_LEVEL": "value: DEBUG",
+        # The chart mounts a memory-backed /dev/shm of shmSize when tensorParallelSize
+        # is set.
+        "pod.containers.0.mounts": "tensorParallelSize",
+        "pod.containers.0.mounts.0.name": "tensorParallelSize",
+        "pod.containers.0.mounts.0.mount_path": "tensorParallelSize",
+        "pod.volumes.0.name": "shmSize",
+        "pod.volumes.0.type": "shmSize",
+        "pod.volumes.0.medium": "shmSize",
+        "pod.volumes.0.size_limit_bytes": "shmSize",
+        "engine.args": "modelURL",  # the model, the first argument of vllm serve
+        "engine.model": "modelURL",
+        "engine.positionals": "modelURL",
+        # The chart passes --host 0.0.0.0 and --port 8000 itself.
+        "engine.host": "name: llama3",
+        "engine.port": "name: llama3",
+        "engine.enable_lora": "enableLoRA",
+        "engine.enable_prefix_caching": "enablePrefixCaching",
+        "engine.max_model_len": "maxModelLen",
+        "engine.tensor_parallel_size": "tensorParallelSize",
+        "engine.gpu_memory_utilization": "gpuMemoryUtilization",
+        "engine.max_num_seqs": '"32"',
+        "engine.flags[--host]": "name: llama3",
+        "engine.flags[--port]": "name: llama3",
+        "engine.flags[--enable-lora]": "enableLoRA",
+        "engine.flags[--no-enable-prefix-caching]": "enablePrefixCaching",
+        "engine.flags[--max-model-len]": "maxModelLen",
+        "engine.flags[--tensor-parallel-size]": "tensorParallelSize",
+        "engine.flags[--gpu-memory-utilization]": "gpuMemoryUtilization",
+        "engine.flags[--max-num-seqs]": '"32"',
+    },
+)
+
 _CHART_CASE = Case(
     files=("values.yaml", "values-prod.yaml"),
     main="values.yaml",
@@ -576,6 +634,7 @@ def _fixture_workloads() -> dict[str, Workload]:
         "sglang-values.yaml",
         "triton/llama/config.pbtxt",
         "vllm-live-config.json",
+        "production-stack-values.yaml",
     ):
         path = FIXTURES / name
         parsed = parse(name, path.read_text(encoding="utf-8"))
