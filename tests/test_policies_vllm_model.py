@@ -15,17 +15,32 @@ def test_version_parts_and_extra_args_beside_the_serving_keys() -> None:
     [workload] = extract_workloads([parse(str(path), path.read_text(encoding="utf-8"))])
     engine = workload.data["engine"]
     assert (engine["version"], engine["version_parts"]) == ("0.8.5.post1", [0, 8, 5, 1])
-    assert engine["args"] == [
-        "--model",
+    # The serving keys are settings, not arguments: args are the values' own lists.
+    assert engine["args"] == ["--enforce-eager", "--swap-space", "8"]
+    assert (engine["model"], engine["max_model_len"], engine["swap_space"]) == (
         "meta-llama/Llama-3.1-8B-Instruct",
-        "--max-model-len",
-        "8192",
-        "--enforce-eager",
-        "--swap-space",
-        "8",
-    ]
-    origin = workload.origins[("engine", "swap_space")]
-    assert (origin.line, origin.column) == (10, 7)
+        8192,
+        8,
+    )
+    # engine.flags names every setting by the flag the chart renders, keys first.
+    assert engine["flags"] == {
+        "--model": "meta-llama/Llama-3.1-8B-Instruct",
+        "--max-model-len": "8192",
+        "--enforce-eager": "true",
+        "--swap-space": "8",
+    }
+    # Only what is written as a flag is judged as one.
+    assert [f["written"] for f in engine["cli_flags"]] == ["--enforce-eager", "--swap-space"]
+    where = {
+        name: (workload.origins[("engine", name)].line, workload.origins[("engine", name)].column)
+        for name in ("model", "max_model_len", "enforce_eager", "swap_space")
+    }
+    assert where == {
+        "model": (6, 3),
+        "max_model_len": (7, 3),
+        "enforce_eager": (11, 13),
+        "swap_space": (10, 7),
+    }
 
 
 def test_effective_keeps_written_values_and_resolves_the_capture_size() -> None:

@@ -11,16 +11,18 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from linter.model import command, defaults, gpus, grpc, presets
 from linter.model.args import Token
 from linter.model.capacity import capacity
 from linter.model.facts import Facts, Locate
+from linter.model.facts import lookup as facts_lookup
 from linter.model.image_entrypoints import derived_command
 from linter.model.images import ImageInfo, parse_image
 from linter.model.pod import ContainerView, pod_facts
 from linter.model.server import EnvValue, engine_facts, tokens_of
+from linter.model.setting_input import SettingInput
 from linter.model.settings import ModelSettings
 from linter.model.workload import Origin, Workload
 from linter.positions import PathT
@@ -50,12 +52,19 @@ class Meta:
     replicas: int | None = None
     replicas_origin: Origin | None = None
     role: str = ""
+    # The server when no container shows one (see ``server_known``).
     server_hint: str = ""
     hints: tuple[Hint, ...] = ()
     multi_node: bool = False
     extra: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     # (first content line, indent) of a literal block scalar at a pod-spec path, if any.
     blocks: Callable[[PathT], tuple[int, int] | None] | None = None
+    # True when ``server_hint`` is the server the front end recognised in the section it
+    # assembled the container from (values, a chart profile): used as is, not detected
+    # again from that container.
+    server_known: bool = False
+    # Settings the front end read from keys of its input (``model/setting_input.py``).
+    setting_inputs: tuple[SettingInput, ...] = ()
 
 
 def build_workloads(
@@ -64,14 +73,17 @@ def build_workloads(
     base = Facts()
     _meta_facts(meta, base)
     views = pod_facts(spec, locate, base)
-    candidates = [(view, _server_of(view, locate, meta.blocks)) for view in views if not view.init]
-    servers = [(v, s) for v, s in candidates if s[0]]
+    known = meta.server_hint if meta.server_known else ""
+    candidates = [
+        (view, _server_of(view, locate, meta.blocks, known)) for view in views if not view.init
+    ]
+    servers = [(v, s) for v, s in candidates if s.server]
     if not servers and meta.server_hint and candidates:
         main = next(
             (c for c in candidates if c[0].spec.get("name") in ("main", "kserve-container")),
             candidates[0],
         )
-        servers = [(main[0], (meta.server_hint, *main[1][1:]))]
+        servers = [(main[0], main[1]._replace(server=meta.server_hint))]
     if not servers:
         chosen = _fallback(candidates, base)
         if chosen is None:
@@ -85,14 +97,33 @@ def build_workloads(
     return workloads
 
 
-Found = tuple[str, ImageInfo | None, command.Invocation]
+class Found(NamedTuple):
+    """A container's server, image and invocation; ``args_start`` is where the container's
+    own ``args`` begin in ``call.args`` (None when they do not reach the server's parser
+    as written: a shell script or an unknown wrapper takes them)."""
+
+    server: str
+    image: ImageInfo | None
+    call: command.Invocation
+    args_start: int | None
+
+
+def server_of_call(call: command.Invocation, image_server: str) -> str:
+    """The server a command runs, else the image's (tritonserver in a TensorRT-LLM image
+    is the TensorRT-LLM backend)."""
+    server = call.server or image_server
+    return "trtllm" if server == "triton" and image_server == "trtllm" else server
 
 
 def _server_of(
     view: ContainerView,
     locate: Locate,
     blocks: Callable[[PathT], tuple[int, int] | None] | None = None,
+    known: str = "",
 ) -> Found:
+    """``known``: the server the front end recognised (the container is its own
+    assembly, not a written one): kept as is; the command is still split into the
+    server's arguments."""
     image_text = view.spec.get("image")
     image = parse_image(image_text) if isinstance(image_text, str) else None
     located_env = container_env(view, locate)
@@ -109,10 +140,11 @@ def _server_of(
         )
     image_server = image.server if image else ""
     call = command.invocation(cmd, args, image_server, env)
-    server = call.server or image_server
-    if server == "triton" and image_server == "trtllm":
-        server = "trtllm"  # tritonserver in a TensorRT-LLM image
-    return server, image, call
+    start = len(call.args) - len(args)
+    reaches = bool(call.entrypoint) and not call.script and start >= 0
+    return Found(
+        known or server_of_call(call, image_server), image, call, start if reaches else None
+    )
 
 
 def _tokens(
@@ -197,11 +229,11 @@ def _workload(
     facts: Facts,
     suffix: str,
 ) -> Workload:
-    server, image, call = found
+    server, image, call, args_start = found
     facts.put((*view.model_path, "is_server"), bool(server))
     env = container_env(view, locate)
     image_origin = locate((*view.path, "image")) if image else locate(view.path)
-    engine_facts(server, image, image_origin, call, env, facts)
+    engine_facts(server, image, image_origin, call, env, facts, meta.setting_inputs, args_start)
     if image is not None:
         # The server image as written, for the unpinned-image rule (outside ``engine``,
         # which holds server settings only).
@@ -226,6 +258,7 @@ def _workload(
         ("gpu",), gpus.gpu_facts(spec, container.get("resources", {}), settings), locate(view.path)
     )
     facts.alias((*view.model_path, "resources"), ("gpu", "resources"))
+    _locate_gpu(spec, view, locate, facts)
     _model_and_capacity(server, facts, settings)
     _grpc(server, container, facts)
     _effective_pod(facts)
@@ -237,6 +270,62 @@ def _workload(
         facts.put(("load_bandwidth_bytes",), settings.load_bandwidth_bytes, meta.anchor)
     name = f"{meta.id}{suffix}"
     return Workload(name, facts.data, meta.anchor, facts.origins)
+
+
+# GPU facts read from the node's product (the catalogue's entry for it).
+_PRODUCT_FACTS = ("product", "candidates", "memory_bytes", "peer_to_peer", "interconnect")
+
+
+def _locate_gpu(spec: Mapping[str, Any], view: ContainerView, locate: Locate, facts: Facts) -> None:
+    """Each ``gpu`` fact at what it was read from: the count and resource at the GPU
+    request or limit, the product and its catalogue figures at the node label that names
+    it (a ``nodeSelector`` key; a required node affinity at its expression)."""
+    gpu = facts.data.get("gpu", {})
+    resource = gpu.get("resource")
+    if isinstance(resource, str):
+        resources = view.spec.get("resources")
+        at = {
+            section: locate((*view.path, "resources", section, resource))
+            for section in ("limits", "requests")
+            if isinstance(resources, Mapping)
+            and isinstance(resources.get(section), Mapping)
+            and resource in resources[section]
+        }
+        first = at.get("limits") or at.get("requests")
+        for field, origin in (
+            ("resource", first),
+            ("count", first),
+            ("limits", at.get("limits")),
+            ("requests", at.get("requests")),
+            ("mig", first),
+            ("memory_bytes", first if gpu.get("mig") else None),
+        ):
+            if origin is not None and field in gpu:
+                facts.origins[("gpu", field)] = origin
+    if gpu.get("product_source", "manifest") != "manifest" or "candidates" not in gpu:
+        return
+    labelled = gpus.node_label_values(spec)
+    selector = spec.get("nodeSelector")
+    label = labelled[0][0] if labelled else ""
+    if isinstance(selector, Mapping) and label in selector:
+        origin = locate(("nodeSelector", label))
+    else:
+        origin = _affinity_origin(spec, label, locate)
+    for field in (*_PRODUCT_FACTS, "product_source"):
+        if field in gpu and not (field == "memory_bytes" and gpu.get("mig")):
+            facts.origins[("gpu", field)] = origin
+
+
+def _affinity_origin(spec: Mapping[str, Any], label: str, locate: Locate) -> Origin:
+    """The required node-affinity expression on ``label``."""
+    base: PathT = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+    terms = facts_lookup(spec, (*base, "nodeSelectorTerms"))
+    for t, term in enumerate(terms if isinstance(terms, list) else []):
+        expressions = term.get("matchExpressions") if isinstance(term, Mapping) else None
+        for e, expression in enumerate(expressions if isinstance(expressions, list) else []):
+            if isinstance(expression, Mapping) and expression.get("key") == label:
+                return locate((*base, "nodeSelectorTerms", t, "matchExpressions", e))
+    return locate(("affinity",))
 
 
 # NIM images that serve whatever model NIM_MODEL_NAME names (multi-LLM NIMs), not one model.

@@ -148,8 +148,14 @@ def workloads_from_manifest(
         completed, located = with_platform_defaults(kind, spec, relative(locate, path), injected)
         found = build_workloads(completed, located, meta, settings)
         labels = pod_labels(data, path, role)
+        written = _get(data, (*path[:-1], "metadata", "labels"))
         for workload in found:
             workload.data.setdefault("pod", {})["labels"] = labels
+            for key in written if isinstance(written, Mapping) else ():
+                if str(key) in labels:
+                    workload.origins[("pod", "labels", str(key))] = locate(
+                        (*path[:-1], "metadata", "labels", key)
+                    )
         out.extend(found)
     return out
 

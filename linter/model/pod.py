@@ -102,6 +102,8 @@ def _pod_level(
             {str(k): str(v) for k, v in selector.items()},
             locate(("nodeSelector",)),
         )
+        for key in selector:
+            facts.origins[("pod", "node_selector", str(key))] = locate(("nodeSelector", key))
     facts.put(
         ("pod", "privileged"), any(c.get("privileged") is True for c in _all(facts)), locate(())
     )
@@ -128,9 +130,9 @@ def _volumes(spec: Mapping[str, Any], locate: Locate, facts: Facts) -> dict[str,
                 continue
             record = _volume(volume)
             facts.origins[("pod", "volumes", len(out))] = locate(("volumes", index))
-            if "size_limit_bytes" in record:
-                facts.origins[("pod", "volumes", len(out), "size_limit_bytes")] = locate(
-                    ("volumes", index, "emptyDir", "sizeLimit")
+            for field, where in _volume_keys(record):
+                facts.origins[("pod", "volumes", len(out), field)] = locate(
+                    ("volumes", index, *where)
                 )
             out.append(record)
             by_name[record["name"]] = record
@@ -171,6 +173,23 @@ def _volume(volume: Mapping[str, Any]) -> dict[str, Any]:
     else:
         record["type"] = "other"
     return record
+
+
+def _volume_keys(record: Mapping[str, Any]) -> list[tuple[str, PathT]]:
+    """Each field of a volume record and the key of the volume it was read from."""
+    kind = str(record.get("type", ""))
+    keys: dict[str, PathT] = {
+        "name": ("name",),
+        "added_by": (ADDED_BY,),
+        "type": (kind,),
+        "medium": (kind, "medium"),
+        "size_limit_bytes": (kind, "sizeLimit"),
+        "path": (kind, "path"),
+        "claim_name": (kind, "claimName"),
+    }
+    return [(field, keys[field]) for field in record if field in keys and kind != "other"] + (
+        [("name", ("name",))] if kind == "other" else []
+    )
 
 
 def _container(
@@ -271,6 +290,12 @@ def _env(
                 if kind == "secretKeyRef":
                     secrets.append(name)
                 facts.origins[(*target, "env_refs", name)] = origin
+                source_path = (*cpath, "env", index, "valueFrom", kind)
+                facts.origins[(*target, "env_refs", name, "type")] = locate(source_path)
+                if isinstance(ref, Mapping) and "name" in ref:
+                    facts.origins[(*target, "env_refs", name, "name")] = locate(
+                        (*source_path, "name")
+                    )
                 continue
             env[name] = _text(item.get("value"))
             facts.origins[(*target, "env", name)] = origin
@@ -310,9 +335,15 @@ def _mounts(
             }
             if item.get("readOnly") is True:
                 record["read_only"] = True
-            facts.origins[(*target, "mounts", len(mounts))] = locate(
-                (*cpath, "volumeMounts", index)
-            )
+            where = (*target, "mounts", len(mounts))
+            facts.origins[where] = locate((*cpath, "volumeMounts", index))
+            for field, key in (
+                ("name", "name"),
+                ("mount_path", "mountPath"),
+                ("read_only", "readOnly"),
+            ):
+                if key in item:
+                    facts.origins[(*where, field)] = locate((*cpath, "volumeMounts", index, key))
             mounts.append(record)
             volume = volumes.get(record["name"], {})
             if (

@@ -59,7 +59,8 @@ def probe_facts(
                 out[name] = PROBE_DEFAULTS[name]
                 defaulted.append(name)
         out["defaulted"] = defaulted
-        _handler(probe, out)
+        for name, where in _handler(probe, out).items():
+            origins[(name,)] = locate((*ppath, *where))
         # The kubelet restarts after initialDelay + failureThreshold × period (infra-rules §4).
         out["budget_seconds"] = (
             out["initial_delay_seconds"] + out["failure_threshold"] * out["period_seconds"]
@@ -70,12 +71,15 @@ def probe_facts(
                 facts.origins[(*target, kind, *sub)] = origin
 
 
-def _handler(probe: Mapping[str, Any], out: dict[str, Any]) -> None:
+def _handler(probe: Mapping[str, Any], out: dict[str, Any]) -> dict[str, PathT]:
+    """The probe's handler into ``out``; each field it set → the key it was read from."""
     for handler in ("httpGet", "tcpSocket", "grpc", "exec"):
         spec = probe.get(handler)
         if not isinstance(spec, Mapping):
             continue
         out["type"] = handler
+        keys = {"type": (handler,), "port": (handler, "port"), "http_path": (handler, "path")}
+        keys |= {"scheme": (handler, "scheme"), "command": (handler, "command")}
         if "port" in spec:
             port = spec["port"]
             out["port"] = (
@@ -87,7 +91,8 @@ def _handler(probe: Mapping[str, Any], out: dict[str, Any]) -> None:
             out["scheme"] = spec["scheme"]
         if handler == "exec" and isinstance(spec.get("command"), list):
             out["command"] = [str(part) for part in spec["command"]]
-        return
+        return {name: where for name, where in keys.items() if name in out}
+    return {}
 
 
 def pre_stop_facts(

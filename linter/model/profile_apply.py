@@ -7,6 +7,7 @@ already a pod-spec-like mapping with ``containers``) and ``kubeai-model``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -17,6 +18,7 @@ from linter.model.build import Hint, Meta, build_workloads, relative
 from linter.model.custom import kubeai_pod
 from linter.model.facts import Locate
 from linter.model.profiles import MISSING, Profile, get_path
+from linter.model.setting_input import SettingInput
 from linter.model.settings import ModelSettings
 from linter.model.synthetic import SyntheticPod
 from linter.model.workload import Origin, Workload
@@ -116,11 +118,12 @@ def _build(
     pod.set((*_C, "name"), server or "server", ctx.locate(ctx.path))
     _image(spec, ctx, pod)
     _command(spec, ctx, pod)
-    _args(spec, ctx, pod)
+    keyed = _args(spec, ctx, pod, server)
     _env(spec, ctx, pod)
     _resources(spec, ctx, pod)
     _pod_fields(spec, ctx, pod)
     meta = _meta(profile, spec, ctx, label, server, hints)
+    meta = dataclasses.replace(meta, server_known=bool(server), setting_inputs=keyed)
     return build_workloads(pod.spec, pod.locate, meta, settings)
 
 
@@ -189,8 +192,13 @@ def _command(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
             pod.append((*_C, "command"), _text(value), origin)
 
 
-def _args(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
+def _args(
+    spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod, server: str
+) -> tuple[SettingInput, ...]:
+    """The profile's ``list`` rules into the container's args (the chart passes those
+    lists as written); its ``flag`` rules as settings, in the profile's order."""
     target = (*_C, "args")
+    keyed: list[SettingInput] = []
     for rule in spec.get("args", []):
         if "list" in rule:
             items = get_path(ctx.entry, rule["list"])
@@ -203,7 +211,6 @@ def _args(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
                             ctx.locate((*ctx.path, *parse_path(rule["list"]), index)),
                         )
             continue
-        flag = rule["flag"]
         value, origin = ctx.resolve(rule)
         if (
             value is MISSING
@@ -213,18 +220,32 @@ def _args(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
         ):
             value = rule["missing"]
             origin = ctx.locate((*ctx.path, *parse_path(rule.get("requires", ""))))
-        if value is MISSING:
+        if value is MISSING or origin is None:
             continue
-        if rule.get("switch"):
-            if q.to_bool(value):
-                pod.append(target, flag, origin)
-        elif rule.get("boolean"):
-            on = q.to_bool(value)
-            if on is not None:
-                pod.append(target, flag if on else "--no-" + flag[2:], origin)
-        else:
-            pod.append(target, flag, origin)
-            pod.append(target, _text(value), origin)
+        item = _keyed(server, rule, value, origin, ctx)
+        if item is not None:
+            keyed.append(item)
+    return tuple(keyed)
+
+
+def _keyed(
+    server: str, rule: Mapping[str, Any], value: Any, origin: Origin, ctx: _Ctx
+) -> SettingInput | None:
+    """A ``flag`` rule's value as the setting its flag names: ``switch`` passes the bare
+    flag when the value is true, ``boolean`` the flag or ``--no-<flag>``."""
+    written = registry.normalize_flag(server, str(rule["flag"]))
+    setting = registry.by_flag(server, written)
+    flag = setting.flags[0] if setting is not None else written
+    where = ctx.source_path(rule)
+    key = format_path(where) if where is not None else str(rule["flag"])
+    if rule.get("switch") or rule.get("boolean"):
+        on = q.to_bool(value)
+        if on is None or (rule.get("switch") and not on):
+            return None
+        if not on:
+            flag = "--no-" + flag[2:]
+        return SettingInput(setting, True if setting is None else value, origin, key, flag)
+    return SettingInput(setting, value, origin, key, flag)
 
 
 def _env(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:

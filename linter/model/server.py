@@ -1,19 +1,24 @@
 """The ``engine`` section of a workload: the server, its version and its typed settings.
 
-Settings come from the server's arguments and, for TGI, from environment variables
-(every launcher argument is also an env var; a command-line argument wins over the env).
+Settings come from three places, later ones winning: for TGI and NIM, environment
+variables (every TGI launcher argument is also an env var); the settings a front end read
+from keys of its input (``SettingInput``: Helm values, chart profiles), placed where the
+chart renders them, after the command's own flags; and the server's command line, parsed
+by ``args.parse_args`` (argparse keeps the last occurrence of a flag).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from linter.model import registry
-from linter.model.args import FlagValue, ParsedArgs, Token, convert, parse_args
-from linter.model.command import Invocation
+from linter.model.args import ParsedArgs, Token, convert, parse_args
+from linter.model.command import Invocation, expand_k8s_vars
 from linter.model.facts import Facts
 from linter.model.images import ImageInfo, version_tuple
+from linter.model.registry import Setting
+from linter.model.setting_input import SettingInput
 from linter.model.workload import Origin
 
 # The model-id setting of each server.
@@ -37,7 +42,15 @@ def engine_facts(
     call: Invocation,
     env: Mapping[str, EnvValue],
     facts: Facts,
+    inputs: Sequence[SettingInput] = (),
+    args_start: int | None = None,
 ) -> None:
+    """The ``engine`` facts of a server container.
+
+    ``inputs`` are the settings the front end read from keys; ``args_start`` is where the
+    container's ``args`` begin in ``call.args`` (None when they do not reach the server's
+    parser as a whole: a shell script, an unknown wrapper): the chart renders the keys
+    there, so they win over the command's flags and lose to the args."""
     put = facts.put
     if server:
         put(("engine", "name"), server, image_origin)
@@ -63,7 +76,12 @@ def engine_facts(
     if server in _ENV_SERVERS:
         _env_settings(server, all_env, facts)
     version = image.version if image is not None else ""
-    parsed = _flag_settings(server, call, facts, image_origin, version)
+    # Keys reach the server only where the container's args do (see ``args_start``).
+    keyed = inputs if args_start is not None else ()
+    literal_env = {k: v.value for k, v in env.items()}
+    parsed = _flag_settings(
+        server, call, facts, image_origin, version, keyed, args_start or 0, literal_env
+    )
     official = image is not None and image.official
     _cli_flags(parsed, call, official, facts, image_origin)
 
@@ -81,18 +99,43 @@ def _env_settings(server: str, env: Mapping[str, EnvValue], facts: Facts) -> Non
 
 
 def _flag_settings(
-    server: str, call: Invocation, facts: Facts, fallback: Origin, version: str = ""
+    server: str,
+    call: Invocation,
+    facts: Facts,
+    fallback: Origin,
+    version: str,
+    inputs: Sequence[SettingInput],
+    args_start: int,
+    env: Mapping[str, str],
 ) -> ParsedArgs:
-    parsed = parse_args(server, call.args, version)
+    if inputs and 0 < args_start < len(call.args):
+        # The command's own flags, the keys, then the container's args.
+        head = parse_args(server, call.args[:args_start], version)
+        tail = parse_args(server, call.args[args_start:], version)
+        parsed = ParsedArgs(
+            [*head.flags, *tail.flags],
+            [*head.positionals, *tail.positionals],
+            [*head.written, *tail.written],
+        )
+        keys_at = len(head.flags)
+    else:
+        parsed = parse_args(server, call.args, version)
+        keys_at = 0 if args_start == 0 else len(parsed.flags)
     flags: dict[str, str] = {}
     inline: list[str] = []
-    for flag in parsed.flags:
+
+    for index, flag in enumerate(parsed.flags):
+        if index == keys_at:
+            _apply_inputs(inputs, env, flags, facts)
         flags[flag.flag] = flag.raw
         facts.origins[("engine", "flags", flag.flag)] = flag.origin
         if flag.inline_bool is not None:
             facts.origins[("engine", "inline_bool_flags", len(inline))] = flag.origin
             inline.append(flag.inline_bool)
-        _apply(flag, facts)
+        if flag.setting is not None:
+            _apply(facts, flag.setting, flag.raw, flag.value, flag.origin, flag.subkey)
+    if keys_at >= len(parsed.flags):
+        _apply_inputs(inputs, env, flags, facts)
     facts.put(("engine", "flags"), flags, fallback)
     facts.put(("engine", "inline_bool_flags"), inline, fallback)
     if server == "vllm" and parsed.positionals and call.entrypoint in ("vllm serve", "image"):
@@ -107,6 +150,24 @@ def _flag_settings(
         )
     _derived(server, facts)
     return parsed
+
+
+def _apply_inputs(
+    inputs: Sequence[SettingInput], env: Mapping[str, str], flags: dict[str, str], facts: Facts
+) -> None:
+    """The settings read from keys, each under its flag in ``engine.flags``."""
+    for item in inputs:
+        # Kubernetes expands $(VAR) in the args the chart renders the key into.
+        raw = expand_k8s_vars(item.text(), env)
+        flags[item.flag] = raw
+        facts.origins[("engine", "flags", item.flag)] = item.origin
+        if item.setting is None:
+            continue
+        if item.setting.kind == "bool":
+            value: Any = not item.switched_off
+        else:
+            value = convert(item.setting.kind, raw)
+        _apply(facts, item.setting, raw, value, item.origin)
 
 
 # Entry points whose arguments go straight to the server's own parser.
@@ -174,28 +235,33 @@ def _cli_flags(
         facts.put(("engine", "cli_flags"), items, fallback)
 
 
-def _apply(flag: FlagValue, facts: Facts) -> None:
-    setting = flag.setting
-    if setting is None:
-        return
+def _apply(
+    facts: Facts,
+    setting: Setting,
+    raw: str,
+    value: Any,
+    origin: Origin,
+    subkey: str | None = None,
+) -> None:
+    """Put one setting's typed value (None: ``raw`` does not read as its kind)."""
     name = setting.name
-    if flag.subkey is not None:  # -cc.cudagraph_mode=FULL merges into compilation_config
+    if subkey is not None:  # -cc.cudagraph_mode=FULL merges into compilation_config
         current = facts.get(("engine", name))
         merged = dict(current) if isinstance(current, dict) else {}
-        merged[flag.subkey] = flag.value
-        facts.put(("engine", name), merged, flag.origin)
+        merged[subkey] = value
+        facts.put(("engine", name), merged, origin)
         return
-    if flag.value is None:
+    if value is None:
         # argparse keeps the last occurrence: an unreadable last value hides earlier ones.
         facts.data.get("engine", {}).pop(name, None)
-        _unparsed(facts, name, flag.raw, flag.origin)
+        _unparsed(facts, name, raw, origin)
         return
     if setting.kind == "multi":
         current = facts.get(("engine", name))
-        value: Any = [*current, *flag.value] if isinstance(current, list) else flag.value
-        facts.put(("engine", name), value, flag.origin)
+        value = [*current, *value] if isinstance(current, list) else value
+        facts.put(("engine", name), value, origin)
         return
-    facts.put(("engine", name), flag.value, flag.origin)
+    facts.put(("engine", name), value, origin)
     unparsed = facts.get(("engine", "unparsed"))
     if isinstance(unparsed, dict):
         unparsed.pop(name, None)

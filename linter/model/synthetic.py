@@ -50,6 +50,8 @@ class SyntheticPod:
         node.append(value)
         if origin is not None:
             self.origins[(*path, index)] = origin
+            # A list assembled from several keys is where its first item was written.
+            self.origins.setdefault(path, origin)
         return index
 
     def locate(self, path: PathT) -> Origin:

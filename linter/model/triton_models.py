@@ -63,7 +63,29 @@ def _workload(document: Document) -> Workload:
     origins[(*_MODEL, "derived")] = anchor
     for derived_path, config_path in sources.items():
         origins[(*_MODEL, "derived", *derived_path)] = _origin(document, config_path)
+    for derived_path, config_path in _written_inputs(derived):
+        if config_path in document.line_map and (*_MODEL, "derived", *derived_path) not in origins:
+            origins[(*_MODEL, "derived", *derived_path)] = _origin(document, config_path)
     return Workload(derived["name"], data, anchor, origins)
+
+
+def _written_inputs(derived: dict[str, Any]) -> list[tuple[PathT, PathT]]:
+    """Derived facts read straight from one written field: (derived path, config path)."""
+    pairs: list[tuple[PathT, PathT]] = [
+        (("name",), ("name",)),
+        (("dynamic_batching",), ("dynamic_batching",)),
+        (("sequence_batching",), ("sequence_batching",)),
+        (("max_batch_size_written",), ("max_batch_size",)),
+        (("trtllm",), ("backend",)),
+    ]
+    for index, group in enumerate(derived.get("instance_groups", [])):
+        pairs.append((("instance_groups", index), ("instance_group", index)))
+        pairs.extend(
+            (("instance_groups", index, field), ("instance_group", index, written))
+            for field, written in (("count", "count"), ("kind", "kind"), ("gpus_listed", "gpus"))
+            if field in group
+        )
+    return pairs
 
 
 def _without_nulls(value: Any) -> Any:

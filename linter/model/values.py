@@ -6,7 +6,8 @@ A packaged or user chart profile that matches wins; otherwise the heuristics fin
 server's section: the mapping whose ``image`` is a known server image, or whose
 ``command``/``args`` start a server, or that holds serving keys (``maxModelLen``,
 ``max_model_len``, ``max-model-len``, ``MAX_TOTAL_TOKENS``) in any case style. Those keys
-become the server's flags, each at the line of its key.
+become the server's settings (``SettingInput``), each at the line of its key; the
+section's ``command``/``args`` are the container's command line.
 """
 
 from __future__ import annotations
@@ -18,7 +19,13 @@ from typing import Any
 
 from linter.model import command as cmd
 from linter.model import gpus, registry
-from linter.model.build import Meta, add_grpc_facts, build_workloads, grpc_tree_facts
+from linter.model.build import (
+    Meta,
+    add_grpc_facts,
+    build_workloads,
+    grpc_tree_facts,
+    server_of_call,
+)
 from linter.model.exposure import compose_exposure
 from linter.model.facts import Facts, Locate
 from linter.model.images import parse_image
@@ -26,6 +33,7 @@ from linter.model.nim import nim_chart_additions
 from linter.model.profile_apply import apply_profile
 from linter.model.profiles import matching_profile
 from linter.model.server import MODEL_SETTING
+from linter.model.setting_input import SettingInput
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.synthetic import SyntheticPod
 from linter.model.values_pod import env_facts, gpu_products, is_probe, volume_facts, words
@@ -311,7 +319,7 @@ def _server_of(node: Any) -> str:
 
         origin = Origin("", 1, 1)
         call = cmd.invocation([Token(t, origin) for t in tokens], [], server, {})
-        server = call.server or server
+        server = server_of_call(call, server)
     return server
 
 
@@ -407,7 +415,7 @@ def _section_workloads(
             if "imageName" not in raw and not raw.get("tag"):
                 where = ("image",)
         pod.set((*_C, "image"), image, at(*where))
-    _command_and_args(node, server, at, pod)
+    keyed = _command_and_args(node, section, server, at, pod)
     env_facts(node, at, pod)
     for key in ("resources", "livenessProbe", "readinessProbe", "startupProbe"):
         value = node.get(key)
@@ -447,6 +455,8 @@ def _section_workloads(
         replicas=node.get(replicas) if replicas else None,
         replicas_origin=at(replicas) if replicas else None,
         server_hint=server,
+        server_known=bool(server),
+        setting_inputs=keyed,
         extra={"compose": True} if compose else {},
     )
     workloads = build_workloads(pod.spec, pod.locate, meta, settings)
@@ -473,7 +483,10 @@ def _image_gpus(node: Mapping[str, Any], at: Any, pod: SyntheticPod) -> None:
     pod.set((*_C, "resources", "limits", "nvidia.com/gpu"), count, at("image", "numGpus"))
 
 
-def _command_and_args(node: Mapping[str, Any], server: str, at: Any, pod: SyntheticPod) -> None:
+def _command_and_args(
+    node: Mapping[str, Any], section: PathT, server: str, at: Any, pod: SyntheticPod
+) -> tuple[SettingInput, ...]:
+    """The section's command line into the container; its serving keys as settings."""
     image = node.get("image")
     sources: list[tuple[str, tuple[Any, ...], Any]] = [
         ("command", (key,), node.get(key)) for key in _CMD_KEYS
@@ -481,21 +494,9 @@ def _command_and_args(node: Mapping[str, Any], server: str, at: Any, pod: Synthe
     if isinstance(image, Mapping):
         sources.append(("command", ("image", "command"), image.get("command")))
     keys = _setting_keys(node, server)
-    for path, value in keys:
-        setting = _setting_for(server, path)
-        if setting is None or not setting.flags:
-            continue
-        pod.append((*_C, "args"), setting.flags[0], at(*path))
-        if setting.kind == "bool":
-            if str(value).lower() in ("false", "0"):
-                pod.spec["containers"][0]["args"][-1] = "--no-" + setting.flags[0][2:]
-            continue
-        text = (
-            " ".join(str(v) for v in value)
-            if isinstance(value, list)
-            else (str(value).lower() if isinstance(value, bool) else str(value))
-        )
-        pod.append((*_C, "args"), text, at(*path))
+    keyed = tuple(
+        item for path, value in keys if (item := _keyed(server, section, path, value, at))
+    )
     sources.extend(("args", (key,), node.get(key)) for key in _ARG_KEYS)
     # Argument lists kept beside the serving keys (`vllm.extraArgs`, `vllmConfig.extraArgs`).
     holders = dict.fromkeys(path[:-1] for path, _ in keys if len(path) > 1)
@@ -514,3 +515,18 @@ def _command_and_args(node: Mapping[str, Any], server: str, at: Any, pod: Synthe
         elif isinstance(value, str) and value.strip():
             for word in words(value):
                 pod.append((*_C, target), word, at(*path))
+    return keyed
+
+
+def _keyed(server: str, section: PathT, path: PathT, value: Any, at: Any) -> SettingInput | None:
+    """A serving key as a setting, passed as the setting's flag (charts of this layout
+    render ``key: value`` as ``--flag value``, and a boolean as ``--flag``/``--no-flag``).
+    A setting with no flag (NIM's variables) reaches the server only through the
+    section's environment, which ``env_facts`` reads."""
+    setting = _setting_for(server, path)
+    if setting is None or not setting.flags:
+        return None
+    flag = setting.flags[0]
+    if setting.kind == "bool" and str(value).lower() in ("false", "0"):
+        flag = "--no-" + flag[2:]
+    return SettingInput(setting, value, at(*path), format_path((*section, *path)), flag)

@@ -85,11 +85,14 @@ def volume_facts(
     size_key = next((k for k in _SHM_KEYS if node.get(k) not in (None, "")), None)
     size: Any = node.get(size_key) if size_key else None
     origin = locate((*section, size_key)) if size_key else None
+    size_origin = origin
     if isinstance(shm, Mapping):
         if shm.get("enabled") is False:
             return
         size = shm.get("size", shm.get("sizeLimit", size))
         origin = locate((*section, "shm"))
+        written = next((k for k in ("size", "sizeLimit") if k in shm), None)
+        size_origin = locate((*section, "shm", written)) if written else origin
     if origin is None:
         return
     # The common chart convention: a memory-backed emptyDir of that size at /dev/shm.
@@ -97,7 +100,7 @@ def volume_facts(
     if size not in (None, ""):
         volume["emptyDir"]["sizeLimit"] = size
     spot = pod.append(("volumes",), volume, origin)
-    pod.origins[("volumes", spot, "emptyDir", "sizeLimit")] = origin
+    pod.origins[("volumes", spot, "emptyDir", "sizeLimit")] = size_origin or origin
     pod.append((*_C, "volumeMounts"), {"name": "shm", "mountPath": "/dev/shm"}, origin)
 
 
