@@ -102,7 +102,7 @@ CASES: dict[str, tuple[int, list[str], str]] = {
             "load (without peer-to-peer between the GPUs, NCCL fails at start-up); mount an "
             "emptyDir with medium: Memory and a sizeLimit (e.g. 2Gi) at /dev/shm",
         ],
-        "1 error, 12 warnings, 0 info in 1 file",
+        "1 error, 11 warnings, 0 info in 1 file",
     ),
     "gpu_rejected": (
         1,
