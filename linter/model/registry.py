@@ -195,6 +195,8 @@ SGLANG: tuple[Setting, ...] = (
     _s("is_embedding", "bool"),
     _s("weight_version", "str"),
     _s("preferred_sampling_params", "str"),
+    # GiB of each rank's weights kept in pinned CPU memory (utils/offloader.py @v0.5.23).
+    _s("cpu_offload_gb", "int", unit="GiB"),
 )
 
 # Triton: src/command_line_parser.cc. gRPC durations are milliseconds.
