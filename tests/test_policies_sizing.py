@@ -61,6 +61,23 @@ def test_request_finding_in_json_points_at_the_request(run_line: RunLine) -> Non
     ]
 
 
+def test_chart_values_report_at_the_request_key(run_line: RunLine) -> None:
+    """production-stack values: --cpu-offload-gb in vllmConfig.extraArgs, the request in
+    requestMemory; the chart's 20Gi /dev/shm still leaves the 128Gi limit room."""
+    result = run_line(["lint", *SIZING, str(FIXTURES / "values")])
+    prefix = f"{FIXTURES / 'values'}/"
+    assert [line.removeprefix(prefix) for line in report_lines(result.output)] == [
+        "production-stack.yaml:12:7: warning sizing/host-memory-above-request the server pins "
+        "40.0 GiB of host memory as it starts (cpu_offload_gb 10 GiB per GPU × 4 GPUs), at or "
+        "above the container's memory request of 32.0 GiB: the scheduler may place the pod on "
+        "a node without that much free memory, and once its usage exceeds the request the "
+        "kubelet evicts it among the first under node memory pressure; raise requests.memory "
+        "above 40.0 GiB plus the server process",
+        "0 errors, 1 warning, 0 info in 1 file",
+    ]
+    assert result.exit_code == 0
+
+
 def test_room_for_the_pinned_memory_is_clean(run_line: RunLine) -> None:
     result = run_line(["lint", *SIZING, str(FIXTURES / "ok")])
     assert report_lines(result.output) == ["0 errors, 0 warnings, 0 info in 1 file"]
