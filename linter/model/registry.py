@@ -66,6 +66,8 @@ VLLM: tuple[Setting, ...] = (
     _s("block_size", "int"),
     _s("swap_space", "float", unit="GiB"),
     _s("cpu_offload_gb", "float", unit="GiB"),
+    _s("kv_offloading_size", "float", unit="GiB"),
+    _s("kv_offloading_backend", "str"),
     _s("cuda_graph_sizes", "ints"),
     _s("cudagraph_capture_sizes", "ints"),
     _s("max_cudagraph_capture_size", "int"),
