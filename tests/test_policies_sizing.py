@@ -90,6 +90,24 @@ def test_chart_values_report_at_the_request_key(run_line: RunLine) -> None:
     assert result.exit_code == 0
 
 
+def test_unknown_model_counts_the_offload_as_written(run_line: RunLine) -> None:
+    """Without the model's weights there is no cap, and the rules still run: coverage names
+    no gap for them."""
+    result = run_line(["lint", "-v", *SIZING, str(FIXTURES / "unknown_model")])
+    prefix = f"{FIXTURES / 'unknown_model'}/"
+    assert [line.removeprefix(prefix) for line in result.output.splitlines()] == [
+        "private-model.yaml:20:34: warning sizing/host-memory-above-request the server pins "
+        "24.0 GiB of host memory as it starts (cpu_offload_gb 12 GiB per GPU × 2 GPUs), at or "
+        "above the container's memory request of 16.0 GiB: the scheduler may place the pod on "
+        "a node without that much free memory, and once its usage exceeds the request the "
+        "kubelet evicts it among the first under node memory pressure; raise requests.memory "
+        "above 24.0 GiB plus the server process",
+        "coverage: 1 file, 1 workload recognised (vllm 1)",
+        "0 errors, 1 warning, 0 info in 1 file",
+    ]
+    assert result.exit_code == 0
+
+
 def test_room_for_the_pinned_memory_is_clean(run_line: RunLine) -> None:
     result = run_line(["lint", *SIZING, str(FIXTURES / "ok")])
     assert report_lines(result.output) == ["0 errors, 0 warnings, 0 info in 1 file"]
