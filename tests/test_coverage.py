@@ -32,6 +32,7 @@ MODEL_RULES = sorted(
     ]
 )
 VERSION_RULES = [
+    "shm/kv-offload-without-dev-shm",
     "vllm/batched-tokens-below-max-model-len",
     "vllm/block-size-invalid",
     "vllm/bool-flag-with-value",
@@ -98,7 +99,7 @@ def test_unpinned_server_says_errors_become_warnings(run_line: RunLine) -> None:
     # Line 0 is images/unpinned-server-image, which says the same on the image line.
     assert _lint(run_line, "-v", str(path))[1][4] == (
         f"not checked: {path}:17:11: server version (image vllm/vllm-openai:latest names no "
-        f"release): 8 rules (8 error-level) report warnings instead of errors "
+        f"release): 9 rules (9 error-level) report warnings instead of errors "
         f"({', '.join(VERSION_RULES)}); fix: pin the image to a release tag (for example "
         "vllm/vllm-openai:v0.11.0)"
     )

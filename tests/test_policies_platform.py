@@ -485,6 +485,28 @@ CASES: dict[str, tuple[int, list[str], str]] = {
         "0 errors, 8 warnings, 0 info in 1 file",
     ),
     "shutdown_ok": (0, [], "0 errors, 0 warnings, 0 info in 1 file"),
+    "shm_kv_offload": (
+        1,
+        [
+            "deployment.yaml:21:42: error shm/kv-offload-without-dev-shm vLLM 0.33.0 keeps the "
+            "48.0 GiB KV offload buffer (--kv-offloading-size) in a file in /dev/shm, and "
+            "nothing is mounted there: the container has the runtime's 64 MiB and vLLM refuses "
+            "to start (Insufficient space in /dev/shm); mount an emptyDir with medium: Memory "
+            "and a sizeLimit above 48.0 GiB at /dev/shm, and raise the memory limit by as much",
+            "deployment.yaml:53:38: warning shm/kv-offload-above-dev-shm vLLM 0.30.0 keeps the "
+            "200.0 GiB KV offload buffer (--kv-offloading-size) in a file in /dev/shm, but the "
+            "/dev/shm volume is 32 GiB: vLLM refuses to start (Insufficient space in /dev/shm); "
+            "raise its sizeLimit above the buffer, and the memory limit by as much",
+            "deployment.yaml:71:70: warning shm/kv-offload-without-dev-shm-version-unknown the "
+            "image names no vLLM release, and from 0.28 vLLM keeps the 32.0 GiB KV offload "
+            "buffer (--kv-offloading-size) in a file in /dev/shm, where nothing is mounted (the "
+            "runtime's 64 MiB): such a release refuses to start (Insufficient space in "
+            "/dev/shm); pin the image, and mount an emptyDir with medium: Memory and a "
+            "sizeLimit above the buffer at /dev/shm",
+        ],
+        "1 error, 2 warnings, 0 info in 1 file",
+    ),
+    "shm_kv_offload_ok": (0, [], "0 errors, 0 warnings, 0 info in 1 file"),
 }
 
 
@@ -517,6 +539,7 @@ def test_every_rule_fires_and_clean_fixtures_stay_clean() -> None:
         "nccl_ok",
         "probes_ok",
         "qos_ok",
+        "shm_kv_offload_ok",
         "shm_ok",
         "shm_values",
         "shutdown_ok",
@@ -543,6 +566,7 @@ def test_errors_only_where_the_failure_is_certain() -> None:
         "gpu/world-size-above-gpus",
         "probes/liveness-kills-before-load",
         "probes/startup-kills-before-load",
+        "shm/kv-offload-without-dev-shm",
         "shm/nccl-shm-transport-without-dev-shm",
     ]
 

@@ -66,6 +66,8 @@ VLLM: tuple[Setting, ...] = (
     _s("block_size", "int"),
     _s("swap_space", "float", unit="GiB"),
     _s("cpu_offload_gb", "float", unit="GiB"),
+    _s("kv_offloading_size", "float", unit="GiB"),
+    _s("kv_offloading_backend", "str"),
     _s("cuda_graph_sizes", "ints"),
     _s("cudagraph_capture_sizes", "ints"),
     _s("max_cudagraph_capture_size", "int"),
@@ -195,6 +197,8 @@ SGLANG: tuple[Setting, ...] = (
     _s("is_embedding", "bool"),
     _s("weight_version", "str"),
     _s("preferred_sampling_params", "str"),
+    # GiB of each rank's weights kept in pinned CPU memory (utils/offloader.py @v0.5.23).
+    _s("cpu_offload_gb", "int", unit="GiB"),
 )
 
 # Triton: src/command_line_parser.cc. gRPC durations are milliseconds.
