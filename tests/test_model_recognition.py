@@ -501,3 +501,14 @@ def test_an_inference_service_on_a_nim_runtime(run_line: RunLine) -> None:
         0,
         ["0 errors, 0 warnings, 0 info in 1 file"],
     )
+
+
+def test_parallelism_in_a_model_map_is_read() -> None:
+    """A chart's short keys for vLLM's parallelism (tp_size, pp_size) are the settings:
+    left unread, the capacity checks would size 671B weights for one GPU."""
+    [workload] = _workloads("parallelism-in-model-map.yaml")
+    engine = workload.data["engine"]
+    assert (engine["tensor_parallel_size"], engine["pipeline_parallel_size"]) == (8, 2)
+    assert _at(workload, "engine", "tensor_parallel_size") == (5, 3, "model.tp_size")
+    assert _at(workload, "engine", "pipeline_parallel_size") == (6, 3, "model.pp_size")
+    assert _at(workload, "engine", "model_id") == (4, 3, "model.name")

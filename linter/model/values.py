@@ -353,11 +353,28 @@ def _model_map_entry(value: Any) -> tuple[str, str] | None:
     return None
 
 
+# Chart keys for vLLM's parallelism in the short form charts use (GoogleCloudPlatform's
+# gpu-recipes: model.tp_size, model.pp_size): a chart renders them as the flags. Read here
+# only, not in live configs, where tp_size is SGLang's own name.
+_CHART_ALIASES = {
+    "vllm": {
+        "tp_size": "tensor_parallel_size",
+        "tensor_parallelism": "tensor_parallel_size",
+        "pp_size": "pipeline_parallel_size",
+        "pipeline_parallelism": "pipeline_parallel_size",
+        "dp_size": "data_parallel_size",
+    }
+}
+
+
 def _setting_for(server: str, path: PathT) -> registry.Setting | None:
     """The server setting a values key at ``path`` names; ``model.name`` names the model."""
     key = str(path[-1])
     if len(path) > 1 and str(path[-2]).lower() == "model" and key in _MODEL_MAP_KEYS:
         return registry.by_name(server, MODEL_SETTING.get(server, ""))
+    alias = _CHART_ALIASES.get(server, {}).get(registry.snake_key(key))
+    if alias is not None:
+        return registry.by_name(server, alias)
     return registry.by_key(server, key) or (
         registry.by_env(server, key) if server in ("tgi", "nim") else None
     )
@@ -378,6 +395,8 @@ def _setting_keys(node: Any, server: str, path: PathT = ()) -> list[tuple[PathT,
             named = _model_map_entry(value) if lowered == "model" else None
             if named is not None:
                 holder = (*base, key)
+                # Its other keys may set the server too (model: {name: …, tp_size: 8}).
+                queue.append((holder, value))
                 key, value = named
             elif isinstance(value, Mapping):
                 if lowered not in _SKIP:
