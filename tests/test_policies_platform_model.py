@@ -44,3 +44,23 @@ def test_a_docker_compose_service_is_marked_as_such() -> None:
     assert (service.data["compose"], service.data["pod"]["host_ipc"]) == (True, True)
     [values] = _workloads(FIXTURES / "gpu_values" / "values.yaml")
     assert "compose" not in values.data
+
+
+def test_compose_image_defaults_are_what_compose_pulls(run_line: Any) -> None:
+    path = FIXTURES / "compose_defaults" / "docker-compose.yaml"
+    vllm, tgi = _workloads(path)
+    assert (vllm.data["engine"]["image"], vllm.data["image"]["tag"]) == (
+        "opea/vllm:latest",
+        "latest",
+    )
+    assert vllm.locate(("engine", "image"))[1:3] == (5, 5)
+    assert tgi.data["engine"]["image"] == (
+        "ghcr.io/huggingface/text-generation-inference:${TGI_TAG}"
+    )
+    result = run_line(["lint", "--no-config", str(path)])
+    assert [line for line in result.output.splitlines() if "unpinned" in line] == [
+        f"{path}:5:5: warning images/unpinned-server-image image opea/vllm:latest uses the "
+        "moving tag latest: the server release changes under this manifest whenever the tag "
+        "moves, and version-gated checks cannot run; pin a tag of this image that names one "
+        "build, or a digest (the newest vLLM release is v0.33.0)"
+    ]

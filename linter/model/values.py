@@ -13,6 +13,7 @@ section's ``command``/``args`` are the container's command line.
 from __future__ import annotations
 
 import os
+import re
 from collections import deque
 from collections.abc import Mapping
 from typing import Any
@@ -323,6 +324,17 @@ def _server_of(node: Any) -> str:
     return server
 
 
+# Compose interpolation with a default: ${NAME:-default} and ${NAME-default}
+# (https://docs.docker.com/reference/compose-file/interpolation/).
+_COMPOSE_DEFAULT = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?-([^}]*)\}")
+
+
+def compose_defaults(text: str) -> str:
+    """``${REGISTRY:-opea}/vllm:${TAG:-latest}`` as Compose reads it when the variables are
+    not set: ``opea/vllm:latest``. References without a default stay as written."""
+    return _COMPOSE_DEFAULT.sub(lambda m: m.group(1), text) if "${" in text else text
+
+
 def _image_text(node: Mapping[str, Any]) -> str:
     image = node.get("image")
     if isinstance(image, str):
@@ -425,7 +437,14 @@ def _section_workloads(
     pod = SyntheticPod(locate(section))
     at = lambda *rest: locate((*section, *rest))  # noqa: E731
     pod.set((*_C, "name"), server or "server", at())
+    # A Docker Compose service (services.<name> with Compose's own keys): a container, not
+    # a Kubernetes pod.
+    compose = (
+        len(section) == 2 and section[0] == "services" and any(key in node for key in _COMPOSE_KEYS)
+    )
     image = _image_text(node)
+    if image and compose:
+        image = compose_defaults(image)
     if image:
         raw = node.get("image")
         where: PathT = ("image",)
@@ -460,11 +479,6 @@ def _section_workloads(
         else "HelmValues"
     )
     ident = f"{label}:{format_path(section)}" if section else label
-    # A Docker Compose service (services.<name> with Compose's own keys): a container, not
-    # a Kubernetes pod.
-    compose = (
-        len(section) == 2 and section[0] == "services" and any(key in node for key in _COMPOSE_KEYS)
-    )
     meta = Meta(
         ident,
         kind,
