@@ -134,10 +134,41 @@ def _volumes(spec: Mapping[str, Any], locate: Locate, facts: Facts) -> dict[str,
                 facts.origins[("pod", "volumes", len(out), field)] = locate(
                     ("volumes", index, *where)
                 )
+            misplaced = [str(k) for k in volume if k in CONTAINER_FIELDS]
+            if misplaced:
+                record["misplaced"] = misplaced
+                facts.origins[("pod", "volumes", len(out), "misplaced")] = locate(
+                    ("volumes", index, misplaced[0])
+                )
+                for number, name in enumerate(misplaced):
+                    facts.origins[("pod", "volumes", len(out), "misplaced", number)] = locate(
+                        ("volumes", index, name)
+                    )
             out.append(record)
             by_name[record["name"]] = record
     facts.put(("pod", "volumes"), out, locate(("volumes",)))
     return by_name
+
+
+# Fields of a container that never belong to a volume: written in a volume entry, they are
+# an indentation slip (probes one level too deep, under the last volume).
+CONTAINER_FIELDS = frozenset(
+    {
+        "livenessProbe",
+        "readinessProbe",
+        "startupProbe",
+        "resources",
+        "env",
+        "envFrom",
+        "args",
+        "command",
+        "image",
+        "ports",
+        "volumeMounts",
+        "securityContext",
+        "lifecycle",
+    }
+)
 
 
 def _volume(volume: Mapping[str, Any]) -> dict[str, Any]:
