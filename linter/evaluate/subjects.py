@@ -61,7 +61,8 @@ class SubjectProvider(Protocol):
     """One kind of input, as subjects for the engine and a conclusion on their findings."""
 
     def batches(self) -> Sequence[Batch]:
-        """The subjects, grouped as ``conclude`` wants their findings back."""
+        """The subjects, grouped as ``conclude`` wants their findings back; the same
+        batches each time it is asked (the number of batches splits the findings)."""
         ...
 
     def conclude(self, found: Sequence[list[Finding]]) -> Contribution:
@@ -101,14 +102,20 @@ def evaluate(
 ) -> list[Contribution]:
     """Every provider's subjects evaluated by one call of the engine, and each provider's
     conclusion on its own findings, in the order of ``providers``."""
-    batches = [b for provider in providers for b in provider.batches()]
+    groups = [list(provider.batches()) for provider in providers]
     subjects: list[engine.Subject] = []
-    for number, batch in enumerate(batches):
+    for number, batch in enumerate(b for group in groups for b in group):
         subjects.extend(_owned(engine.document_subject(d), number) for d in batch.documents)
         subjects.extend(_owned(engine.workload_subject(w), number) for w in batch.workloads)
     # No subjects, no call: with repository policies a call forks the sandbox.
     routed = _route(engine.evaluate(policies, subjects) if subjects else [])
-    return conclude_each(providers, [routed.get(n, []) for n in range(len(batches))])
+    contributions = []
+    first = 0
+    for provider, group in zip(providers, groups, strict=True):
+        found = [routed.get(number, []) for number in range(first, first + len(group))]
+        contributions.append(provider.conclude(found))
+        first += len(group)
+    return contributions
 
 
 # The engine returns one flat list of findings; each finding is taken back to its batch

@@ -85,6 +85,7 @@ class ReleaseSubjects:
         self.coverage = Coverage()
         self._rendered: Rendered | None = None
         self._rendered_providers: list[SubjectProvider] = []
+        self._batches: list[Batch] | None = None
         files = [*request.common_files, *env.files]
         layers = [request.chart.values] if request.chart.values else []
         broken = [f for f in [*layers, *files] if documents.get(f) is None]
@@ -129,8 +130,10 @@ class ReleaseSubjects:
         """The merged values' workloads, then the rendered files' subjects."""
         if self.merged is None:
             return []
-        own = [Batch(workloads=tuple(self.workloads))]
-        return own + [b for p in self._rendered_providers for b in p.batches()]
+        if self._batches is None:
+            own = Batch(workloads=tuple(self.workloads))
+            self._batches = [own, *(b for p in self._rendered_providers for b in p.batches())]
+        return self._batches
 
     def conclude(self, found: Sequence[list[Finding]]) -> ReleaseOutcome:
         findings = [*self.findings, *(found[0] if found else [])]
