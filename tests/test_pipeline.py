@@ -316,3 +316,69 @@ def test_files_read_as_they_are_are_one_documents_and_one_workloads_batch() -> N
     documents, workloads = file_providers(load_policies(), parsed)
     assert [len(b.documents) for b in documents.batches()] == [1]
     assert [len(b.workloads) for b in workloads.batches()] == [0]
+
+
+ECHO_POLICY = """\
+apiVersion: servelint/v1
+kind: Policy
+metadata: {name: echo, description: Quotes the api key it finds.}
+spec:
+  target: document
+  matchConditions:
+    - name: has-key
+      expression: "has(doc.apiKey)"
+  rules:
+    - id: key
+      severity: warning
+      expression: "false"
+      messageExpression: "'apiKey is ' + doc.apiKey"
+      fieldPath: apiKey
+      references: ["https://kubernetes.io/docs/concepts/configuration/secret/"]
+"""
+
+
+def test_a_secret_of_the_charts_values_is_masked_in_lint_chart(
+    run_line: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run scrubs every secret value any provider read, the chart's values included."""
+    shutil.copytree(FIXTURES / "helm" / "chart" / "vllm", tmp_path / "chart")
+    with (tmp_path / "chart" / "values.yaml").open("a", encoding="utf-8") as values:
+        values.write("apiKey: plainvaluenotoken42\n")
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "policies" / "echo.yaml").write_text(ECHO_POLICY, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    args = ["--no-config", "--no-builtin", "--policy-dir", "policies", "--no-render"]
+    result = run_line(["lint", *args, "--chart", "chart"])
+    assert result.output.splitlines() == [
+        "note: rendering skipped (--no-render): templates were not checked",
+        "chart/values.yaml:66:1: warning echo/key apiKey is ****",
+        "0 errors, 1 warning, 0 info in 1 file",
+    ]
+    assert result.exit_code == 0
+
+
+def test_show_a_values_file_shows_the_workload_lint_evaluates(
+    run_line: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A values file in its chart: ``show`` and ``lint`` build its release with the chart
+    context's provider (``helm/context.py``), so they see the same workload."""
+    from linter.helm import release
+
+    built: list[release.ReleaseSubjects] = []
+    real_init = release.ReleaseSubjects.__init__
+
+    def recording(self: release.ReleaseSubjects, *args: Any, **kwargs: Any) -> None:
+        real_init(self, *args, **kwargs)
+        built.append(self)
+
+    monkeypatch.setattr(release.ReleaseSubjects, "__init__", recording)
+    values = str(FIXTURES / "helm" / "chart" / "vllm" / "values-prod.yaml")
+    assert run_line(["lint", "--no-config", values]).exit_code == 0
+    shown = run_line(["show", "--no-config", "--format", "json", values])
+    [lint_release, show_release] = built
+    [evaluated] = lint_release.workloads
+    [displayed] = show_release.workloads
+    assert evaluated.data == displayed.data
+    assert evaluated.origins == displayed.origins
+    [workload] = json.loads(shown.output)["workloads"]
+    assert (workload["name"], workload["environment"]) == (evaluated.name, "prod")
