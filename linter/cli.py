@@ -277,7 +277,7 @@ def lint(
     from linter.findings import exit_code
     from linter.reporters.outputs import write_outputs
     from linter.run.governance import UnknownRuleError
-    from linter.run.lintplan import LintOptions, build, execute
+    from linter.run.lintplan import LintOptions, build, execute, with_chart
 
     check_chart_usage(paths, chart, values_files, set_values, environments)
     if governance["baseline"] and governance["write_baseline"]:
@@ -299,13 +299,12 @@ def lint(
     except UnknownRuleError as exc:
         raise click.UsageError(str(exc)) from None
     plan = _with_limits(plan, max_bytes, max_nodes, max_depth)
-    result = execute(plan)
     if chart is not None:
-        from linter.run.chart import lint_with_chart
-
-        result = lint_with_chart(
-            plan, result, chart, values_files, set_values, environments, helm, no_render
-        )
+        try:
+            plan = with_chart(plan, chart, values_files, set_values, environments, helm, no_render)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--env'") from None
+    result = execute(plan)
     write_outputs(
         result,
         outputs,

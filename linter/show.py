@@ -13,18 +13,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linter.coverage import gaps
-from linter.coverage.unrecognised import not_understood
 from linter.errors import SourceError
+from linter.evaluate.providers import StandaloneWorkloads
 from linter.evaluate.stages import read_inputs
-from linter.helm.values import ValuesError, merge_values, values_document
-from linter.model.extract import extract_workloads
 from linter.model.settings import ModelSettings
 from linter.model.workload import Workload
 from linter.parsing.documents import Document, Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.positions import PathT, format_path
 from linter.secrets.patterns import mask_value
-from linter.sources.chartlayout import CHART_VALUES, chart_of, chart_values_name, environment_name
+from linter.sources.chartlayout import chart_of, environment_name
 from linter.sources.files import Input, expand
 
 if TYPE_CHECKING:
@@ -67,7 +65,9 @@ def show_paths(
     values: Sequence[str] = (),
     sets: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The serving model of ``paths`` (and of ``--chart`` with its ``-f``/``--set``)."""
+    """The serving model of ``paths`` (and of ``--chart`` with its ``-f``/``--set``), built
+    by the subject providers of ``servelint lint`` (``evaluate/providers.py``, ``helm/``):
+    what is shown is what lint evaluates."""
     inputs = expand(paths)
     parsed, failures = read_inputs(inputs, limits)
     errors = [f"{f.file}:{f.line}:{f.column}: {f.message}" for f in failures]
@@ -80,57 +80,56 @@ def show_paths(
     workloads: list[tuple[Workload, str | None]] = []
     standalone: list[ParsedFile] = []
     for parsed_file in parsed:
-        folder = chart_of(parsed_file.source) if os.path.exists(parsed_file.source) else None
-        merged = None if folder is None else _in_chart(folder, [parsed_file], (), settings)
-        if merged is None:
+        in_chart = _in_chart(parsed_file, policies, settings, limits)
+        if in_chart is None:
             standalone.append(parsed_file)
         else:
-            workloads.extend((w, environment_name(parsed_file.source)) for w in merged)
-    found = extract_workloads(standalone, settings)
-    workloads.extend((w, None) for w in found)
-    unknown = not_understood(standalone, {(w.anchor.source, w.anchor.doc_index) for w in found})
+            workloads.extend((w, environment_name(parsed_file.source)) for w in in_chart)
+    alone = StandaloneWorkloads(standalone, policies, settings)
+    workloads.extend((w, None) for w in alone.workloads)
     if chart is not None:
-        files, chart_failures = read_inputs([Input(v, Path(v)) for v in values], limits)
-        errors.extend(f"{f.file}:{f.line}:{f.column}: {f.message}" for f in chart_failures)
-        in_chart = _in_chart(chart, files, sets, settings)
-        if in_chart is None:
+        from linter.helm.chart import build_request
+        from linter.helm.release import ChartReleases
+
+        request = build_request(chart, values, sets, no_render=True)
+        releases = ChartReleases(policies, request, settings, limits)
+        errors.extend(
+            f"{f.file}:{f.line}:{f.column}: {f.message}"
+            for f in releases.failures
+            if f.file != request.chart.values
+        )
+        if any(release.merged is None for release in releases.releases):
             raise SourceError(f"{chart}: the chart's values could not be merged")
-        workloads.extend((w, None) for w in in_chart)
+        workloads.extend((w, None) for w in releases.workloads())
     workload_policies = [p for p in policies if p.target == "workload"]
     return {
         "version": SHOW_VERSION,
         "workloads": [describe(w, workload_policies, environment) for w, environment in workloads],
-        "notUnderstood": [item.to_json() for item in unknown],
+        "notUnderstood": [item.to_json() for item in alone.not_understood()],
         "errors": errors,
     }
 
 
 def _in_chart(
-    folder: str, files: Sequence[ParsedFile], sets: Sequence[str], settings: ModelSettings
+    parsed_file: ParsedFile, policies: Sequence[Policy], settings: ModelSettings, limits: Limits
 ) -> list[Workload] | None:
-    """Workloads of ``files`` merged over the chart's ``values.yaml``, as Helm merges them;
-    None when a layer cannot be read as values."""
-    from linter.helm.chart import values_workloads
-
-    chart_values = chart_values_name(folder)
-    layers: list[Document] = []
-    chart_doc: Document | None = None
-    try:
-        if os.path.isfile(chart_values):
-            own = next((f for f in files if os.path.basename(f.source) == CHART_VALUES), None)
-            if own is None:
-                read, _ = read_inputs([Input(chart_values, Path(chart_values))])
-                own = read[0] if read else None
-            if own is not None and own.documents:
-                chart_doc = values_document(own.source, own.documents)
-        for parsed_file in files:
-            if parsed_file.source == chart_values or not parsed_file.documents:
-                continue
-            layers.append(values_document(parsed_file.source, parsed_file.documents))
-        merged = merge_values(chart_doc, layers, sets, label=f"helm:{folder}")
-    except ValuesError:
+    """The workloads of a values file beside a ``Chart.yaml``, merged over the chart's
+    ``values.yaml`` as ``lint`` merges it (``helm/context.py``); None when the file is not
+    read in its chart (not a values file, or a layer that cannot be read as values)."""
+    source = parsed_file.source
+    folder = chart_of(source) if os.path.exists(source) else None
+    if folder is None:
         return None
-    return values_workloads(merged, settings)
+    from linter.helm.context import ChartContext, request_for
+
+    context = ChartContext((request_for(folder, [source]),))
+    subjects = context.provider(policies, [parsed_file], settings, limits)
+    if source not in subjects.claimed:
+        return None
+    releases = subjects.releases()
+    if not releases or any(release.merged is None for release in releases):
+        return None
+    return [w for release in releases for w in release.workloads]
 
 
 def describe(

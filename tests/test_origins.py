@@ -9,9 +9,11 @@ from pathlib import Path
 from click.testing import Result
 
 from linter.evaluate.stages import read_inputs
+from linter.helm.context import ChartContext, request_for
 from linter.model.settings import DEFAULT_SETTINGS
 from linter.model.workload import Workload
-from linter.show import _in_chart
+from linter.parsing.documents import DEFAULT_LIMITS
+from linter.policy import load_policies
 from linter.sources.files import expand
 
 ROOT = Path(__file__).parent.parent
@@ -36,8 +38,12 @@ spec:
 
 
 def _prod_workload() -> Workload:
+    """The workload lint evaluates for values-prod.yaml in its chart's context."""
     parsed, _ = read_inputs(expand([str(CHART / "values-prod.yaml")]))
-    [workload] = _in_chart(str(CHART), parsed, (), DEFAULT_SETTINGS) or []
+    context = ChartContext((request_for(str(CHART), [parsed[0].source]),))
+    subjects = context.provider(load_policies(), parsed, DEFAULT_SETTINGS, DEFAULT_LIMITS)
+    [release] = subjects.releases()
+    [workload] = release.workloads
     return workload
 
 

@@ -128,6 +128,16 @@ def test_the_graph_sees_the_real_imports() -> None:
     assert "run" not in graph["policy"]
 
 
+def test_the_stages_below_the_run_never_call_back_into_it() -> None:
+    """The lint run (``run/pipeline.py``) calls the providers; the providers (``evaluate/``,
+    ``helm/``) never import the run, and the subject protocol knows no Helm."""
+    graph = package_graph(LINTER)
+    assert "run" not in graph["helm"], graph["helm"].get("run")
+    assert not {"run", "helm"} & set(graph["evaluate"]), graph["evaluate"]
+    assert {"evaluate", "helm"} <= set(graph["run"])
+    assert "evaluate" in graph["helm"]
+
+
 def _write(top: Path, files: dict[str, str]) -> None:
     for name, text in files.items():
         path = top / name

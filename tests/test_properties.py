@@ -19,7 +19,7 @@ from linter.findings import Severity, exit_code
 from linter.parsing.documents import parse_json, parse_yaml
 from linter.policy import load_policies
 from linter.policy.model import Policy
-from linter.run.runner import lint
+from linter.run.pipeline import providers_for, run
 from linter.sources.files import Input
 
 SETTINGS = settings(
@@ -49,7 +49,7 @@ def _policies() -> tuple[Policy, ...]:
 def _lint_text(folder: Path, name: str, text: str) -> tuple[int, list[Any]]:
     path = folder / name
     path.write_text(text, encoding="utf-8")
-    result = lint(_policies(), [Input(str(path), path)])
+    result = run(_policies(), providers_for(_policies(), [Input(str(path), path)]))
     assert result.read_failures == 0
     return exit_code(result.findings, Severity.ERROR), result.findings
 

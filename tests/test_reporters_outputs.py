@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-import linter.run.runner
+import linter.run.pipeline
 from linter.cli import main
 from linter.evaluate.result import RunResult
 from linter.reporters.outputs import OutputSpec, parse_spec, plan_outputs
@@ -41,13 +41,13 @@ def test_text_on_terminal_and_three_files_from_one_evaluation(
     run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[int] = []
-    real_lint = linter.run.runner.lint
+    real_run = linter.run.pipeline.run
 
-    def counting_lint(*args: Any, **kwargs: Any) -> RunResult:
+    def counting_run(*args: Any, **kwargs: Any) -> RunResult:
         calls.append(1)
-        return real_lint(*args, **kwargs)
+        return real_run(*args, **kwargs)
 
-    monkeypatch.setattr(linter.run.runner, "lint", counting_lint)
+    monkeypatch.setattr(linter.run.pipeline, "run", counting_run)
     sarif, junit, gh = tmp_path / "out.sarif", tmp_path / "junit.xml", tmp_path / "gh.txt"
     result = run_line(
         [

@@ -1,17 +1,18 @@
-"""What evaluating inputs returns, and what a workload context adds to it."""
+"""What a lint run returns."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING
 
-from linter.coverage.model import NO_COVERAGE, Coverage
-from linter.findings import Finding
-from linter.model.settings import ModelSettings
-from linter.parsing.documents import Limits, ParsedFile
+from linter.coverage.model import NO_COVERAGE, Coverage, combine
+from linter.findings import Finding, sort_findings
 from linter.policy.model import Policy
 from linter.secrets import redact
+
+if TYPE_CHECKING:
+    from linter.evaluate.subjects import Contribution
 
 
 @dataclasses.dataclass
@@ -28,28 +29,22 @@ class RunResult:
     coverage: Coverage = NO_COVERAGE
 
 
-@dataclasses.dataclass(frozen=True)
-class ContextRun:
-    """What a workload context adds to a run (``helm/context.py``: a chart's values)."""
-
-    # Inputs whose workloads come from the context instead of from the file alone.
-    claimed: frozenset[str] = frozenset()
-    findings: tuple[Finding, ...] = ()
-    notes: tuple[str, ...] = ()
-    # Files read only for the context: their suppression comments and secrets count,
-    # but they are not inputs of the run.
-    files: tuple[ParsedFile, ...] = ()
-    coverage: Coverage = NO_COVERAGE
-
-
-class WorkloadContext(Protocol):
-    def lint(
-        self,
-        policies: Sequence[Policy],
-        parsed: Sequence[ParsedFile],
-        settings: ModelSettings,
-        limits: Limits,
-    ) -> ContextRun: ...
+def merged(policies: Sequence[Policy], contributions: Sequence[Contribution]) -> RunResult:
+    """One result of what the providers concluded (``subjects.py``). Secrets are scrubbed
+    here, with every secret value the run found, before anything else sees the findings;
+    the reporters' entry point scrubs once more (``redacted`` below, with the runner's
+    environment)."""
+    secrets = frozenset(value for c in contributions for value in c.secrets)
+    findings = [finding for c in contributions for finding in c.findings]
+    return RunResult(
+        sort_findings(redact.findings(findings, secrets)),
+        sum(c.files_checked for c in contributions),
+        sum(c.read_failures for c in contributions),
+        [note for c in contributions for note in c.notes],
+        tuple(policies),
+        secrets,
+        combine([c.coverage for c in contributions]),
+    )
 
 
 def redacted(run: RunResult) -> RunResult:

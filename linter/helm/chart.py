@@ -1,4 +1,5 @@
-"""Lint a Helm chart as releases would get it: one result per environment.
+"""A Helm chart as releases would get it: the request of ``lint --chart``, its
+environments, and what every reading of a release shares (``release.py`` lints them).
 
 An *environment* is a list of values files layered on the chart's ``values.yaml``, as
 ``helm template -f a.yaml -f b.yaml`` layers them. ``--values`` files (and ``--set``) are
@@ -21,32 +22,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from linter.coverage import gaps
-from linter.coverage.model import Coverage, combine
+from linter.coverage.model import Coverage
 from linter.coverage.unrecognised import not_understood
 from linter.errors import SourceError
-from linter.evaluate.result import RunResult
-from linter.evaluate.stages import lint_parsed, read_inputs
 from linter.findings import Finding, Severity, summarize
-from linter.helm.podfacts import add_chart_pod
-from linter.helm.provenance import Release, place_rendered
-from linter.helm.readings import one_per_problem
-from linter.helm.render import find_helm, render
-from linter.helm.unread import unread_in_release
-from linter.helm.values import MergedValues, ValuesError, merge_values, values_document
-from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
+from linter.helm.render import find_helm
+from linter.helm.values import MergedValues, ValuesError, values_document
+from linter.model.settings import ModelSettings
 from linter.model.workload import Workload
 from linter.parsing import bounded
-from linter.parsing.documents import (
-    ADVISORY_PROBLEMS,
-    DEFAULT_LIMITS,
-    Document,
-    Limits,
-    ParsedFile,
-    parse_yaml,
-)
-from linter.policy import engine
+from linter.parsing.documents import ADVISORY_PROBLEMS, Document, ParsedFile, parse_yaml
 from linter.policy.model import Policy
-from linter.sources.files import Input
 
 VALUES_RULE = "helm-values"
 ENVIRONMENTS_KEY = "environments"
@@ -157,51 +143,6 @@ def helm_for(explicit: str | None, no_render: bool) -> tuple[str | None, str]:
     return helm, ""
 
 
-@dataclasses.dataclass
-class ChartRun:
-    """The chart's findings before governance, and every file they may point into."""
-
-    result: RunResult
-    parsed: list[ParsedFile]  # values files as written, then rendered templates
-
-
-def lint_chart(
-    policies: Sequence[Policy],
-    request: ChartRequest,
-    settings: ModelSettings = DEFAULT_SETTINGS,
-    limits: Limits = DEFAULT_LIMITS,
-) -> ChartRun:
-    """Lint the values files as written, then every environment's release."""
-    as_written, documents, findings, failures = _lint_values_files(policies, request, limits)
-    notes: list[str] = [request.render_note] if request.render_note else []
-    unread = unread_in_release(
-        policies, request.chart.directory, documents, documents, request.sets
-    )
-    findings.extend(unread.findings)
-    notes.extend(unread.notes)
-    parsed = list(as_written)
-    per_environment: list[tuple[Environment, list[Finding]]] = []
-    coverages = [Coverage(tuple(p.source for p in as_written))]
-    for env in request.environments:
-        env_findings, env_notes, rendered, coverage = lint_environment(
-            policies, request, env, documents, settings
-        )
-        per_environment.append((env, env_findings))
-        parsed.extend(rendered)
-        notes.extend(env_notes)
-        coverages.append(coverage)
-    findings.extend(by_environment(per_environment))
-    result = RunResult(
-        ordered(findings),
-        len(parsed) + failures,
-        failures,
-        notes,
-        tuple(policies),
-        coverage=combine(coverages),
-    )
-    return ChartRun(result, parsed)
-
-
 def environment_notes(request: ChartRequest, findings: Sequence[Finding]) -> list[str]:
     """One summary line per named environment (after suppressions and baselines)."""
     notes = []
@@ -242,29 +183,12 @@ def by_environment(per_environment: Sequence[tuple[Environment, list[Finding]]])
     ]
 
 
-def _values_paths(request: ChartRequest) -> list[str]:
+def values_paths(request: ChartRequest) -> list[str]:
     paths = [request.chart.values] if request.chart.values else []
     paths += request.common_files
     for env in request.environments:
         paths += env.files
     return list(dict.fromkeys(paths))
-
-
-def _lint_values_files(
-    policies: Sequence[Policy], request: ChartRequest, limits: Limits
-) -> tuple[list[ParsedFile], dict[str, Document | None], list[Finding], int]:
-    """Document policies on each values file as written; its Helm reading for merging."""
-    inputs = [Input(path, Path(path)) for path in _values_paths(request)]
-    parsed, failures = read_inputs(inputs, limits)
-    findings = list(failures)
-    documents: dict[str, Document | None] = {f.file: None for f in failures}
-    for parsed_file in parsed:
-        findings.extend(parsed_file.problems)
-        documents[parsed_file.source] = helm_document(parsed_file, findings)
-    doc_policies = [p for p in policies if p.target == "document"]
-    subjects = [engine.document_subject(d) for f in parsed for d in f.documents]
-    findings.extend(engine.evaluate(doc_policies, subjects))
-    return parsed, documents, findings, len(failures)
 
 
 def helm_document(parsed: ParsedFile, findings: list[Finding]) -> Document | None:
@@ -274,87 +198,11 @@ def helm_document(parsed: ParsedFile, findings: list[Finding]) -> Document | Non
     try:
         return values_document(parsed.source, parsed.documents)
     except ValuesError as exc:
-        findings.append(_values_finding(exc))
+        findings.append(values_finding(exc))
         return None
 
 
-def lint_environment(
-    policies: Sequence[Policy],
-    request: ChartRequest,
-    env: Environment,
-    documents: dict[str, Document | None],
-    settings: ModelSettings,
-) -> tuple[list[Finding], list[str], list[ParsedFile], Coverage]:
-    """One release: workload policies on its merged values, and its rendered chart (when
-    ``request.helm`` is set). Returns findings, notes, the rendered files and what was
-    recognised."""
-    files = [*request.common_files, *env.files]
-    broken = [
-        f
-        for f in ([request.chart.values] if request.chart.values else []) + files
-        if documents.get(f) is None
-    ]
-    label = f"helm:{request.chart.directory}" + (f"@{env.name}" if env.name else "")
-    if broken:
-        return (
-            [],
-            [
-                f"{_env_words(env)}values not merged: {', '.join(broken)} could not be "
-                "read as a values file (see its finding)"
-            ],
-            [],
-            Coverage(),
-        )
-    findings: list[Finding] = []
-    chart_doc = documents[request.chart.values] if request.chart.values else None
-    try:
-        merged = merge_values(
-            chart_doc, [d for f in files if (d := documents[f])], request.sets, label=label
-        )
-    except ValuesError as exc:
-        return [_values_finding(exc)], [], [], Coverage()
-    findings.extend(_clash_findings(merged))
-    workload_policies = [p for p in policies if p.target == "workload"]
-    coverage = Coverage()
-    if workload_policies:
-        workloads = values_workloads(merged, settings)
-        add_chart_pod(workloads, request.chart.directory, merged)
-        findings.extend(
-            engine.evaluate(workload_policies, [engine.workload_subject(w) for w in workloads])
-        )
-        layers = [request.chart.values, *files] if request.chart.values else files
-        coverage = _values_coverage(env, layers, documents, workloads, workload_policies)
-    if request.helm is None:
-        return findings, [], [], coverage
-    rendered = render(
-        request.helm,
-        request.chart.directory,
-        request.chart.name,
-        files,
-        request.sets,
-        _release_name(request.chart),
-    )
-    findings.extend(rendered.problems)
-    rendered_run = lint_parsed(policies, rendered.files, settings=settings)
-    on_manifests = place_rendered(
-        rendered_run.findings,
-        rendered.files,
-        merged,
-        Release(
-            request.helm, request.chart.directory, request.chart.name, _release_name(request.chart)
-        ),
-    )
-    workload_rules = {r.id for p in workload_policies for r in p.rules}
-    findings = one_per_problem(findings, on_manifests, workload_rules)
-    notes = [f"{_env_words(env)}helm: {line}" for line in rendered.warnings]
-    # The rendered objects are the truth of what the chart deploys: a values layout the
-    # model could not read is understood once rendered.
-    if rendered_run.coverage.workloads:
-        coverage = Coverage(coverage.files, coverage.workloads)
-    return findings, notes, rendered.files, coverage.merged(rendered_run.coverage)
-
-
-def _values_coverage(
+def values_coverage(
     env: Environment,
     files: Sequence[str],
     documents: dict[str, Document | None],
@@ -378,7 +226,7 @@ def values_workloads(merged: MergedValues, settings: ModelSettings) -> list[Work
     return workloads_from_values(merged.data, merged.locate, merged.label, settings)
 
 
-def _clash_findings(merged: MergedValues) -> list[Finding]:
+def clash_findings(merged: MergedValues) -> list[Finding]:
     return [
         Finding(
             VALUES_RULE,
@@ -394,7 +242,7 @@ def _clash_findings(merged: MergedValues) -> list[Finding]:
     ]
 
 
-def _values_finding(exc: ValuesError) -> Finding:
+def values_finding(exc: ValuesError) -> Finding:
     origin = exc.origin
     message = str(exc)
     prefix = f"{origin.source}:{origin.line}:{origin.column}: "
@@ -411,12 +259,12 @@ def _values_finding(exc: ValuesError) -> Finding:
     )
 
 
-def _release_name(chart: Chart) -> str:
+def release_name(chart: Chart) -> str:
     name = "".join(c if c.isalnum() or c == "-" else "-" for c in chart.name.lower())
     return name.strip("-")[:53] or "release"
 
 
-def _env_words(env: Environment) -> str:
+def environment_words(env: Environment) -> str:
     return f"environment {env.name}: " if env.name is not None else ""
 
 

@@ -11,7 +11,7 @@ share is shown once with their names, and the chart's own ``values.yaml`` is the
 ``default`` environment. A lone file is an unnamed release, as with ``lint --chart DIR
 -f FILE``. Nothing is rendered: this runs in the pre-commit hook on every commit and
 ``helm template`` costs hundreds of milliseconds; ``lint --chart`` renders. Document
-policies still see every file as written (``evaluate/stages.py``).
+policies still see every file as written (``evaluate/providers.py``).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from linter.coverage.model import combine
-from linter.evaluate.result import ContextRun
 from linter.evaluate.stages import read_inputs
+from linter.evaluate.subjects import Batch, Contribution, conclude_each
 from linter.findings import Finding
 from linter.helm.chart import (
     Chart,
@@ -32,12 +32,13 @@ from linter.helm.chart import (
     by_environment,
     environment_notes,
     helm_document,
-    lint_environment,
 )
+from linter.helm.release import ReleaseSubjects
 from linter.helm.unread import unread_in_release
 from linter.model.settings import ModelSettings
 from linter.parsing.documents import ADVISORY_PROBLEMS, Document, Limits, ParsedFile
 from linter.policy.model import Policy
+from linter.secrets import redact
 from linter.sources.chartlayout import CHART_VALUES, chart_of, chart_values_name, environment_name
 from linter.sources.files import Input
 
@@ -48,28 +49,57 @@ class ChartContext:
 
     requests: tuple[ChartRequest, ...]
 
-    def lint(
+    def provider(
         self,
         policies: Sequence[Policy],
         parsed: Sequence[ParsedFile],
         settings: ModelSettings,
         limits: Limits,
-    ) -> ContextRun:
+    ) -> ChartContextSubjects:
+        """The subjects of the charts, given the run's input files as read."""
+        return ChartContextSubjects(self, policies, parsed, settings, limits)
+
+
+class ChartContextSubjects:
+    """Each chart's environments as subjects; the values files read that way are
+    ``claimed``, so that their workloads are not read from the file alone as well."""
+
+    def __init__(
+        self,
+        context: ChartContext,
+        policies: Sequence[Policy],
+        parsed: Sequence[ParsedFile],
+        settings: ModelSettings,
+        limits: Limits,
+    ) -> None:
         given = {p.source: p for p in parsed}
-        runs = [
-            _lint_chart(policies, request, given, settings, limits) for request in self.requests
+        self.requests = context.requests
+        self.charts = [
+            _ChartInContext(policies, request, given, settings, limits) for request in self.requests
         ]
-        return ContextRun(
-            frozenset(name for run in runs for name in run.claimed),
-            tuple(f for run in runs for f in run.findings),
-            tuple(n for run in runs for n in run.notes),
-            tuple(p for run in runs for p in run.files),
-            combine([run.coverage for run in runs]),
+        self.claimed = frozenset(name for chart in self.charts for name in chart.claimed)
+
+    def batches(self) -> list[Batch]:
+        return [b for chart in self.charts for b in chart.batches()]
+
+    def conclude(self, found: Sequence[list[Finding]]) -> Contribution:
+        parts = conclude_each(self.charts, found)
+        context_files = tuple(p for part in parts for p in part.context)
+        return Contribution(
+            tuple(f for part in parts for f in part.findings),
+            tuple(n for part in parts for n in part.notes),
+            combine([part.coverage for part in parts]),
+            context=context_files,
+            secrets=redact.collect(context_files),
         )
 
-    def notes(self, findings: Sequence[Finding]) -> list[str]:
+    def summary(self, findings: Sequence[Finding]) -> list[str]:
         """One summary per named environment, after suppressions (as ``lint --chart``)."""
         return [note for request in self.requests for note in environment_notes(request, findings)]
+
+    def releases(self) -> list[ReleaseSubjects]:
+        """Each environment with its serving model, for ``show``."""
+        return [release for chart in self.charts for release in chart.releases]
 
 
 def plan_context(inputs: Sequence[Input]) -> ChartContext | None:
@@ -82,10 +112,12 @@ def plan_context(inputs: Sequence[Input]) -> ChartContext | None:
             groups.setdefault(key, (chart, []))[1].append(item.name)
     if not groups:
         return None
-    return ChartContext(tuple(_request(chart, names) for chart, names in groups.values()))
+    return ChartContext(tuple(request_for(chart, names) for chart, names in groups.values()))
 
 
-def _request(directory: str, names: list[str]) -> ChartRequest:
+def request_for(directory: str, names: list[str]) -> ChartRequest:
+    """The release of ``names``, values files of the chart in ``directory``: one unnamed
+    release for a lone file, else one environment each."""
     own = next((n for n in names if os.path.basename(n) == CHART_VALUES), None)
     values = own or chart_values_name(directory)
     chart = Chart(
@@ -111,37 +143,65 @@ def _environments(names: list[str], own: str | None) -> tuple[Environment, ...]:
     return tuple(envs)
 
 
-def _lint_chart(
-    policies: Sequence[Policy],
-    request: ChartRequest,
-    given: dict[str, ParsedFile],
-    settings: ModelSettings,
-    limits: Limits,
-) -> ContextRun:
-    chart_values = request.chart.values
-    own_file = given.get(chart_values) if chart_values else None
-    context_files: list[ParsedFile] = []
-    if chart_values is not None and own_file is None:
-        read, _ = read_inputs([Input(chart_values, Path(chart_values))], limits)
-        context_files = read
-        own_file = read[0] if read else None
-    documents: dict[str, Document | None] = {}
-    findings: list[Finding] = []
-    if chart_values is not None:
-        # A values.yaml that is only context has its problems reported when it is linted.
-        sink = findings if chart_values in given else []
-        documents[chart_values] = helm_document(own_file, sink) if own_file else None
-        if documents[chart_values] is None:
-            return ContextRun(findings=tuple(findings), notes=_unmerged(request))
-    claimed, envs = _claim(request, given, documents, findings)
-    unread = unread_in_release(policies, request.chart.directory, documents, claimed)
-    findings.extend(unread.findings)
-    runs = [(env, lint_environment(policies, request, env, documents, settings)) for env in envs]
-    findings.extend(by_environment([(env, run[0]) for env, run in runs]))
-    coverage = combine([run[3] for _, run in runs])
-    return ContextRun(
-        frozenset(claimed), tuple(findings), tuple(unread.notes), tuple(context_files), coverage
-    )
+class _ChartInContext:
+    """One chart: its ``values.yaml`` (read for the context when not an input) and the
+    environments of the values files that read as values."""
+
+    def __init__(
+        self,
+        policies: Sequence[Policy],
+        request: ChartRequest,
+        given: dict[str, ParsedFile],
+        settings: ModelSettings,
+        limits: Limits,
+    ) -> None:
+        self.findings: list[Finding] = []
+        self.notes: tuple[str, ...] = ()
+        self.context_files: list[ParsedFile] = []
+        self.claimed: list[str] = []
+        self.releases: list[ReleaseSubjects] = []
+        # Keys no template reads: looked for when concluding (``show`` never asks).
+        self._unread: tuple[Sequence[Policy], str, dict[str, Document | None]] | None = None
+        chart_values = request.chart.values
+        own_file = given.get(chart_values) if chart_values else None
+        if chart_values is not None and own_file is None:
+            read, _ = read_inputs([Input(chart_values, Path(chart_values))], limits)
+            self.context_files = read
+            own_file = read[0] if read else None
+        documents: dict[str, Document | None] = {}
+        if chart_values is not None:
+            # A values.yaml that is only context has its problems reported when it is linted.
+            sink = self.findings if chart_values in given else []
+            documents[chart_values] = helm_document(own_file, sink) if own_file else None
+            if documents[chart_values] is None:
+                self.notes, self.context_files = _unmerged(request), []
+                return
+        self.claimed, envs = _claim(request, given, documents, self.findings)
+        self.releases = [
+            ReleaseSubjects(policies, request, env, documents, settings) for env in envs
+        ]
+        self._unread = (policies, request.chart.directory, documents)
+
+    def batches(self) -> list[Batch]:
+        return [b for release in self.releases for b in release.batches()]
+
+    def conclude(self, found: Sequence[list[Finding]]) -> Contribution:
+        outcomes = list(zip(self.releases, conclude_each(self.releases, found), strict=True))
+        findings = list(self.findings)
+        notes = self.notes
+        if self._unread is not None:
+            unread = unread_in_release(*self._unread, self.claimed)
+            findings.extend(unread.findings)
+            notes = tuple(unread.notes)
+        findings.extend(by_environment([(r.env, o.findings) for r, o in outcomes]))
+        # Notes of an environment (values not merged) are left to the values files' own
+        # findings here; ``lint --chart`` prints them.
+        return Contribution(
+            tuple(findings),
+            notes,
+            combine([o.coverage for _, o in outcomes]),
+            context=tuple(self.context_files),
+        )
 
 
 def _claim(

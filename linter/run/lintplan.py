@@ -20,7 +20,7 @@ from linter.parsing.documents import Limits
 from linter.policy import load_policies
 from linter.policy.model import Policy
 from linter.run import baseline as baselines
-from linter.run import runner
+from linter.run import pipeline
 from linter.run.config import EMPTY, Config, find_config, load_config
 from linter.run.globs import matches_any, relative_to
 from linter.run.governance import (
@@ -33,6 +33,7 @@ from linter.run.governance import (
 from linter.sources.files import STDIN_NAME, Input, expand
 
 if TYPE_CHECKING:
+    from linter.helm.chart import ChartRequest
     from linter.helm.context import ChartContext
 
 
@@ -69,6 +70,8 @@ class LintPlan:
     context: ChartContext | None = None
     # Coverage gaps fail the run (docs/coverage.md).
     fail_on_unchecked: bool = False
+    # lint --chart: the chart's releases, linted in the same run.
+    chart: ChartRequest | None = None
 
 
 def read_config(path: str | None, no_config: bool) -> Config:
@@ -128,35 +131,39 @@ def _choose(flag: bool | None, configured: bool | None) -> bool:
     return bool(flag if flag is not None else configured)
 
 
+def with_chart(
+    plan: LintPlan,
+    chart: str,
+    values: Sequence[str],
+    sets: Sequence[str],
+    environments: Sequence[str],
+    helm: str | None,
+    no_render: bool,
+) -> LintPlan:
+    """``plan`` with ``lint --chart`` and its options; ValueError for an ``--env`` it
+    cannot read, SourceError for a folder that is not a chart."""
+    from linter.helm.chart import build_request
+
+    request = build_request(chart, values, sets, environments, helm, no_render)
+    return dataclasses.replace(plan, chart=request)
+
+
 def execute(plan: LintPlan) -> RunResult:
-    result = runner.lint(
+    providers = pipeline.providers_for(
         plan.policies,
         plan.inputs,
         plan.limits,
-        settings=plan.settings,
-        governance=plan.governance,
+        plan.settings,
         context=plan.context,
+        chart=plan.chart,
     )
-    notes = [*plan.notes, *result.notes]
-    findings = result.findings
-    if plan.write_baseline is not None:
-        written = baselines.write(plan.write_baseline, findings)
-        findings, _ = baselines.apply(findings, written, [i.name for i in plan.inputs])
-        notes.append(
-            f"baseline {plan.write_baseline}: recorded {len(written.entries)} "
-            f"finding{'s' * (len(written.entries) != 1)}"
-        )
-        secrets = baselines.refused_secrets(findings)
-        if secrets:
-            notes.append(
-                f"baseline {plan.write_baseline}: {secrets} committed "
-                f"secret{'s' * (secrets != 1)} not recorded: a secret stays in the history "
-                "of the repository; rotate it, then suppress the finding with a reason that "
-                "says it was rotated"
-            )
-    if plan.context is not None:
-        notes.extend(plan.context.notes(findings))
-    return dataclasses.replace(result, findings=findings, notes=notes)
+    return pipeline.run(
+        plan.policies,
+        providers,
+        governance=plan.governance,
+        write_baseline=plan.write_baseline,
+        notes=plan.notes,
+    )
 
 
 def _chart_context(inputs: Sequence[Input]) -> ChartContext | None:

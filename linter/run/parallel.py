@@ -3,9 +3,12 @@
 Reading, parsing, the serving model and policy evaluation are done file by file, and
 CEL and the model are CPU-bound Python, so threads would queue on the interpreter lock;
 processes forked after the policies are loaded share them without pickling. Only what
-is per file runs in the workers. The merge, the redaction of secrets, sorting and
-everything that looks across files (chart context, suppressions, baseline) stay in the
-calling process, so the output is the one a single process writes.
+is per file runs in the workers: each reads its share of the input files, builds their
+subject providers (``evaluate/providers.py``) and calls the engine once over them. The
+calling process gets their conclusions as one provider (``InWorkers``) and does the
+rest of the run (``run/pipeline.py``): the merge, the redaction of secrets, sorting and
+everything that looks across files (suppressions, baseline), so the output is the one a
+single process writes.
 
 Used only when it pays and cannot change a result: enough inputs, none of them standard
 input, more than one core, the built-in policies alone (a user policy may be stopped for
@@ -18,10 +21,11 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Sequence
-from typing import Any
 
-from linter.coverage.model import NO_COVERAGE, Coverage, combine
-from linter.evaluate.stages import raw_findings, read_inputs
+from linter.coverage.model import combine
+from linter.evaluate.providers import file_providers
+from linter.evaluate.stages import read_inputs
+from linter.evaluate.subjects import Batch, Contribution, evaluate
 from linter.findings import Finding
 from linter.model.settings import ModelSettings
 from linter.parsing.documents import Limits, ParsedFile
@@ -34,14 +38,20 @@ MAX_WORKERS = 8
 
 
 @dataclasses.dataclass(frozen=True)
-class Collected:
-    """What a run found before secrets are scrubbed and findings sorted."""
+class InWorkers:
+    """The input files' subjects, already evaluated by the workers: a provider with
+    nothing left for the engine of the calling process."""
 
-    findings: list[Finding]
-    parsed: list[ParsedFile]
-    failures: list[Finding]
-    secrets: frozenset[str]
-    coverage: Coverage = NO_COVERAGE
+    contribution: Contribution
+
+    def batches(self) -> Sequence[Batch]:
+        return []
+
+    def conclude(self, found: Sequence[list[Finding]]) -> Contribution:
+        return self.contribution
+
+    def summary(self, findings: Sequence[Finding]) -> list[str]:
+        return []
 
 
 def workers_for(policies: Sequence[Policy], inputs: Sequence[Input], has_context: bool) -> int:
@@ -73,7 +83,7 @@ def collect(
     limits: Limits,
     settings: ModelSettings,
     workers: int,
-) -> Collected:
+) -> InWorkers:
     """Every input linted by ``workers`` processes, merged in input order."""
     import multiprocessing
 
@@ -85,29 +95,36 @@ def collect(
             parts = pool.map(_lint_chunk, chunks, chunksize=1)
     finally:
         _JOB = None
-    findings: list[Finding] = []
-    parsed: list[ParsedFile] = []
-    failures: list[Finding] = []
-    secrets: set[str] = set()
-    for part in parts:
-        findings.extend(part.findings)
-        parsed.extend(part.parsed)
-        failures.extend(part.failures)
-        secrets.update(part.secrets)
-    coverage = combine([part.coverage for part in parts])
-    return Collected(findings, parsed, failures, frozenset(secrets), coverage)
+    return InWorkers(
+        Contribution(
+            tuple(f for part in parts for f in part.findings),
+            coverage=combine([part.coverage for part in parts]),
+            linted=tuple(p for part in parts for p in part.linted),
+            secrets=frozenset(v for part in parts for v in part.secrets),
+            files_checked=sum(part.files_checked for part in parts),
+            read_failures=sum(part.read_failures for part in parts),
+        )
+    )
 
 
-def _lint_chunk(inputs: list[Input]) -> Collected:
+def _lint_chunk(inputs: list[Input]) -> Contribution:
+    """One worker's share of the run: its files' providers and one engine call."""
     assert _JOB is not None
     policies, limits, settings = _JOB
     parsed, failures = read_inputs(inputs, limits)
-    raw = raw_findings(policies, parsed, failures, settings=settings, builtin_checks=True)
-    governed = [_for_governance(p) for p in parsed]
-    return Collected(raw.findings, governed, failures, raw.secrets, raw.coverage)
+    providers = file_providers(policies, parsed, failures, settings=settings, builtin_checks=True)
+    documents, workloads = evaluate(policies, providers)
+    return Contribution(
+        (*documents.findings, *workloads.findings),
+        coverage=documents.coverage.merged(workloads.coverage),
+        linted=tuple(_for_governance(p) for p in parsed),
+        secrets=documents.secrets,
+        files_checked=documents.files_checked,
+        read_failures=documents.read_failures,
+    )
 
 
-def _for_governance(parsed: ParsedFile) -> Any:
+def _for_governance(parsed: ParsedFile) -> ParsedFile:
     """What the calling process still needs of a file: its name, and its text and
     documents only when it may hold a suppression (``suppress.collect`` skips the rest
     the same way), so that a thousand parsed files are not sent back."""

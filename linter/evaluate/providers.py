@@ -1,0 +1,115 @@
+"""The subject providers of files read as they are: every document as written, and the
+workloads the files describe on their own (``subjects.py`` for the protocol).
+
+A run's input files go through both; so do the manifests a chart renders
+(``helm/release.py``). A values file linted in its chart's context is *claimed* by that
+context (``helm/context.py``): its documents are still linted as written here, but its
+workloads come from the chart's merged values, so they are not extracted again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection, Sequence
+
+from linter.coverage import gaps
+from linter.coverage.model import Coverage, NotUnderstood
+from linter.coverage.unrecognised import not_understood
+from linter.evaluate.subjects import Batch, Contribution, SubjectProvider
+from linter.findings import Finding
+from linter.model.extract import extract_workloads
+from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
+from linter.model.workload import Workload
+from linter.parsing.documents import ParsedFile
+from linter.policy.model import Policy
+from linter.secrets import checks, redact
+
+
+@dataclasses.dataclass
+class FileDocuments:
+    """Every document of ``parsed`` as written, with what was found without the engine:
+    files that could not be read, syntax problems, and (``builtin_checks``) committed
+    secrets."""
+
+    parsed: Sequence[ParsedFile]
+    failures: Sequence[Finding] = ()
+    builtin_checks: bool = False
+
+    def batches(self) -> Sequence[Batch]:
+        return [Batch(documents=tuple(d for f in self.parsed for d in f.documents))]
+
+    def conclude(self, found: Sequence[list[Finding]]) -> Contribution:
+        findings: list[Finding] = list(self.failures)
+        for parsed_file in self.parsed:
+            findings.extend(parsed_file.problems)
+        secrets_found = redact.scan(self.parsed)
+        if self.builtin_checks:
+            findings.extend(checks.run(secrets_found))
+        findings.extend(found[0])
+        return Contribution(
+            tuple(findings),
+            coverage=Coverage(tuple(f.source for f in self.parsed)),
+            linted=tuple(self.parsed),
+            secrets=redact.values(secrets_found),
+            files_checked=len(self.parsed) + len(self.failures),
+            read_failures=len(self.failures),
+        )
+
+    def summary(self, findings: Sequence[Finding]) -> list[str]:
+        return []
+
+
+@dataclasses.dataclass
+class StandaloneWorkloads:
+    """The workloads of the serving model in ``parsed`` read alone (not ``claimed`` by a
+    chart context), and the inference documents in them it could not read."""
+
+    parsed: Sequence[ParsedFile]
+    policies: Sequence[Policy]
+    settings: ModelSettings = DEFAULT_SETTINGS
+    claimed: Collection[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        self._policies = [p for p in self.policies if p.target == "workload"]
+        self._standalone = [f for f in self.parsed if f.source not in self.claimed]
+        self.workloads: list[Workload] = []
+        # Without workload policies the model is not built: nothing would look at it.
+        if self._policies:
+            self.workloads = extract_workloads(self._standalone, self.settings)
+
+    def batches(self) -> Sequence[Batch]:
+        return [Batch(workloads=tuple(self.workloads))]
+
+    def conclude(self, found: Sequence[list[Finding]]) -> Contribution:
+        if not self._policies:
+            return Contribution()
+        coverage = Coverage(
+            (),
+            tuple(gaps.entry(w, self._policies) for w in self.workloads),
+            tuple(self.not_understood()),
+        )
+        return Contribution(tuple(found[0]), coverage=coverage)
+
+    def not_understood(self) -> list[NotUnderstood]:
+        """Documents that name an inference server and gave no workload."""
+        recognised = {(w.anchor.source, w.anchor.doc_index) for w in self.workloads}
+        return not_understood(self._standalone, recognised)
+
+    def summary(self, findings: Sequence[Finding]) -> list[str]:
+        return []
+
+
+def file_providers(
+    policies: Sequence[Policy],
+    parsed: Sequence[ParsedFile],
+    failures: Sequence[Finding] = (),
+    *,
+    settings: ModelSettings = DEFAULT_SETTINGS,
+    builtin_checks: bool = False,
+    claimed: Collection[str] = frozenset(),
+) -> list[SubjectProvider]:
+    """The providers of files read as they are: documents, then standalone workloads."""
+    return [
+        FileDocuments(parsed, failures, builtin_checks),
+        StandaloneWorkloads(parsed, policies, settings, claimed),
+    ]
