@@ -33,6 +33,8 @@ from linter.evaluate.stages import read_inputs
 from linter.model.extract import extract_workloads
 from linter.model.settings import DEFAULT_SETTINGS
 from linter.model.workload import Workload
+from linter.parsing.documents import DEFAULT_LIMITS
+from linter.policy import load_policies
 from linter.show import _in_chart
 from linter.sources.files import expand
 
@@ -120,6 +122,8 @@ _NOT_WRITTEN: dict[Path_, str] = {
     ("multi_node",): "document",
     ("chart_profile",): "document",
     ("renders",): "document",
+    # Whether the chart's templates prove the pod facts read from them: the whole release.
+    ("chart_pod", "proven"): "document",
     # Pod facts that hold because nothing was written (no privileged container, no
     # cgroup writes) or that sum up every container (the QoS class): the pod spec.
     ("pod", "qos_class"): "pod",
@@ -583,7 +587,7 @@ CASES["file:production-stack-values.yaml:servingEngineSpec.modelSpec[0]"] = Case
 )
 
 _CHART_CASE = Case(
-    files=("values.yaml", "values-prod.yaml"),
+    files=("values.yaml", "values-prod.yaml", "templates/deployment.yaml"),
     main="values.yaml",
     start="# Defaults",
     document="# Defaults",  # the merged values' root
@@ -600,14 +604,19 @@ _CHART_CASE = Case(
         "pod.containers.0.resources.requests[nvidia.com/gpu]": "nvidia.com/gpu: 1#1@values-prod.yaml",
         "pod.containers.0.resources.limits.memory": "memory: 48Gi#2@values-prod.yaml",
         "pod.containers.0.resources.limits[nvidia.com/gpu]": "nvidia.com/gpu: 1#2@values-prod.yaml",
-        # The chart's /dev/shm convention: a memory-backed emptyDir of shm.sizeLimit.
+        # The /dev/shm volume the chart's templates write (read from them without rendering,
+        # located at the template's volumes), its size from shm.sizeLimit.
         "pod.containers.0.mounts": "shm:",
-        "pod.containers.0.mounts.0.name": "shm:",
-        "pod.containers.0.mounts.0.mount_path": "shm:",
-        "pod.volumes.0.name": "shm:",
-        "pod.volumes.0.type": "shm:",
-        "pod.volumes.0.medium": "shm:",
+        "pod.containers.0.mounts.0.name": "volumes:@templates/deployment.yaml",
+        "pod.containers.0.mounts.0.mount_path": "volumes:@templates/deployment.yaml",
+        "pod.volumes.0.name": "volumes:@templates/deployment.yaml",
+        "pod.volumes.0.type": "volumes:@templates/deployment.yaml",
+        "pod.volumes.0.medium": "volumes:@templates/deployment.yaml",
         "pod.volumes.0.size_limit_bytes": "sizeLimit: 8Gi",
+        "pod.shm.mounted": "volumes:@templates/deployment.yaml",
+        "pod.shm.host_ipc": "volumes:@templates/deployment.yaml",
+        "pod.shm.volume": "volumes:@templates/deployment.yaml",
+        "pod.shm.medium": "volumes:@templates/deployment.yaml",
         "engine.model": "model: meta-llama",
         "engine.max_model_len": "maxModelLen: 131072@values-prod.yaml",
         "engine.dtype": "dtype: bfloat16",
@@ -665,6 +674,8 @@ def test_every_leaf_of_the_fixtures_locates_exactly() -> None:
 
 
 def test_every_leaf_of_the_bundled_example_locates_exactly() -> None:
-    parsed, _ = read_inputs(expand([str(CHART / "values-prod.yaml")]))
-    [workload] = _in_chart(str(CHART), parsed, (), DEFAULT_SETTINGS) or []
+    [parsed], _ = read_inputs(expand([str(CHART / "values-prod.yaml")]))
+    # The built-in policies: a release builds its workloads for the policies that read them.
+    policies = load_policies()
+    [workload] = _in_chart(parsed, policies, DEFAULT_SETTINGS, DEFAULT_LIMITS) or []
     assert _check(_CHART_CASE, workload, CHART) == []

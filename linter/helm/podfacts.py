@@ -254,6 +254,10 @@ def _mount_memory_volume(
     workload.origins[("pod", "volumes", len(volumes))] = _template_origin(volume)
     volumes.append(record)
     workload.origins[("container", "mounts", len(mounts))] = origin
+    # The server container is also an entry of pod.containers: the same origin there.
+    for index, entry in enumerate(pod.get("containers", [])):
+        if entry is container:
+            workload.origins[("pod", "containers", index, "mounts", len(mounts))] = origin
     mounts.append({"name": _VOLUME, "mount_path": _SHM_PATH})
     shm = pod.setdefault("shm", {"mounted": False, "host_ipc": False})
     shm.update({"mounted": True, "volume": _VOLUME, "medium": "Memory"})
