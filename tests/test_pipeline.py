@@ -30,14 +30,14 @@ SUPPRESSION = '# servelint: ignore[workload-context/max-context] reason="long co
 def calls(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """The label of every subject of each call of the engine."""
     seen: list[list[str]] = []
-    real = engine.evaluate
+    real = engine.evaluate_each
 
     def counting(policies: Sequence[Policy], subjects: Iterable[Any], **kw: Any) -> Any:
         subjects = list(subjects)
         seen.append([s.label for s in subjects])
         return real(policies, subjects, **kw)
 
-    monkeypatch.setattr(engine, "evaluate", counting)
+    monkeypatch.setattr(engine, "evaluate_each", counting)
     return seen
 
 

@@ -110,7 +110,7 @@ def _loop(crash_at: tuple[int, int], how: str) -> sandbox.Evaluate:
         first_policy: int,
         stopped: set[str],
         starting: Callable[[int, int], None],
-        found: Callable[[list[Finding], str | None], None],
+        found: sandbox.Found,
     ) -> None:
         for subject in range(first, 2):
             for policy in range(first_policy if subject == first else 0, 2):
@@ -121,7 +121,7 @@ def _loop(crash_at: tuple[int, int], how: str) -> sandbox.Evaluate:
                     if how == "kill":
                         os.kill(os.getpid(), signal.SIGKILL)
                     raise ValueError("a bug")
-                found([_finding(subject, policy, "seen")], None)
+                found(subject, [_finding(subject, policy, "seen")], None)
 
     return evaluate
 
@@ -131,10 +131,10 @@ def test_a_worker_that_dies_stops_that_policy_only() -> None:
         return _finding(subject, policy, reason)
 
     findings = sandbox.run(_loop((0, 1), "kill"), ["p0", "p1"], stop, 5.0)
-    assert [(f.file, f.rule_id, f.message) for f in findings] == [
-        ("s0.yaml", "p0/r", "seen"),
-        ("s0.yaml", "p1/r", "its evaluation ended the worker process abnormally"),
-        ("s1.yaml", "p0/r", "seen"),
+    assert [(index, f.file, f.rule_id, f.message) for index, f in findings] == [
+        (0, "s0.yaml", "p0/r", "seen"),
+        (0, "s0.yaml", "p1/r", "its evaluation ended the worker process abnormally"),
+        (1, "s1.yaml", "p0/r", "seen"),
     ]
 
 

@@ -22,11 +22,10 @@ from typing import Protocol, TypeVar
 
 from linter.coverage.model import NO_COVERAGE, Coverage
 from linter.findings import Finding
-from linter.model.workload import Origin, Workload
+from linter.model.workload import Workload
 from linter.parsing.documents import Document, ParsedFile
 from linter.policy import engine
 from linter.policy.model import Policy
-from linter.positions import PathT
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,42 +103,21 @@ def evaluate(
     conclusion on its own findings, in the order of ``providers``."""
     groups = [list(provider.batches()) for provider in providers]
     subjects: list[engine.Subject] = []
-    for number, batch in enumerate(b for group in groups for b in group):
-        subjects.extend(_owned(engine.document_subject(d), number) for d in batch.documents)
-        subjects.extend(_owned(engine.workload_subject(w), number) for w in batch.workloads)
+    counts: list[int] = []  # subjects of each batch, in order
+    for batch in (b for group in groups for b in group):
+        subjects.extend(engine.document_subject(d) for d in batch.documents)
+        subjects.extend(engine.workload_subject(w) for w in batch.workloads)
+        counts.append(len(batch.documents) + len(batch.workloads))
     # No subjects, no call: with repository policies a call forks the sandbox.
-    routed = _route(engine.evaluate(policies, subjects) if subjects else [])
+    each = engine.evaluate_each(policies, subjects) if subjects else []
+    per_batch: list[list[Finding]] = []
+    first = 0
+    for count in counts:
+        per_batch.append([f for found in each[first : first + count] for f in found])
+        first += count
     contributions = []
     first = 0
     for provider, group in zip(providers, groups, strict=True):
-        found = [routed.get(number, []) for number in range(first, first + len(group))]
-        contributions.append(provider.conclude(found))
+        contributions.append(provider.conclude(per_batch[first : first + len(group)]))
         first += len(group)
     return contributions
-
-
-# The engine returns one flat list of findings; each finding is taken back to its batch
-# by the file its subject's ``locate`` gave it, marked with the batch's number here and
-# unmarked in ``_route``. The mark travels in the finding itself, so it also survives
-# the sandbox process that evaluates repository policies (``policy/sandbox.py``).
-_MARK = "\x00batch:"
-
-
-def _owned(subject: engine.Subject, number: int) -> engine.Subject:
-    locate = subject.locate
-
-    def marked(path: PathT) -> Origin:
-        origin = locate(path)
-        return origin._replace(source=f"{_MARK}{number}\x00{origin.source}")
-
-    return dataclasses.replace(subject, locate=marked)
-
-
-def _route(findings: Sequence[Finding]) -> dict[int, list[Finding]]:
-    routed: dict[int, list[Finding]] = {}
-    for finding in findings:
-        number, _, source = finding.file.removeprefix(_MARK).partition("\x00")
-        if not finding.file.startswith(_MARK) or not number.isdigit():
-            raise AssertionError(f"a finding of the engine without its subject: {finding}")
-        routed.setdefault(int(number), []).append(dataclasses.replace(finding, file=source))
-    return routed

@@ -65,7 +65,22 @@ def evaluate(
     policy_seconds: float = POLICY_SECONDS,
     memory: int = EVALUATION_MEMORY,
 ) -> list[Finding]:
+    """Every policy on every subject: the findings, subject by subject."""
+    each = evaluate_each(policies, subjects, policy_seconds=policy_seconds, memory=memory)
+    return [finding for found in each for finding in found]
+
+
+def evaluate_each(
+    policies: Sequence[Policy],
+    subjects: Iterable[Subject],
+    *,
+    policy_seconds: float = POLICY_SECONDS,
+    memory: int = EVALUATION_MEMORY,
+) -> list[list[Finding]]:
+    """Every policy on every subject: the findings of each subject, in the subjects' order
+    (a caller that gathered subjects from several sources takes each its own back)."""
     subjects = list(subjects)
+    per_subject: list[list[Finding]] = [[] for _ in subjects]
     if sandbox.needed(policies):
         # Policies from the repository: each evaluation has a deadline (sandbox.py).
         def run_from(
@@ -73,7 +88,7 @@ def evaluate(
             first_policy: int,
             stopped: set[str],
             starting: Callable[[int, int], None],
-            found: Callable[[list[Finding], str | None], None],
+            found: sandbox.Found,
         ) -> None:
             _evaluate(
                 policies,
@@ -89,8 +104,11 @@ def evaluate(
         def stop(subject: int, policy: int, reason: str) -> Finding:
             return _stop_finding(policies[policy].rules[0], subjects[subject], reason)
 
-        return sandbox.run(run_from, [p.name for p in policies], stop, policy_seconds)
-    findings: list[Finding] = []
+        for index, finding in sandbox.run(
+            run_from, [p.name for p in policies], stop, policy_seconds
+        ):
+            per_subject[index].append(finding)
+        return per_subject
     _evaluate(
         policies,
         subjects,
@@ -99,9 +117,9 @@ def evaluate(
         (0, 0),
         set(),
         None,
-        lambda items, _: findings.extend(items),
+        lambda index, items, _: per_subject[index].extend(items),
     )
-    return findings
+    return per_subject
 
 
 def _evaluate(
@@ -112,10 +130,11 @@ def _evaluate(
     begin: tuple[int, int],
     stopped_before: set[str],
     starting: Callable[[int, int], None] | None,
-    found: Callable[[list[Finding], str | None], None],
+    found: sandbox.Found,
 ) -> None:
     """Every policy on every subject from ``begin`` (subject, policy) on; what each
-    evaluation finds goes to ``found``, with the name of a policy it stopped."""
+    evaluation finds goes to ``found``, with the subject's index and the name of a policy
+    it stopped."""
     spent: dict[str, float] = {}
     stopped = set(stopped_before)
     with memory_limit(memory):
@@ -136,7 +155,7 @@ def _evaluate(
                 except (_PolicyLimit, EvaluationLimit) as exc:
                     rule = exc.rule if isinstance(exc, _PolicyLimit) else policy.rules[0]
                     stopped.add(policy.name)
-                    found([_stop_finding(rule, subject, str(exc))], policy.name)
+                    found(index, [_stop_finding(rule, subject, str(exc))], policy.name)
                     continue
                 spent[policy.name] = spent.get(policy.name, 0.0) + time.perf_counter() - start
                 if spent[policy.name] > policy_seconds:
@@ -145,9 +164,13 @@ def _evaluate(
                         "(the per-policy time budget)"
                     )
                     stopped.add(policy.name)
-                    found([*items, _stop_finding(policy.rules[0], subject, reason)], policy.name)
+                    found(
+                        index,
+                        [*items, _stop_finding(policy.rules[0], subject, reason)],
+                        policy.name,
+                    )
                     continue
-                found(items, None)
+                found(index, items, None)
 
 
 class _PolicyLimit(Exception):

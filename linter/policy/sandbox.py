@@ -36,13 +36,13 @@ from linter.policy.model import Policy
 _SLOT = struct.Struct("=qqq")  # subject index, policy index, evaluations started
 _POLL_SECONDS = 0.05
 
+# Called with the subject's index, what one evaluation found and the policy it stopped.
+Found = Callable[[int, list[Finding], str | None], None]
 # The engine's own loop, resumable: (first subject, first policy of it, policies already
-# stopped, called before each evaluation, called with what each evaluation found and the
-# policy it stopped, if any).
-Evaluate = Callable[
-    [int, int, set[str], Callable[[int, int], None], Callable[[list[Finding], str | None], None]],
-    None,
-]
+# stopped, called before each evaluation, called with what each evaluation found).
+Evaluate = Callable[[int, int, set[str], Callable[[int, int], None], Found], None]
+# A finding with the index of the subject it is about.
+Placed = tuple[int, Finding]
 StopFinding = Callable[[int, int, str], Finding]
 
 
@@ -56,11 +56,12 @@ def needed(policies: Sequence[Policy]) -> bool:
 
 def run(
     evaluate: Evaluate, names: Sequence[str], stop_finding: StopFinding, deadline: float
-) -> list[Finding]:
+) -> list[Placed]:
     """Run ``evaluate`` in forked children until it completes; an evaluation that runs
     longer than ``deadline`` seconds is stopped with ``stop_finding`` and its policy
-    (``names`` by index) is not evaluated again in this run."""
-    findings: list[Finding] = []
+    (``names`` by index) is not evaluated again in this run. Each finding comes with the
+    index of its subject."""
+    findings: list[Placed] = []
     stopped: set[str] = set()
     begin = (0, 0)
     while True:
@@ -68,7 +69,7 @@ def run(
         if outcome is None:
             return findings
         subject, policy, reason = outcome
-        findings.append(stop_finding(subject, policy, reason))
+        findings.append((subject, stop_finding(subject, policy, reason)))
         stopped.add(names[policy])
         begin = (subject, policy + 1)
 
@@ -77,7 +78,7 @@ def _one_child(
     evaluate: Evaluate,
     begin: tuple[int, int],
     stopped: set[str],
-    findings: list[Finding],
+    findings: list[Placed],
     deadline: float,
 ) -> tuple[int, int, str] | None:
     """One child from ``begin``; None when it finished, else where and why it was killed."""
@@ -139,9 +140,10 @@ def _child(
             started += 1
             slot[:] = _SLOT.pack(subject, policy, started)
 
-        def found(items: list[Finding], stopped_policy: str | None) -> None:
+        def found(subject: int, items: list[Finding], stopped_policy: str | None) -> None:
             if items:
-                out.write(b"F" + json.dumps([_to_json(f) for f in items]).encode() + b"\n")
+                line = json.dumps([subject, [_to_json(f) for f in items]])
+                out.write(b"F" + line.encode() + b"\n")
             if stopped_policy is not None:
                 out.write(b"X" + json.dumps(stopped_policy).encode() + b"\n")
             out.flush()  # a finding must survive a kill of this process
@@ -161,9 +163,10 @@ class WorkerFailed(RuntimeError):
     """The evaluation worker failed on its own (a bug): reported as an internal error."""
 
 
-def _receive(line: bytes, findings: list[Finding], stopped: set[str]) -> None:
+def _receive(line: bytes, findings: list[Placed], stopped: set[str]) -> None:
     if line.startswith(b"F"):
-        findings.extend(_from_json(item) for item in json.loads(line[1:]))
+        subject, items = json.loads(line[1:])
+        findings.extend((int(subject), _from_json(item)) for item in items)
     elif line.startswith(b"X"):
         stopped.add(json.loads(line[1:]))
     elif line.startswith(b"E"):
