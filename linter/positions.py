@@ -1,12 +1,14 @@
-"""Positions inside documents: 1-based spans and the path → span line map."""
+"""Positions inside documents: 1-based spans, the path → span line map, where a setting
+was written (``Origin``), and the one lookup of a path's position (``nearest``)."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 PathT = tuple[str | int, ...]
+T = TypeVar("T")
 
 
 class Span(NamedTuple):
@@ -17,6 +19,27 @@ class Span(NamedTuple):
 
 
 LineMap = Mapping[PathT, Span]
+
+
+class Origin(NamedTuple):
+    """Where a setting was written: file, 1-based line and column, and the key or flag used."""
+
+    source: str
+    line: int
+    column: int
+    doc_index: int = 0
+    key: str = ""
+
+
+def nearest(table: Mapping[PathT, T], path: PathT, default: T, *, shortest: int = 0) -> T:
+    """The entry of ``path`` in ``table``, or of its closest ancestor of at least
+    ``shortest`` parts; ``default`` when there is none. The one lookup of positions: a
+    document's line map, a workload's origins."""
+    for end in range(len(path), shortest - 1, -1):
+        found = table.get(path[:end])
+        if found is not None:
+            return found
+    return default
 
 
 def format_path(path: PathT) -> str:

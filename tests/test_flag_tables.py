@@ -11,7 +11,7 @@ from linter.evaluate.parsers import parse
 from linter.model import flagtables
 from linter.model.args import Token, parse_args
 from linter.model.extract import extract_workloads
-from linter.model.workload import Origin
+from linter.positions import Origin
 
 FIXTURES = Path(__file__).parent / "fixtures" / "flagtables"
 

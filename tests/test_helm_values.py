@@ -14,8 +14,8 @@ from linter.helm.values import (
     merge_values,
     values_document,
 )
-from linter.model.workload import Origin
 from linter.parsing.documents import parse_yaml
+from linter.positions import Origin
 
 CHART = """\
 replicaCount: 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from linter.evaluate.parsers import parse
 from linter.model.extract import extract_workloads
-from linter.model.workload import Origin
+from linter.positions import Origin
 
 STREAM = """\
 apiVersion: apps/v1

@@ -321,7 +321,7 @@ def test_a_later_substratusai_image_runs_vllms_own_entrypoint() -> None:
     from linter.model.args import Token
     from linter.model.image_entrypoints import derived_command
     from linter.model.images import parse_image
-    from linter.model.workload import Origin
+    from linter.positions import Origin
 
     origin = Origin("f.yaml", 1, 1)
     env = {"MODEL": Token("facebook/opt-125m", origin)}

@@ -9,7 +9,7 @@ from linter.model import command, gpus, images, presets, quantities, registry, r
 from linter.model.args import Token, parse_args
 from linter.model.probes import sleep_seconds
 from linter.model.settings import ModelSettings
-from linter.model.workload import Origin
+from linter.positions import Origin
 
 HERE = Origin("test.yaml", 1, 1)
 

@@ -12,8 +12,8 @@ from linter.evaluate.parsers import parse
 from linter.model.extract import extract_workloads
 from linter.model.settings import ModelSettings
 from linter.model.values import looks_like_values, workloads_from_values
-from linter.model.workload import Origin, Workload
-from linter.positions import PathT, format_path
+from linter.model.workload import Workload
+from linter.positions import Origin, PathT, format_path
 
 VALUES = Path(__file__).parent / "fixtures" / "model" / "values"
 PROFILES = Path(__file__).parent / "fixtures" / "model" / "profiles"

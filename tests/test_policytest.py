@@ -394,7 +394,8 @@ def test_model_settings_of_a_test_reach_workload_policies(
 ) -> None:
     from linter.model import extract
     from linter.model.settings import ModelSettings
-    from linter.model.workload import Origin, Workload
+    from linter.model.workload import Workload
+    from linter.positions import Origin
 
     def extractor(files: object, settings: ModelSettings) -> list[Workload]:
         return [

@@ -12,8 +12,9 @@ import pytest
 from click.testing import Result
 
 from linter.findings import Finding, Severity
-from linter.model.workload import Origin, Workload
+from linter.model.workload import Workload
 from linter.parsing.documents import parse_json, parse_yaml
+from linter.positions import Origin
 from linter.run.suppress import annotated, inline
 
 POLICIES = Path(__file__).parent / "fixtures" / "authoring" / "policies"

@@ -10,7 +10,8 @@ import pytest
 from linter.evaluate.parsers import parse
 from linter.model.settings import DEFAULT_SETTINGS
 from linter.model.triton_models import extract_triton
-from linter.model.workload import Origin, Workload
+from linter.model.workload import Workload
+from linter.positions import Origin
 from linter.triton.graphs import ranges_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "triton"

@@ -17,8 +17,9 @@ from typing import Any
 
 from linter.coverage.model import Gap, WorkloadEntry
 from linter.findings import Severity
-from linter.model.workload import Origin, Workload
+from linter.model.workload import Workload
 from linter.policy.model import Policy, Rule
+from linter.positions import Origin
 from linter.triton.fields import MODEL_CONFIG_KIND as TRITON_MODEL_KIND
 
 # The servers whose KV-cache and memory arithmetic the serving model does.

@@ -19,9 +19,9 @@ from linter.drift.normalize import Normalized, normalize
 from linter.drift.sides import LiveError
 from linter.helm.values import MergedValues
 from linter.model.values import GENERIC_SETTINGS
-from linter.model.workload import Origin, Workload
+from linter.model.workload import Workload
 from linter.parsing.documents import Document
-from linter.positions import PathT, format_path
+from linter.positions import Origin, PathT, format_path
 
 # Engine fields that describe the invocation rather than a setting.
 _META = frozenset(

@@ -21,8 +21,7 @@ from linter.drift.live import Capture
 from linter.drift.normalize import Normalized
 from linter.drift.result import DISAGREEMENT_RULE, FETCH_ERROR_RULE, NOT_READY_RULE, Target
 from linter.findings import Finding, Severity
-from linter.model.workload import Origin
-from linter.positions import PathT
+from linter.positions import Origin, PathT
 from linter.secrets.patterns import is_secret_path, mask, mask_value
 
 _MAX_TEXT = 80

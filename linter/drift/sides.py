@@ -16,9 +16,8 @@ from linter.drift.normalize import EMPTY, Normalized, Options, get, normalize
 from linter.errors import SourceError
 from linter.evaluate.parsers import parse
 from linter.helm.values import MergedValues, load_values, merge_values
-from linter.model.workload import Origin
 from linter.parsing.documents import ADVISORY_PROBLEMS
-from linter.positions import PathT, format_path
+from linter.positions import Origin, PathT, format_path
 
 # What a live pod spec can say about a container (the podspec source).
 PODSPEC_KEYS = ("image", "command", "args", "env", "resources")

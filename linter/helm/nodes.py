@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from linter.model.workload import Origin
 from linter.parsing.documents import Document
-from linter.positions import PathT, format_path
+from linter.positions import Origin, PathT, format_path
 
 
 class Node:

@@ -33,8 +33,8 @@ from linter.helm.podscan import HOST_IPC, MEMORY, NCCL_ENV, SHM, Mark, PodScan, 
 from linter.helm.unread import ChartKeys, chart_keys
 from linter.helm.values import MergedValues
 from linter.model import quantities as q
-from linter.model.workload import Origin, Workload
-from linter.positions import PathT, format_path, parse_path
+from linter.model.workload import Workload
+from linter.positions import Origin, PathT, format_path, parse_path
 
 FACT = "chart_pod"
 _SHM_PATH = "/dev/shm"

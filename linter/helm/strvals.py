@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from linter.helm.nodes import Node, where
-from linter.model.workload import Origin
+from linter.positions import Origin
 
 SET_SOURCE = "<--set>"
 # Helm's limits (strvals.MaxIndex, strvals.MaxNestedNameLevel).

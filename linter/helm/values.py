@@ -24,10 +24,9 @@ from typing import Any
 from linter.errors import LinterError
 from linter.helm.nodes import Node, unwrap, where, wrap_document
 from linter.helm.strvals import SET_SOURCE, SetError, apply_set
-from linter.model.workload import Origin, nearest_origin
 from linter.parsing import bounded
 from linter.parsing.documents import ADVISORY_PROBLEMS, Document, parse_yaml
-from linter.positions import PathT, Span, format_path
+from linter.positions import Origin, PathT, Span, format_path, nearest
 
 
 class ValuesError(LinterError):
@@ -64,7 +63,7 @@ class MergedValues:
 
     def locate(self, path: PathT) -> Origin:
         """Origin of ``path`` or of its nearest ancestor; the first values file otherwise."""
-        return nearest_origin(self.origins, path, self.anchor)
+        return nearest(self.origins, path, self.anchor, shortest=1)
 
 
 def load_values(path: str | Path, name: str | None = None) -> Document:

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from linter.model import flagtables, registry
 from linter.model import quantities as q
 from linter.model.registry import Setting
-from linter.model.workload import Origin
+from linter.positions import Origin
 
 _NEGATIVE_NUMBER = re.compile(r"^-\d+(\.\d+)?$")
 

@@ -24,8 +24,8 @@ from linter.model.pod import ContainerView, pod_facts
 from linter.model.server import EnvValue, engine_facts, tokens_of
 from linter.model.setting_input import SettingInput
 from linter.model.settings import ModelSettings
-from linter.model.workload import Origin, Workload
-from linter.positions import PathT
+from linter.model.workload import Workload
+from linter.positions import Origin, PathT
 
 GRPC_SERVERS = ("triton", "trtllm")
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from linter.model.args import Token
-from linter.model.workload import Origin
+from linter.positions import Origin
 
 _SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh"})
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")

@@ -24,9 +24,9 @@ from typing import Any
 
 from linter.model.facts import lookup
 from linter.model.manifests import document_locate
-from linter.model.workload import Origin, Workload
+from linter.model.workload import Workload
 from linter.parsing.documents import Document, ParsedFile
-from linter.positions import PathT
+from linter.positions import Origin, PathT
 
 _PUBLIC_TYPES = ("LoadBalancer", "NodePort")
 # Labels the StatefulSet controller gives each pod its own value of: a selector on one of

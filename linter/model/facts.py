@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from linter.model.workload import Origin
-from linter.positions import PathT
+from linter.positions import Origin, PathT
 
 Locate = Callable[[PathT], Origin]
 

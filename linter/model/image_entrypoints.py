@@ -23,8 +23,7 @@ from typing import Any
 from linter.model import gpus
 from linter.model.args import Token
 from linter.model.images import ImageInfo
-from linter.model.workload import Origin
-from linter.positions import PathT
+from linter.positions import Origin, PathT
 
 _SUBSTRATUS_VLLM = "substratusai/vllm"
 # The last image with the custom entrypoint.

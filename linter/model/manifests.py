@@ -20,9 +20,9 @@ from linter.model.build import Meta, build_workloads, relative
 from linter.model.facts import Locate, lookup
 from linter.model.platform_pods import lws_env, with_platform_defaults
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
-from linter.model.workload import Origin, Workload
+from linter.model.workload import Workload
 from linter.parsing.documents import Document
-from linter.positions import PathT, format_path
+from linter.positions import Origin, PathT, format_path
 
 # kind → [(pod spec path, role, replicas path)]
 _TEMPLATES: dict[str, list[tuple[PathT, str, PathT | None]]] = {

@@ -26,8 +26,8 @@ from linter.model.facts import Locate
 from linter.model.pod import ADDED_BY
 from linter.model.settings import ModelSettings
 from linter.model.synthetic import SyntheticPod
-from linter.model.workload import Origin, Workload
-from linter.positions import PathT
+from linter.model.workload import Workload
+from linter.positions import Origin, PathT
 
 NIM_SERVICE_KIND = "NIMService"
 NIM_API_GROUP = "apps.nvidia.com/"

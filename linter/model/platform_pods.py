@@ -29,8 +29,7 @@ from typing import Any
 
 from linter.model.facts import Locate
 from linter.model.pod import ADDED_BY
-from linter.model.workload import Origin
-from linter.positions import PathT
+from linter.positions import Origin, PathT
 
 SHM_PATH = "/dev/shm"
 LLMISVC_KINDS = ("LLMInferenceService",)

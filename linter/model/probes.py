@@ -9,8 +9,7 @@ from typing import Any
 from linter.model import quantities as q
 from linter.model.command import split_script
 from linter.model.facts import Facts, Locate
-from linter.model.workload import Origin
-from linter.positions import PathT
+from linter.positions import Origin, PathT
 
 # kubernetes/kubernetes:staging/src/k8s.io/api/core/v1/types.go (Probe defaults).
 PROBE_DEFAULTS = {

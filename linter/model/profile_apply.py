@@ -21,8 +21,8 @@ from linter.model.profiles import MISSING, Profile, get_path
 from linter.model.setting_input import SettingInput
 from linter.model.settings import ModelSettings
 from linter.model.synthetic import SyntheticPod
-from linter.model.workload import Origin, Workload
-from linter.positions import PathT, format_path, parse_path
+from linter.model.workload import Workload
+from linter.positions import Origin, PathT, format_path, parse_path
 
 _C: PathT = ("containers", 0)
 

@@ -19,7 +19,7 @@ from linter.model.facts import Facts
 from linter.model.images import ImageInfo, version_tuple
 from linter.model.registry import Setting
 from linter.model.setting_input import SettingInput
-from linter.model.workload import Origin
+from linter.positions import Origin
 
 # The model-id setting of each server.
 MODEL_SETTING = {"vllm": "model", "tgi": "model_id", "sglang": "model_path", "nim": "model"}

@@ -15,7 +15,7 @@ import dataclasses
 from typing import Any
 
 from linter.model.registry import Setting
-from linter.model.workload import Origin
+from linter.positions import Origin
 
 
 @dataclasses.dataclass(frozen=True)

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from linter.model.workload import Origin, nearest_origin
-from linter.positions import PathT
+from linter.positions import Origin, PathT, nearest
 
 
 class SyntheticPod:
@@ -55,7 +54,7 @@ class SyntheticPod:
         return index
 
     def locate(self, path: PathT) -> Origin:
-        return nearest_origin(self.origins, path, self.fallback, shortest=0)
+        return nearest(self.origins, path, self.fallback)
 
     def put_tree(self, path: PathT, value: Any, locate: Any, source: PathT) -> None:
         """Set ``value`` at ``path``; every nested item keeps the origin of its source."""

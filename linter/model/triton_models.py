@@ -13,9 +13,9 @@ from pathlib import PurePath
 from typing import Any
 
 from linter.model.settings import ModelSettings
-from linter.model.workload import Origin, Workload
+from linter.model.workload import Workload
 from linter.parsing.documents import Document, ParsedFile
-from linter.positions import PathT, format_path
+from linter.positions import Origin, PathT, format_path
 from linter.triton import jsonform
 from linter.triton.derive import derive
 from linter.triton.detect import is_model_config_json

@@ -316,7 +316,7 @@ def _server_of(node: Any) -> str:
         tokens += [str(t) for t in words(node["image"].get("command"))]
     if tokens:
         from linter.model.args import Token
-        from linter.model.workload import Origin
+        from linter.positions import Origin
 
         origin = Origin("", 1, 1)
         call = cmd.invocation([Token(t, origin) for t in tokens], [], server, {})

@@ -3,20 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
-from linter.positions import PathT
-
-
-class Origin(NamedTuple):
-    """Where a setting was written: file, 1-based line and column, and the key or flag used."""
-
-    source: str
-    line: int
-    column: int
-    doc_index: int = 0
-    key: str = ""
+from linter.positions import Origin, PathT, nearest
 
 
 @dataclasses.dataclass
@@ -34,15 +23,4 @@ class Workload:
 
     def locate(self, path: PathT) -> Origin:
         """Origin of ``path`` or its closest ancestor; the workload's own position otherwise."""
-        return nearest_origin(self.origins, path, self.anchor)
-
-
-def nearest_origin(
-    origins: Mapping[PathT, Origin], path: PathT, default: Origin, *, shortest: int = 1
-) -> Origin:
-    """The origin of ``path`` or of its closest ancestor of at least ``shortest`` parts."""
-    for end in range(len(path), shortest - 1, -1):
-        origin = origins.get(path[:end])
-        if origin is not None:
-            return origin
-    return default
+        return nearest(self.origins, path, self.anchor, shortest=1)

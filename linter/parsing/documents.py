@@ -20,7 +20,7 @@ import yaml
 from linter.findings import Finding, Severity, limit_finding, syntax_finding
 from linter.parsing.text_problems import explain_text_problems, line_text, tab_in_indentation
 from linter.parsing.yaml_events import NUMBER_RULE, EventBuilder, LimitExceeded
-from linter.positions import PathT, Span
+from linter.positions import PathT, Span, nearest
 
 try:  # pragma: no branch - libyaml is present in every PyYAML wheel we support
     from yaml import CSafeLoader as _Loader
@@ -46,6 +46,9 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
+_START = Span(1, 1)  # a path the document does not hold: its beginning
+
+
 @dataclasses.dataclass(frozen=True)
 class Document:
     """One parsed document: plain data and where each path sits in its file."""
@@ -58,11 +61,7 @@ class Document:
 
     def span(self, path: PathT) -> Span:
         """Span of ``path`` or of its closest ancestor; the document start otherwise."""
-        for end in range(len(path), -1, -1):
-            found = self.line_map.get(path[:end])
-            if found is not None:
-                return found
-        return Span(1, 1)
+        return nearest(self.line_map, path, _START)
 
 
 @dataclasses.dataclass

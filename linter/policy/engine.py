@@ -13,7 +13,7 @@ from typing import Any
 
 from linter.errors import ExpressionError
 from linter.findings import Finding
-from linter.model.workload import Origin, Workload
+from linter.model.workload import Workload
 from linter.parsing.documents import Document
 from linter.policy import sandbox
 from linter.policy.expr import (
@@ -25,7 +25,7 @@ from linter.policy.expr import (
     memory_limit,
 )
 from linter.policy.model import Policy, Rule
-from linter.positions import PathT, format_path, parse_path
+from linter.positions import Origin, PathT, format_path, parse_path
 
 
 @dataclasses.dataclass(frozen=True)
