@@ -150,7 +150,7 @@ def unbuilt(document: Document) -> list[NotUnderstood]:
                 span.line,
                 span.column,
                 f"role {role.role} of kind {data.get('kind')} ({data.get('apiVersion')})",
-                f"the role {role.reason}, so its pod cannot be built",
+                f"{role.reason}, so its pods cannot be built",
                 ROLE_FIX,
             )
         )

@@ -50,13 +50,13 @@ def role_pods(data: Mapping[str, Any], locate: Locate) -> tuple[list[RolePod], l
         name = str(role.get("name", index))
         entry_spec = lookup(role, ("entryTemplate", "spec"))
         if not isinstance(entry_spec, Mapping):
-            unbuilt.append(UnbuiltRole(at, name, "has no entryTemplate.spec"))
+            unbuilt.append(UnbuiltRole(at, name, "no entryTemplate.spec"))
             continue
         workers = int_at(role, ("workerReplicas",)) or 0
         has_worker = isinstance(lookup(role, ("workerTemplate", "spec")), Mapping)
         if workers > 0 and not has_worker:
             # The controller logs an error and creates no worker pod.
-            reason = f"asks for {workers} worker pods and has no workerTemplate"
+            reason = f"workerReplicas {workers} and no workerTemplate"
             unbuilt.append(UnbuiltRole((*at, "workerReplicas"), name, reason))
         size_at: PathT = (*at, "workerReplicas") if "workerReplicas" in role else at
         size_origin = added_by(locate(size_at), _WHO)

@@ -187,7 +187,7 @@ def _resolve(
         return (written(inline, (*source_at, "template"), (), where), where), None
     ref = lookup(data, (*source_at, "templateRef"))
     if not isinstance(ref, Mapping):
-        reason = "has neither a template nor a templateRef"
+        reason = "neither a template nor a templateRef"
         return None, UnbuiltRole(at, name, reason)
     wanted = ref.get("name")
     templates = lookup(data, ("spec", "roleTemplates"))
