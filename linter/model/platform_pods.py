@@ -17,6 +17,9 @@
   so ``$(LWS_GROUP_SIZE)`` in a command line is the group's size. The leader's address
   depends on the group index and is left unexpanded.
 
+- RoleBasedGroup and kthena ModelServing replace a variable the container sets itself with
+  their own (``injected_wins``; ``rolebasedgroup.py``, ``kthena.py``).
+
 Each added value is located at the object that implies it, with the key saying who adds it.
 """
 
