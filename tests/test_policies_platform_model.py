@@ -47,7 +47,7 @@ def test_a_docker_compose_service_is_marked_as_such() -> None:
 
 
 def test_compose_image_defaults_are_what_compose_pulls(run_line: Any) -> None:
-    path = FIXTURES / "compose_defaults" / "docker-compose.yaml"
+    path = FIXTURES.parent / "model" / "compose" / "defaults.yaml"
     vllm, tgi = _workloads(path)
     assert (vllm.data["engine"]["image"], vllm.data["image"]["tag"]) == (
         "opea/vllm:latest",
