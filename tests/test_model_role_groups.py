@@ -324,3 +324,31 @@ def test_strategic_merge_by_merge_key_replaces_other_lists_and_deletes_nulls() -
         0,
     )
     assert where[("spec", "containers", 1)] == ("patch", "spec", "containers", 2)
+
+
+def test_roles_whose_pods_cannot_be_built_are_each_not_understood(run_line: RunLine) -> None:
+    path = FIXTURES / "malformed.yaml"
+    result = run_line(["lint", "--no-config", "-v", str(path)])
+    assert result.exit_code == 0
+    fix = (
+        "fix: complete the role's pod template (a templateRef must name an entry of "
+        "spec.roleTemplates; workerReplicas needs a workerTemplate), so that the operator "
+        "can create its pods"
+    )
+    rbg = "of kind RoleBasedGroup (workloads.x-k8s.io/v1alpha2)"
+    kthena = "of kind ModelServing (workload.serving.volcano.sh/v1alpha1)"
+    assert [line for line in result.output.splitlines() if line.startswith("not understood")] == [
+        f"not understood: {path}:18:9: role engine/leader {rbg}: leaderTemplatePatch is not "
+        f"a map, so its pods cannot be built; {fix}",
+        f"not understood: {path}:23:13: role sidecar-only {rbg}: a component without a pod "
+        f"template, so its pods cannot be built; {fix}",
+        f"not understood: {path}:25:7: role empty {rbg}: neither a template nor a "
+        f"templateRef, so its pods cannot be built; {fix}",
+        f"not understood: {path}:37:9: role prefill/worker {kthena}: workerReplicas 2 and no "
+        f"workerTemplate, so its pods cannot be built; {fix}",
+    ]
+    # What can be built still is: the group's worker, and kthena's entry pod.
+    assert [w.name for w in _workloads("malformed.yaml")] == [
+        "RoleBasedGroup/default/half-written/engine/worker",
+        "ModelServing/default/half-written/prefill/entry",
+    ]

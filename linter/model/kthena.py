@@ -57,7 +57,7 @@ def role_pods(data: Mapping[str, Any], locate: Locate) -> tuple[list[RolePod], l
         if workers > 0 and not has_worker:
             # The controller logs an error and creates no worker pod.
             reason = f"workerReplicas {workers} and no workerTemplate"
-            unbuilt.append(UnbuiltRole((*at, "workerReplicas"), name, reason))
+            unbuilt.append(UnbuiltRole((*at, "workerReplicas"), f"{name}/worker", reason))
         size_at: PathT = (*at, "workerReplicas") if "workerReplicas" in role else at
         size_origin = added_by(locate(size_at), _WHO)
         parts = [("entry", "entryTemplate")]

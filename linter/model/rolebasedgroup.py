@@ -62,22 +62,21 @@ def role_pods(data: Mapping[str, Any], locate: Locate) -> tuple[list[RolePod], l
     """The pods of every role of a RoleBasedGroup, and the roles whose pod cannot be built."""
     spec = data.get("spec")
     roles = spec.get("roles") if isinstance(spec, Mapping) else None
-    pods: list[RolePod] = []
-    unbuilt: list[UnbuiltRole] = []
-    if not isinstance(roles, list):
-        return pods, unbuilt
-    for index, role in enumerate(roles):
-        if isinstance(role, Mapping):
-            built, problem = _role(data, role, ("spec", "roles", index), locate)
-            pods.extend(built)
-            if problem is not None:
-                unbuilt.append(problem)
-    return pods, unbuilt
+    built = [
+        pod
+        for index, role in enumerate(roles if isinstance(roles, list) else [])
+        if isinstance(role, Mapping)
+        for pod in _role(data, role, ("spec", "roles", index), locate)
+    ]
+    return (
+        [p for p in built if isinstance(p, RolePod)],
+        [p for p in built if isinstance(p, UnbuiltRole)],
+    )
 
 
 def _role(
     data: Mapping[str, Any], role: Mapping[str, Any], at: PathT, locate: Locate
-) -> tuple[list[RolePod], UnbuiltRole | None]:
+) -> list[RolePod | UnbuiltRole]:
     name = str(role.get("name", at[-1]))
     v1alpha1 = str(data.get("apiVersion", "")).endswith("/v1alpha1")
     lwp_key = "leaderWorkerSet" if v1alpha1 else "leaderWorkerPattern"
@@ -94,14 +93,13 @@ def _role(
         return _leader_worker(data, role, at, (*at, lwp_key), v1alpha1, locate)
     components = lookup(data, components_at)
     if isinstance(components, list) and components:
-        return _components(data, role, at, components_at, components, locate), None
+        return _components(data, role, at, components_at, components, locate)
     source_at = at if v1alpha1 else (*at, "standalonePattern")
-    template, problem = _resolve(data, role, at, source_at, v1alpha1)
-    if template is None:
-        return [], problem
+    template = _resolve(data, role, at, source_at, v1alpha1)
+    if isinstance(template, UnbuiltRole):
+        return [template]
     value, where = template
-    pod = _pod(data, role, at, name, name, value, where, {}, False, locate)
-    return ([pod] if pod else []), None
+    return [_pod(data, role, at, name, name, value, where, {}, False, locate)]
 
 
 def _leader_worker(
@@ -111,16 +109,16 @@ def _leader_worker(
     lwp_at: PathT,
     v1alpha1: bool,
     locate: Locate,
-) -> tuple[list[RolePod], UnbuiltRole | None]:
+) -> list[RolePod | UnbuiltRole]:
     name = str(role.get("name", at[-1]))
     source_at = at if v1alpha1 else lwp_at
-    template, problem = _resolve(data, role, at, source_at, v1alpha1)
-    if template is None:
-        return [], problem
+    template = _resolve(data, role, at, source_at, v1alpha1)
+    if isinstance(template, UnbuiltRole):
+        return [template]
     size = int_at(data, (*lwp_at, "size"))
     size = 1 if size is None else size
     size_origin = locate((*lwp_at, "size")) if "size" in lookup(data, lwp_at) else locate(lwp_at)
-    pods: list[RolePod] = []
+    pods: list[RolePod | UnbuiltRole] = []
     patches = (
         ("leader", "patchLeaderTemplate" if v1alpha1 else "leaderTemplatePatch"),
         ("worker", "patchWorkerTemplate" if v1alpha1 else "workerTemplatePatch"),
@@ -132,6 +130,9 @@ def _leader_worker(
         patch = lookup(data, (*lwp_at, key))
         if isinstance(patch, Mapping):
             value, where = _patched(value, where, patch, (*lwp_at, key))
+        elif patch is not None:
+            pods.append(UnbuiltRole((*lwp_at, key), f"{name}/{part}", f"{key} is not a map"))
+            continue
         env: Injected = {}
         kind = _workload_kind(data, role, at, v1alpha1)
         if kind == "RoleInstanceSet":
@@ -142,10 +143,10 @@ def _leader_worker(
             env["LWS_GROUP_SIZE"] = (str(size), added_by(size_origin, "LeaderWorkerSet"))
             if part == "leader":
                 env["LWS_WORKER_INDEX"] = ("0", added_by(size_origin, "LeaderWorkerSet"))
-        pod = _pod(data, role, at, name, f"{name}/{part}", value, where, env, size > 1, locate)
-        if pod:
-            pods.append(pod)
-    return pods, None
+        pods.append(
+            _pod(data, role, at, name, f"{name}/{part}", value, where, env, size > 1, locate)
+        )
+    return pods
 
 
 def _components(
@@ -155,19 +156,21 @@ def _components(
     components_at: PathT,
     components: list[Any],
     locate: Locate,
-) -> list[RolePod]:
+) -> list[RolePod | UnbuiltRole]:
     name = str(role.get("name", at[-1]))
     total = sum(int_at(c, ("size",)) or 1 for c in components)
-    pods: list[RolePod] = []
+    pods: list[RolePod | UnbuiltRole] = []
     for index, component in enumerate(components):
         if not isinstance(component, Mapping) or not isinstance(component.get("template"), Mapping):
+            reason = "a component without a pod template"
+            pods.append(UnbuiltRole((*components_at, index), name, reason))
             continue
         where: dict[PathT, PathT] = {}
         value = written(component["template"], (*components_at, index, "template"), (), where)
         part = str(component.get("name", index))
-        pod = _pod(data, role, at, name, f"{name}/{part}", value, where, {}, total > 1, locate)
-        if pod:
-            pods.append(pod)
+        pods.append(
+            _pod(data, role, at, name, f"{name}/{part}", value, where, {}, total > 1, locate)
+        )
     return pods
 
 
@@ -177,18 +180,18 @@ def _resolve(
     at: PathT,
     source_at: PathT,
     v1alpha1: bool,
-) -> tuple[tuple[object, dict[PathT, PathT]] | None, UnbuiltRole | None]:
+) -> tuple[object, dict[PathT, PathT]] | UnbuiltRole:
     """The role's template (inline, or referenced and patched) and where each part was
     written; or why there is none."""
     name = str(role.get("name", at[-1]))
     inline = lookup(data, (*source_at, "template"))
     if isinstance(inline, Mapping):
         where: dict[PathT, PathT] = {}
-        return (written(inline, (*source_at, "template"), (), where), where), None
+        return written(inline, (*source_at, "template"), (), where), where
     ref = lookup(data, (*source_at, "templateRef"))
     if not isinstance(ref, Mapping):
         reason = "neither a template nor a templateRef"
-        return None, UnbuiltRole(at, name, reason)
+        return UnbuiltRole(at, name, reason)
     wanted = ref.get("name")
     templates = lookup(data, ("spec", "roleTemplates"))
     found = next(
@@ -203,18 +206,18 @@ def _resolve(
         lookup(data, ("spec", "roleTemplates", found, "template")), Mapping
     ):
         reason = f"templateRef {wanted} names no entry of spec.roleTemplates"
-        return None, UnbuiltRole((*source_at, "templateRef", "name"), name, reason)
+        return UnbuiltRole((*source_at, "templateRef", "name"), name, reason)
     base_at: PathT = ("spec", "roleTemplates", found, "template")
     base = lookup(data, base_at)
     patch_at: PathT = (*at, "templatePatch") if v1alpha1 else (*source_at, "templateRef", "patch")
     patch = lookup(data, patch_at)
     if patch is None:
         where = {}
-        return (written(base, base_at, (), where), where), None
+        return written(base, base_at, (), where), where
     if not isinstance(patch, Mapping):
         reason = f"the patch of templateRef {wanted} is not a map"
-        return None, UnbuiltRole(patch_at, name, reason)
-    return merge(base, base_at, patch, patch_at), None
+        return UnbuiltRole(patch_at, name, reason)
+    return merge(base, base_at, patch, patch_at)
 
 
 def _patched(
@@ -243,9 +246,11 @@ def _pod(
     env: Injected,
     multi: bool,
     locate: Locate,
-) -> RolePod | None:
-    if not isinstance(template, Mapping) or not isinstance(template.get("spec"), Mapping):
-        return None
+) -> RolePod | UnbuiltRole:
+    spec = lookup(template, ("spec",))
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("containers"), list):
+        reason = "a pod template without a list of containers"
+        return UnbuiltRole(where.get((), at), label, reason)
     metadata = data.get("metadata") if isinstance(data.get("metadata"), Mapping) else {}
     group = str(metadata.get("name", "")) if isinstance(metadata, Mapping) else ""
     written_labels = lookup(template, ("metadata", "labels"))
@@ -270,7 +275,7 @@ def _pod(
     replicas = int_at(role, ("replicas",))
     return RolePod(
         label,
-        template["spec"],
+        spec,
         nearest_source(where, ("spec",)),
         replicas,
         (*at, "replicas") if replicas is not None else None,
