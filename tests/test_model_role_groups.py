@@ -352,3 +352,41 @@ def test_roles_whose_pods_cannot_be_built_are_each_not_understood(run_line: RunL
         "RoleBasedGroup/default/half-written/engine/worker",
         "ModelServing/default/half-written/prefill/entry",
     ]
+
+
+def test_services_select_role_pods_by_the_labels_their_controllers_add(
+    run_line: RunLine,
+) -> None:
+    exposure = {w.name: w.data.get("exposure") for w in _workloads("public-services.yaml")}
+    assert exposure == {
+        "RoleBasedGroup/default/qwen/decode": [
+            {
+                "kind": "Service",
+                "name": "qwen-decode",
+                "service": "qwen-decode",
+                "type": "LoadBalancer",
+                "public": True,
+                "target_ports": ["8000"],
+            }
+        ],
+        "ModelServing/default/qwen-kthena/server": [
+            {
+                "kind": "Service",
+                "name": "qwen-kthena",
+                "service": "qwen-kthena",
+                "type": "NodePort",
+                "public": True,
+                "target_ports": ["8000"],
+            }
+        ],
+    }
+    # The kthena server has an API key; the RoleBasedGroup's does not.
+    assert _lint(run_line, "public-services.yaml") == (
+        0,
+        [
+            "29:3: warning exposure/public-without-api-key Service qwen-decode (type "
+            "LoadBalancer) makes vLLM of RoleBasedGroup/default/qwen/decode reachable from "
+            "outside the cl"[:150],
+            "0 errors, 1 warning, 0 info in 1 file",
+        ],
+    )
