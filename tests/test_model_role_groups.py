@@ -219,6 +219,12 @@ def test_kthena_entry_and_worker_pods() -> None:
     entry, worker, decode = workloads
     # GROUP_SIZE is workerReplicas + 1, replacing the container's own "4".
     assert entry.data["engine"]["pipeline_parallel_size"] == 2
+    # A flag inside the `- |` script points at its own line.
+    assert _at(entry, "engine", "pipeline_parallel_size") == (
+        29,
+        49,
+        "spec.template.roles[0].entryTemplate.spec.containers[0].args[0]",
+    )
     assert entry.data["container"]["env"]["GROUP_SIZE"] == "2"
     assert _at(entry, "container", "env", "GROUP_SIZE") == (
         37,
