@@ -396,3 +396,28 @@ def test_services_select_role_pods_by_the_labels_their_controllers_add(
             "0 errors, 1 warning, 0 info in 1 file",
         ],
     )
+
+
+def test_controller_variables_replace_the_containers_but_leaderworkerset_ones_do_not(
+    tmp_path: Path,
+) -> None:
+    # RBG_ROLE_NAME is RoleBasedGroup's own (it replaces the container's); LWS_GROUP_SIZE
+    # comes from the LeaderWorkerSet the role runs as, which keeps the container's value.
+    text = (FIXTURES / "rbg-v1alpha1-lws.yaml").read_text()
+    anchor = "            - name: sglang\n              image: lmsysorg/sglang:v0.4.9\n"
+    assert anchor in text
+    path = tmp_path / "own-env.yaml"
+    path.write_text(
+        text.replace(
+            anchor,
+            anchor + "              env:\n"
+            "                - {name: RBG_ROLE_NAME, value: mine}\n"
+            "                - {name: LWS_GROUP_SIZE, value: '4'}\n",
+        )
+    )
+    parsed, failures = read_inputs(expand([str(path)]))
+    assert failures == []
+    leader = extract_workloads(parsed)[0]
+    assert leader.data["container"]["env"]["RBG_ROLE_NAME"] == "engine"
+    assert leader.data["container"]["env"]["LWS_GROUP_SIZE"] == "4"
+    assert leader.data["engine"]["nnodes"] == 4

@@ -198,6 +198,10 @@ def _role_pod_workloads(
     completed, completed_at = with_platform_defaults(
         base.kind, pod.spec, located(locate, pod.source), pod.injected, injected_wins=True
     )
+    if pod.injected_unless_set:
+        completed, completed_at = with_platform_defaults(
+            base.kind, completed, completed_at, pod.injected_unless_set
+        )
     found = build_workloads(completed, completed_at, meta, settings)
     for workload in found:
         workload.data.setdefault("pod", {})["labels"] = dict(pod.labels)

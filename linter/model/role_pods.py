@@ -33,7 +33,10 @@ class RolePod:
     multi_node: bool
     labels: dict[str, str]
     label_paths: dict[str, PathT]
+    # Set by the operator, replacing a variable of the same name the container sets.
     injected: Injected
+    # Set by a controller beneath it (a LeaderWorkerSet), which keeps the container's own.
+    injected_unless_set: Injected = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)

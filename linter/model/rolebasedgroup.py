@@ -23,13 +23,15 @@ container; in a leader-worker group run as RoleInstanceSet (the default),
 ``RBG_LWP_WORKER_INDEX`` (0 on the leader) and ``RBG_LWP_LEADER_ADDRESS`` (per group: left
 unread); run as a LeaderWorkerSet (v1alpha1 ``workload.kind: LeaderWorkerSet``), the
 LeaderWorkerSet's own ``LWS_GROUP_SIZE`` and ``LWS_WORKER_INDEX`` instead. A variable the
-container defines itself is replaced by the controller's (``mergeEnvVars``). Besides
+container defines itself is replaced by the controller's (``mergeEnvVars``); the
+LeaderWorkerSet's own variables keep the container's definition, as that controller does. Besides
 these it adds labels, a ConfigMap volume at ``/etc/rbg`` and, for ``engineRuntimes``,
 containers of a cluster-scoped profile: no probes, no resources, no ``/dev/shm``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -134,17 +136,21 @@ def _leader_worker(
             pods.append(UnbuiltRole((*lwp_at, key), f"{name}/{part}", f"{key} is not a map"))
             continue
         env: Injected = {}
+        lws: Injected = {}
         kind = _workload_kind(data, role, at, v1alpha1)
         if kind == "RoleInstanceSet":
             env["RBG_LWP_GROUP_SIZE"] = (str(size), added_by(size_origin, _WHO))
             if part == "leader":
                 env["RBG_LWP_WORKER_INDEX"] = ("0", added_by(size_origin, _WHO))
         elif kind == "LeaderWorkerSet":
-            env["LWS_GROUP_SIZE"] = (str(size), added_by(size_origin, "LeaderWorkerSet"))
+            lws["LWS_GROUP_SIZE"] = (str(size), added_by(size_origin, "LeaderWorkerSet"))
             if part == "leader":
-                env["LWS_WORKER_INDEX"] = ("0", added_by(size_origin, "LeaderWorkerSet"))
+                lws["LWS_WORKER_INDEX"] = ("0", added_by(size_origin, "LeaderWorkerSet"))
+        pod = _pod(data, role, at, name, f"{name}/{part}", value, where, env, size > 1, locate)
         pods.append(
-            _pod(data, role, at, name, f"{name}/{part}", value, where, env, size > 1, locate)
+            dataclasses.replace(pod, injected_unless_set=lws)
+            if lws and isinstance(pod, RolePod)
+            else pod
         )
     return pods
 
