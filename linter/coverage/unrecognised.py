@@ -6,6 +6,10 @@ A document counts as an inference deployment when an image key (``image``,
 ``python3 -m dynamo.vllm`` ...). Objects that only carry such text for something else — a
 ConfigMap's script, a Kustomization's image override, a CI workflow's job container —
 are not deployments and stay quiet.
+
+A role of a multi-role object (RoleBasedGroup, kthena ModelServing) whose pod cannot be
+built from what is written (a ``templateRef`` naming no ``roleTemplates`` entry) is not
+understood either, even when the object's other roles are.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 
 from linter.coverage.model import NotUnderstood
 from linter.model.images import parse_image
+from linter.model.role_groups import unbuilt_roles
 from linter.parsing.documents import Document, ParsedFile
 from linter.positions import PathT, format_path
 
@@ -70,6 +75,11 @@ KIND_FIX = (
     "servelint has no reading of this kind yet: lint the rendered pod template, or describe "
     "the layout with a chart profile (docs/serving-model.md#profiles)"
 )
+ROLE_FIX = (
+    "complete the role's pod template (a templateRef must name an entry of "
+    "spec.roleTemplates; workerReplicas needs a workerTemplate), so that the operator "
+    "can create its pods"
+)
 VALUES_FIX = (
     "describe this values layout with a chart profile (docs/serving-model.md#profiles), "
     "or lint the chart with --chart so the rendered manifests are read"
@@ -88,7 +98,9 @@ def not_understood(
         if parsed_file.text and not _NAMES_A_SERVER.search(parsed_file.text):
             continue  # no server named anywhere: nothing to walk
         for document in parsed_file.documents:
-            if (document.source, document.index) in recognised:
+            roles = unbuilt(document)
+            out.extend(roles)
+            if roles or (document.source, document.index) in recognised:
                 continue
             found = describe(document)
             if found is not None:
@@ -123,6 +135,26 @@ def describe(document: Document) -> NotUnderstood | None:
         f"{evidence} at {format_path(path)}",
         fix,
     )
+
+
+def unbuilt(document: Document) -> list[NotUnderstood]:
+    """A note for each role of ``document`` whose pod its operator cannot build."""
+    data = document.data
+    out: list[NotUnderstood] = []
+    for role in unbuilt_roles(data):
+        assert isinstance(data, dict)  # unbuilt_roles finds none otherwise
+        span = document.span(role.path)
+        out.append(
+            NotUnderstood(
+                document.source,
+                span.line,
+                span.column,
+                f"role {role.role} of kind {data.get('kind')} ({data.get('apiVersion')})",
+                f"{role.reason}, so its pods cannot be built",
+                ROLE_FIX,
+            )
+        )
+    return out
 
 
 def _markers(node: Any, path: PathT) -> Iterator[tuple[PathT, str]]:

@@ -5,7 +5,8 @@ StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, Argo Rollout, LeaderWorkerSet 
 and worker templates), KServe ServingRuntime / ClusterServingRuntime (``spec`` and
 ``workerSpec``), InferenceService (predictor), LLMInferenceService(Config) (template,
 worker, prefill), RayService / RayCluster / RayJob (head and worker groups), llmaz
-Service, KubeAI Model.
+Service, KubeAI Model, RoleBasedGroup and kthena ModelServing (the pod of each role as
+their controllers build it: ``role_groups.py``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from linter.model import custom
 from linter.model.build import Meta, build_workloads, relative
 from linter.model.facts import Locate, lookup
 from linter.model.platform_pods import lws_env, with_platform_defaults
+from linter.model.role_groups import role_group_pods
+from linter.model.role_pods import RolePod, located
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Workload
 from linter.parsing.documents import Document
@@ -121,6 +124,14 @@ def workloads_from_manifest(
     base = Meta(
         f"{kind}/{namespace or 'default'}/{name}", kind, name, locate(()), namespace=namespace
     )
+    group = role_group_pods(data, locate)
+    if group is not None:
+        pods, _unbuilt = group  # the unbuilt roles are reported by coverage
+        return [
+            w
+            for pod in pods
+            for w in _role_pod_workloads(pod, base, document, text, locate, settings)
+        ]
     templates = _templates(kind, data)
     if templates is None:
         found = custom.custom_workloads(kind, data, locate, base, settings)
@@ -158,6 +169,45 @@ def workloads_from_manifest(
                     )
         out.extend(found)
     return out
+
+
+def _role_pod_workloads(
+    pod: RolePod,
+    base: Meta,
+    document: Document,
+    text: str | None,
+    locate: Locate,
+    settings: ModelSettings,
+) -> list[Workload]:
+    """Workloads of one pod an operator builds for a role (``role_groups.py``)."""
+    replicas_origin = locate(pod.replicas_path) if pod.replicas_path else None
+    blocks = literal_blocks(document, text, ())
+    meta = Meta(
+        f"{base.id}/{pod.role}",
+        base.kind,
+        base.name,
+        base.anchor,
+        base.source,
+        base.namespace,
+        pod.replicas,
+        replicas_origin,
+        pod.role,
+        multi_node=pod.multi_node,
+        blocks=(lambda path: blocks(pod.source(path))) if blocks else None,
+    )
+    completed, completed_at = with_platform_defaults(
+        base.kind, pod.spec, located(locate, pod.source), pod.injected, injected_wins=True
+    )
+    if pod.injected_unless_set:
+        completed, completed_at = with_platform_defaults(
+            base.kind, completed, completed_at, pod.injected_unless_set
+        )
+    found = build_workloads(completed, completed_at, meta, settings)
+    for workload in found:
+        workload.data.setdefault("pod", {})["labels"] = dict(pod.labels)
+        for key, path in pod.label_paths.items():
+            workload.origins[("pod", "labels", key)] = locate(path)
+    return found
 
 
 def pod_labels(data: Mapping[str, Any], spec_path: PathT, role: str) -> dict[str, str]:

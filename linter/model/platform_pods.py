@@ -17,6 +17,9 @@
   so ``$(LWS_GROUP_SIZE)`` in a command line is the group's size. The leader's address
   depends on the group index and is left unexpanded.
 
+- RoleBasedGroup and kthena ModelServing replace a variable the container sets itself with
+  their own (``injected_wins``; ``rolebasedgroup.py``, ``kthena.py``).
+
 Each added value is located at the object that implies it, with the key saying who adds it.
 """
 
@@ -60,14 +63,20 @@ def with_platform_defaults(
     spec: Mapping[str, Any],
     locate: Locate,
     injected: Mapping[str, tuple[str, Origin]] | None = None,
+    *,
+    injected_wins: bool = False,
 ) -> tuple[Mapping[str, Any], Locate]:
     """``spec`` (a pod spec) as the operator of ``kind`` completes it, and a ``locate``
     that knows where each added value comes from. Other kinds are returned as they are.
 
     ``injected``: environment variables the platform sets in every container (name →
-    value and the origin of what implies it), for ``$(VAR)`` in command lines."""
+    value and the origin of what implies it), for ``$(VAR)`` in command lines; a variable
+    the container defines itself is kept, unless ``injected_wins`` (operators that replace
+    it, such as RoleBasedGroup and kthena)."""
     if injected:
-        spec, locate = _complete(spec, locate, lambda pod, _l, added: _env(pod, injected, added))
+        spec, locate = _complete(
+            spec, locate, lambda pod, _l, added: _env(pod, injected, added, injected_wins)
+        )
     if kind in LLMISVC_KINDS:
         return _complete(spec, locate, _llmisvc)
     if kind in RAY_KINDS:
@@ -162,7 +171,10 @@ def lws_env(data: Mapping[str, Any], role: str, locate: Locate) -> dict[str, tup
 
 
 def _env(
-    pod: dict[str, Any], injected: Mapping[str, tuple[str, Origin]], added: dict[PathT, Origin]
+    pod: dict[str, Any],
+    injected: Mapping[str, tuple[str, Origin]],
+    added: dict[PathT, Origin],
+    wins: bool = False,
 ) -> None:
     containers = pod.get("containers")
     if not isinstance(containers, list):
@@ -173,12 +185,16 @@ def _env(
         env = container.setdefault("env", [])
         if not isinstance(env, list):
             continue
-        own = {e.get("name") for e in env if isinstance(e, Mapping)}
+        own = {e.get("name"): n for n, e in enumerate(env) if isinstance(e, Mapping)}
         for name, (value, origin) in injected.items():
-            if name in own:
+            if name in own and not wins:
                 continue  # the container's own definition wins
-            added[("containers", index, "env", len(env))] = origin
-            env.append({"name": name, "value": value})
+            position = own.get(name, len(env))
+            added[("containers", index, "env", position)] = origin
+            if position == len(env):
+                env.append({"name": name, "value": value})
+            else:
+                env[position] = {"name": name, "value": value}
 
 
 def _ray(pod: dict[str, Any], locate: Locate, added: dict[PathT, Origin]) -> None:
