@@ -122,6 +122,7 @@ def test_human_int(text: object, value: int | None) -> None:
         ("lmsysorg/sglang-router:v0.2.4", "", "", False),
         ("lmcache/vllm-router:v0.1.7", "", "", False),
         ("ghcr.io/llm-d/llm-d-inference-gateway:v0.2.0", "", "", False),
+        ("nvcr.io/nvidia/ai-dynamo/sglang-runtime:0.4.1", "", "", False),
     ],
 )
 def test_parse_image(image: str, server: str, version: str, pinned: bool) -> None:

@@ -91,7 +91,9 @@ def _server_of(repository: str) -> tuple[str, bool]:
     if lowered.startswith(_NIM_PREFIX) and lowered.count("/") >= 3:
         return "nim", True
     last = lowered.rsplit("/", 1)[-1]
-    if any(word in last for word in _ROUTER_WORDS):
+    if any(word in last for word in _ROUTER_WORDS) or "/ai-dynamo/" in f"/{lowered}":
+        # NVIDIA Dynamo's runtime images (ai-dynamo/sglang-runtime) run Dynamo's own
+        # frontend and workers (python -m dynamo.sglang), not the server's entrypoint.
         return "", False
     for needle, server in _FAMILIES:
         if needle in last:
