@@ -14,18 +14,20 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linter.model import custom
 from linter.model.build import Meta, build_workloads, relative
 from linter.model.facts import Locate, lookup
 from linter.model.platform_pods import lws_env, with_platform_defaults
 from linter.model.role_groups import role_group_pods
-from linter.model.role_pods import RolePod, located
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Workload
 from linter.parsing.documents import Document
 from linter.positions import Origin, PathT, format_path
+
+if TYPE_CHECKING:
+    from linter.model.role_pods import RolePod
 
 # kind → [(pod spec path, role, replicas path)]
 _TEMPLATES: dict[str, list[tuple[PathT, str, PathT | None]]] = {
@@ -180,6 +182,8 @@ def _role_pod_workloads(
     settings: ModelSettings,
 ) -> list[Workload]:
     """Workloads of one pod an operator builds for a role (``role_groups.py``)."""
+    from linter.model.role_pods import located
+
     replicas_origin = locate(pod.replicas_path) if pod.replicas_path else None
     blocks = literal_blocks(document, text, ())
     meta = Meta(

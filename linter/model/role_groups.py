@@ -4,14 +4,17 @@ RoleBasedGroup (``rolebasedgroup.py``) and kthena ModelServing (``kthena.py``)."
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from linter.model import kthena, rolebasedgroup
-from linter.model.facts import Locate
-from linter.model.role_pods import RolePod, UnbuiltRole
-from linter.model.workload import Origin
+from linter.positions import Origin
 
-KINDS = (rolebasedgroup.KIND, kthena.KIND)
+if TYPE_CHECKING:
+    from linter.model.facts import Locate
+    from linter.model.role_pods import RolePod, UnbuiltRole
+
+# The kinds the two modules read (rolebasedgroup.KIND, kthena.KIND): checked here first, so
+# a run without them never imports the merge and role code (start-up time of the hook).
+KINDS = ("RoleBasedGroup", "ModelServing")
 
 
 def role_group_pods(
@@ -20,6 +23,10 @@ def role_group_pods(
     """The pods of a multi-role object and the roles whose pods cannot be built; None for
     other kinds."""
     kind = str(data.get("kind", ""))
+    if kind not in KINDS:
+        return None
+    from linter.model import kthena, rolebasedgroup
+
     api = str(data.get("apiVersion", ""))
     if rolebasedgroup.is_rolebasedgroup(kind, api):
         return rolebasedgroup.role_pods(data, locate)
