@@ -130,6 +130,22 @@ def test_parse_image(image: str, server: str, version: str, pinned: bool) -> Non
     assert (info.server, info.version, info.pinned) == (server, version, pinned)
 
 
+@pytest.mark.parametrize(
+    ("image", "build_date"),
+    [
+        ("lmcache/vllm-openai:2025-04-18", "2025-04-18"),
+        ("lmcache/vllm-openai:2025-05-05-v1", "2025-05-05"),
+        ("my/vllm-build:nightly-20250418", "2025-04-18"),
+        ("vllm/vllm-openai:v0.11.0", ""),  # a release, not a date
+        ("vllm/vllm-openai:nightly-2025", ""),  # a year is no day
+        ("lmcache/vllm-openai:2025-13-01", ""),  # no month 13
+        ("busybox:2025-04-18", ""),  # not a server image
+    ],
+)
+def test_build_date_of_an_image(image: str, build_date: str) -> None:
+    assert images.parse_image(image).build_date == build_date
+
+
 def test_version_tuple() -> None:
     assert images.version_tuple("0.5.6.post2") == (0, 5, 6, 2)
     assert images.version_tuple("24.08") == (24, 8)

@@ -237,7 +237,13 @@ def _workload(
     if image is not None:
         # The server image as written, for the unpinned-image rule (outside ``engine``,
         # which holds server settings only).
-        image_facts = {"tag": image.tag, "digest": image.digest, "official": image.official}
+        image_facts: dict[str, Any] = {
+            "tag": image.tag,
+            "digest": image.digest,
+            "official": image.official,
+        }
+        if image.build_date:
+            image_facts["build_date"] = image.build_date
         facts.put(("image",), image_facts, image_origin)
     for hint in meta.hints:
         if not facts.has(("engine", hint.name)):

@@ -175,10 +175,34 @@ class Verdict(NamedTuple):
     newest: str  # the newest release in the table
     source: str
     oldest: str = ""  # the oldest release in the table
+    removed_on: str = ""  # YYYY-MM-DD: the day removed_in reached PyPI ("" when unknown)
 
 
 @functools.cache
+def _release_dates() -> Mapping[str, Mapping[str, str]]:
+    """The day each release reached PyPI, per server (``release-dates.json``)."""
+    path = _DATA / "release-dates.json"
+    if not path.is_file():
+        return {}
+    released: Mapping[str, Mapping[str, str]] = json.loads(path.read_text(encoding="utf-8"))[
+        "released"
+    ]
+    return released
+
+
+def release_date(server: str, release: str) -> str:
+    return _release_dates().get(_TABLE_NAME.get(server, server), {}).get(release, "")
+
+
 def judge(server: str, version: str, name: str) -> Verdict:
+    verdict = _judge(server, version, name)
+    if verdict.removed_in:
+        return verdict._replace(removed_on=release_date(server, verdict.removed_in))
+    return verdict
+
+
+@functools.cache
+def _judge(server: str, version: str, name: str) -> Verdict:
     tab = table(server)
     if tab is None:
         return Verdict("unchecked", "", "", "", "", "", (), "", "")

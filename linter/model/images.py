@@ -47,6 +47,8 @@ _UNPINNED = re.compile(r"^(latest|nightly|main|master|dev|edge|stable)([-_.].*)?
 # Cloud: huggingface-text-generation-inference-cu124.2-3.ubuntu2204.py311 is 2.3) or in the
 # tag (AWS: huggingface-pytorch-tgi-inference:2.3.0-tgi2.3.1-gpu-py311-… is 2.3.1).
 _TGI_DLC_REPO = re.compile(r"huggingface-text-generation-inference-cu\d+\.(\d+)-(\d+)(?:-(\d+))?\.")
+# A build date in a tag (lmcache/vllm-openai:2025-04-18, …:2025-05-05-v1, nightly-20250418).
+_BUILD_DATE = re.compile(r"(?:^|[-_.])(20\d\d)-?(0[1-9]|1[0-2])-?(0[1-9]|[12]\d|3[01])(?=$|[-_.])")
 _TGI_DLC_TAG = re.compile(r"(?:^|-)tgi(\d+\.\d+(?:\.\d+)?)(?:-|$)")
 
 
@@ -59,6 +61,7 @@ class ImageInfo(NamedTuple):
     official: bool
     version: str  # "" when unknown
     pinned: bool  # the version was read from a release tag
+    build_date: str = ""  # YYYY-MM-DD a tag names instead of a release (2025-04-18)
 
 
 def parse_image(image: str) -> ImageInfo:
@@ -74,7 +77,11 @@ def parse_image(image: str) -> ImageInfo:
     version = _version(server, tag) if official and not digest and "{" not in tag else ""
     if server == "tgi" and not official and not digest:
         version = _tgi_dlc_version(repository, tag)
-    return ImageInfo(text, repository, tag, digest, server, official, version, bool(version))
+    dated = _BUILD_DATE.search(tag) if server and not version and not digest else None
+    build_date = "-".join(dated.groups()) if dated else ""
+    return ImageInfo(
+        text, repository, tag, digest, server, official, version, bool(version), build_date
+    )
 
 
 def _strip_docker_hub(repository: str) -> str:

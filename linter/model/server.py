@@ -217,6 +217,7 @@ def _cli_flags(
                 "status": verdict.status,
                 "accepted_in": verdict.accepted_in,
                 "removed_in": verdict.removed_in,
+                "removed_on": verdict.removed_on,
                 "replacement": verdict.replacement,
                 "candidates": list(verdict.candidates),
                 "newest": verdict.newest,
