@@ -202,7 +202,16 @@ def _analyse_text(pairing: _Pairing, name: str, text: str, target: Target) -> An
     except live.UnknownCapture as error:
         return _Failure("unrecognised-format", f"{error}; not compared")
     if capture is not None:
-        return pairing.analyse(capture, target, pod=False)
+        # Start-up logs of replicas differ in their times and process ids, so their texts
+        # never repeat; what they printed does. Equal captures (same repr: same settings,
+        # formats, lines and processes) have the same analysis. A file name never holds
+        # a NUL, so these keys cannot meet a text's.
+        key = ("\0capture", repr(capture))
+        analysis = pairing.memo.get(key)
+        if analysis is None:
+            analysis = pairing.analyse(capture, target, pod=False)
+            pairing.memo[key] = analysis
+        return analysis
     try:
         data = live_document(name, text)
     except LiveError as error:
