@@ -4,7 +4,7 @@ The server is the one of ``tests/fixtures/drift/values.yaml`` with the productio
 overrides of ``values-prod.yaml`` (``vllm serve --config /etc/vllm/config.yaml``): Llama
 3.1 8B, tensor parallel 2, 32K context, 256 sequences. The lines are those vLLM 0.11.0
 prints (``vllm/entrypoints/utils.py`` ``log_non_default_args``, ``vllm/v1/engine/core.py``
-``Initializing a V1 LLM engine``, ``vllm/v1/core/sched/scheduler.py``), in the container's
+``Initializing a V1 LLM engine``, ``vllm/config/scheduler.py``), in the container's
 own log: no ``kubectl --timestamps``, no colour (no terminal), a process label on each line.
 After the start-up come the lines of a server at work: access lines and the periodic
 throughput line (``vllm/v1/metrics/loggers.py``).
