@@ -19,8 +19,13 @@ from typing import NamedTuple
 import pytest
 from report_lines import report_lines
 
+from tests.robustness import generate
+
 ROOT = Path(__file__).resolve().parent.parent
-MAX_SECONDS = 40.0
+# A hang or a blow-up, not a slow run: the slowest case here (5,000 Deployments in one
+# stream) takes about 5 s alone, so a busy machine stays well inside 60 s. The figures
+# themselves are measured by benchmarks/robustness.py.
+MAX_SECONDS = 60.0
 MAX_RSS = 1024 * 2**20
 GOOD = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n"
 _WRAPPER = """
@@ -55,16 +60,6 @@ def _lint(folder: Path, *args: str, prefix: tuple[str, ...] = ()) -> Run:
     return run
 
 
-def _deployment(index: int) -> str:
-    return (
-        f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d{index}}}\nspec:\n"
-        "  template:\n    spec:\n      containers:\n        - name: vllm\n"
-        "          image: vllm/vllm-openai:v0.8.5\n"
-        "          args: [--model, Qwen/Qwen2.5-7B-Instruct]\n"
-        "          readinessProbe: {httpGet: {path: /health, port: 8000}}\n---\n"
-    )
-
-
 HEAVY = {
     # A 1 MB scalar aliased 60 times: 60 MB of text for every reader of the data.
     "alias-text.yaml": 'a: &x "' + "word " * 200_000 + '"\nb: [' + ", ".join(["*x"] * 60) + "]\n",
@@ -75,7 +70,7 @@ HEAVY = {
     # YAML 1.1 base-60 integers: 3 MB and 9 KB long.
     "sexagesimal.yaml": "a: 1" + ":00" * 1_000_000 + "\nb: 1" + ":00" * 3000 + "\n",
     # 5,000 Deployments in one stream (each used to split the whole text again).
-    "stream.yaml": "".join(_deployment(i) for i in range(5000)),
+    "stream.yaml": generate.deployment_stream(5000),
 }
 
 
@@ -105,17 +100,9 @@ def test_hostile_yaml_costs_what_it_weighs(tmp_path: Path, name: str, expected: 
     assert run.code == (1 if expected else 0)
 
 
-def _pbtxt(dims: int) -> str:
-    return (
-        'name: "m"\nbackend: "python"\ninput [ { name: "x" data_type: TYPE_FP32 dims: ['
-        + ", ".join(["1"] * dims)
-        + "] } ]\n"
-    )
-
-
 def test_a_triton_config_beyond_the_node_limit_stops_at_the_limit(tmp_path: Path) -> None:
     (tmp_path / "m").mkdir()
-    (tmp_path / "m" / "config.pbtxt").write_text(_pbtxt(400_000))  # one 1.2 MB line
+    (tmp_path / "m" / "config.pbtxt").write_text(generate.triton_pbtxt(400_000))  # one 1.2 MB line
     (tmp_path / "good.yaml").write_text(GOOD)
     run = _lint(tmp_path, "--max-nodes", "20000", "m/config.pbtxt", "good.yaml")
     assert run.stdout.splitlines() == [
@@ -125,14 +112,15 @@ def test_a_triton_config_beyond_the_node_limit_stops_at_the_limit(tmp_path: Path
     ]
 
 
-def test_a_long_line_of_a_triton_config_costs_linear_time(tmp_path: Path) -> None:
+def test_a_long_line_of_a_triton_config_is_read_in_bounded_time(tmp_path: Path) -> None:
     (tmp_path / "m").mkdir()
-    (tmp_path / "m" / "config.pbtxt").write_text(_pbtxt(100_000))
+    (tmp_path / "m" / "config.pbtxt").write_text(generate.triton_pbtxt(100_000))
     run = _lint(tmp_path, "m/config.pbtxt")
     assert run.stdout.splitlines()[-1] == "0 errors, 0 warnings, 0 info in 1 file"
-    # Quadratic before (about 8 s here alone, 31 s at 200,000 values); linear now,
-    # about 1.5 s alone: ten times that is the bound.
-    assert run.seconds < 15
+    # About 2 s alone (the quadratic reader of before took 8 s, and 31 s at 200,000
+    # values). _lint's bound catches a hang; whether the cost is linear is measured by
+    # benchmarks/robustness.py (100,000 against 200,000 values), not asserted on the
+    # clock of a shared machine, where the same run took 7.7 s at a load of 7.
 
 
 NUMBERS = {

@@ -77,6 +77,8 @@ def test_a_link_to_the_runners_environment_is_refused_not_rendered(
     (tmp_path / "other.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
     code, reports, seconds = _lint_every_format(tmp_path, helm, "--chart", "leaky", "other.yaml")
     assert code == 1
+    # A hang guard (reading the link's target, an endless file, never ends): about 0.6 s
+    # alone, a hundred times that on a busy machine is still a pass.
     assert seconds < 60
     findings = [line for line in reports["text"].splitlines() if "helm-template" in line]
     assert findings == [
@@ -162,6 +164,8 @@ def test_a_fifo_values_file_is_a_read_error_never_a_hang(
     os.mkfifo(chart / "values-prod.yaml")
     args = ["--chart", "leaky", "--env", "prod"] + ([] if render else ["--no-render"])
     code, reports, seconds = _lint_every_format(tmp_path, helm, *args)
+    # A hang guard (opening a FIFO for reading waits for a writer forever): about 0.3 s
+    # alone.
     assert seconds < 60
     assert code == 3, reports
     lines = [line for line in reports["text"].splitlines() if "read-error" in line]
@@ -180,6 +184,7 @@ def test_a_chart_that_prints_gigabytes_is_stopped_at_the_size_limit(
     _chart(tmp_path, "{{- range until 600000 }}\n# " + "x" * 90 + "\n{{- end }}\n")
     code, reports, seconds = _lint_every_format(tmp_path, helm, "--chart", "leaky")
     assert code == 1
+    # A blow-up guard (an output read whole before it is measured): about 2.7 s alone.
     assert seconds < 120
     assert [line for line in reports["text"].splitlines() if "helm-template" in line] == [
         "leaky/Chart.yaml:1:1: error helm-template helm template printed more than 52428800 "

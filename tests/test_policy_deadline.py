@@ -76,7 +76,10 @@ def test_a_runaway_evaluation_is_stopped_while_it_runs(tmp_path: Path) -> None:
     start = time.monotonic()
     findings = evaluate(policies, _subjects(tmp_path), policy_seconds=1.0)
     seconds = time.monotonic() - start
-    assert seconds < 15, f"took {seconds:.1f} s"  # one evaluation alone takes about 70 s
+    # The 1 s deadline is the behaviour under test; this bound only tells a stopped
+    # evaluation (the run takes about 1.2 s alone) from one that ran to its end (about
+    # 70 s alone): 30 s is 25 times the first and well under the second.
+    assert seconds < 30, f"took {seconds:.1f} s"
     shown = [(f.file, f.rule_id, f.message[:60]) for f in findings]
     assert shown == [
         (

@@ -2,7 +2,8 @@
 
 Every case runs the installed command in a child process, measured from a small wrapper
 process (so that ``RUSAGE_CHILDREN`` sees only that one run), next to a good file that
-must still be reported. The bound is 5 s and 500 MB per case: a bound, not a benchmark.
+must still be reported. The bounds (60 s and 500 MB per case) catch a hang or a blow-up;
+they do not measure speed: benchmarks/robustness.py does.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ from linter.cli import cli
 from tests.robustness import generate
 
 # A bound catches a hang or a blow-up, not a slow run: the slowest case (100,000
-# documents) takes about 3 s alone, so an order of magnitude above keeps the suite green on
-# a machine busy with other work. Speed is measured in benchmarks/.
-MAX_SECONDS = 30.0
+# documents) takes about 3 s alone and took 5.8-13 s while other work ran on the same two
+# cores; twenty times the figure alone keeps the suite green on a busy machine, and a
+# hang or a quadratic reader (minutes) still fails. Speed is measured by
+# benchmarks/robustness.py.
+MAX_SECONDS = 60.0
 MAX_BYTES_RSS = 500 * 1024 * 1024
 
 # Runs servelint as a child and reports its exit code, output, wall time and peak RSS.
@@ -65,8 +68,8 @@ def _lint(folder: Path, *args: str) -> Run:
     ]
     env = {**os.environ, "NO_COLOR": "1"}
     done = subprocess.run(
-        command, cwd=folder, capture_output=True, text=True, env=env, timeout=60, check=True
-    )
+        command, cwd=folder, capture_output=True, text=True, env=env, timeout=180, check=True
+    )  # beyond MAX_SECONDS: a run that is only slow fails on its measured time
     return Run(**json.loads(done.stdout))
 
 

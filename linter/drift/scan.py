@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
@@ -104,7 +104,7 @@ def run_kube(plan: DriftPlan, request: Any, progress: Any = None) -> DriftResult
 
     started = time.time()
     pairing = _pairing(plan, podspec=request.source.kind == "podspec")
-    report = kube.fetch(request, progress)
+    report = kube.fetch(request, progress, _early_reader(pairing))
     if report.error is not None:
         return DriftResult(
             [],
@@ -116,6 +116,25 @@ def run_kube(plan: DriftPlan, request: Any, progress: Any = None) -> DriftResult
         )
     results = [_fetched(pairing, item) for item in report.items]
     return DriftResult(results, started, time.time() - started, notes=_notes(pairing))
+
+
+# The memo key of a live text's capture read ahead (a file name never holds a NUL).
+_READ_AHEAD = "\0read"
+
+
+def _early_reader(pairing: _Pairing) -> Callable[[str], None]:
+    """Read each live text's capture in the thread that fetched it (start-up logs are
+    the CPU of a scan); what fails there is read again, and reported, in order."""
+
+    def read(text: str) -> None:
+        if (_READ_AHEAD, text) in pairing.memo:
+            return  # a replica's copy of a text already read
+        try:
+            pairing.memo[(_READ_AHEAD, text)] = live.read_capture(text)
+        except Exception:  # _analyse_text reads it again and reports what failed
+            return
+
+    return read
 
 
 def _notes(pairing: _Pairing) -> list[str]:
@@ -198,11 +217,20 @@ def _analyse_text(pairing: _Pairing, name: str, text: str, target: Target) -> An
     """A start-up log or info answer (``linter.drift.live``), else a JSON/YAML document;
     a log is never read as YAML."""
     try:
-        capture = live.read_capture(text)
+        capture = pairing.memo.pop((_READ_AHEAD, text), None) or live.read_capture(text)
     except live.UnknownCapture as error:
         return _Failure("unrecognised-format", f"{error}; not compared")
     if capture is not None:
-        return pairing.analyse(capture, target, pod=False)
+        # Start-up logs of replicas differ in their times and process ids, so their texts
+        # never repeat; what they printed does. Equal captures (same repr: same settings,
+        # formats, lines and processes) have the same analysis. A file name never holds
+        # a NUL, so these keys cannot meet a text's.
+        key = ("\0capture", repr(capture))
+        analysis = pairing.memo.get(key)
+        if analysis is None:
+            analysis = pairing.analyse(capture, target, pod=False)
+            pairing.memo[key] = analysis
+        return analysis
     try:
         data = live_document(name, text)
     except LiveError as error:

@@ -26,6 +26,7 @@ from linter.sources.kube_errors import BodyTooLarge, RequestFailed, RetryPolicy,
 from linter.sources.kube_pods import SourceSpec
 
 Progress = Callable[[int, int], None]
+Prepare = Callable[[str], None]
 T = TypeVar("T")
 _MAX_ERROR_BODY = 1024 * 1024  # an error Status is a few hundred bytes
 _CHUNK = 64 * 1024
@@ -98,16 +99,24 @@ class FetchReport:
     error: RequestFailed | None = None  # the scan could not start: nothing was read
 
 
-def fetch(request: KubeRequest, progress: Progress | None = None) -> FetchReport:
-    """Read ``request.source`` from every selected pod (or the one ConfigMap)."""
+def fetch(
+    request: KubeRequest, progress: Progress | None = None, prepare: Prepare | None = None
+) -> FetchReport:
+    """Read ``request.source`` from every selected pod (or the one ConfigMap).
+
+    ``prepare`` is called with each text read, in the thread that read it: CPU work on
+    one pod's text is done while the other threads wait on the network.
+    """
     session = _Session(request)
     try:
-        return _fetch(session, request, progress)
+        return _fetch(session, request, progress, prepare)
     finally:
         session.close()
 
 
-def _fetch(session: _Session, request: KubeRequest, progress: Progress | None) -> FetchReport:
+def _fetch(
+    session: _Session, request: KubeRequest, progress: Progress | None, prepare: Prepare | None
+) -> FetchReport:
     namespace = request.namespace or session.namespace
     if request.source.kind == "configmap":
         return FetchReport([_configmap(session, namespace)], namespace)
@@ -125,7 +134,7 @@ def _fetch(session: _Session, request: KubeRequest, progress: Progress | None) -
     results: list[Fetched | None] = [None] * len(pods)
     with ThreadPoolExecutor(max_workers=max(request.concurrency, 1)) as pool:
         futures = {
-            pool.submit(_fetch_pod, session, namespace, pod): index
+            pool.submit(_fetch_pod, session, namespace, pod, prepare): index
             for index, pod in enumerate(pods)
         }
         for done, future in enumerate(as_completed(futures), start=1):
@@ -340,9 +349,14 @@ def _nesting(data: bytes) -> int:
     return deepest
 
 
-def _fetch_pod(session: _Session, namespace: str, pod: dict[str, Any]) -> Fetched:
+def _fetch_pod(
+    session: _Session, namespace: str, pod: dict[str, Any], prepare: Prepare | None = None
+) -> Fetched:
     try:
-        return _fetch_pod_checked(session, namespace, pod)
+        fetched = _fetch_pod_checked(session, namespace, pod)
+        if prepare is not None and fetched.text is not None:
+            prepare(fetched.text)
+        return fetched
     except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
         # An object of the wrong shape (a list where a map belongs): this pod only.
         name = _pod_name(pod) or "?"

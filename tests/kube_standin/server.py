@@ -91,6 +91,7 @@ class StandinServer(ThreadingHTTPServer):
 
 
 class _Handler(BaseHTTPRequestHandler):
+    disable_nagle_algorithm = True
     protocol_version = "HTTP/1.1"
     server: StandinServer
 

@@ -86,6 +86,31 @@ def many_nodes(path: Path) -> None:
         handle.write(b"- x\n" * 12_000_000)
 
 
+def deployment(index: int) -> str:
+    """One vLLM Deployment of a multi-document stream."""
+    return (
+        f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d{index}}}\nspec:\n"
+        "  template:\n    spec:\n      containers:\n        - name: vllm\n"
+        "          image: vllm/vllm-openai:v0.8.5\n"
+        "          args: [--model, Qwen/Qwen2.5-7B-Instruct]\n"
+        "          readinessProbe: {httpGet: {path: /health, port: 8000}}\n---\n"
+    )
+
+
+def deployment_stream(count: int) -> str:
+    """``count`` Deployments in one stream (each once split the whole text again)."""
+    return "".join(deployment(i) for i in range(count))
+
+
+def triton_pbtxt(dims: int) -> str:
+    """A Triton model config whose one input has ``dims`` dimensions, all on one line."""
+    return (
+        'name: "m"\nbackend: "python"\ninput [ { name: "x" data_type: TYPE_FP32 dims: ['
+        + ", ".join(["1"] * dims)
+        + "] } ]\n"
+    )
+
+
 HEAVY: dict[str, tuple[str, Callable[[Path], None]]] = {
     "alias-bomb": ("bomb.yaml", alias_bomb),
     "deep-block": ("deep-block.yaml", deep_block),

@@ -43,6 +43,21 @@ _GLOG = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w./-]+:\d+\] ?")
 _SERVER_PREFIXES = (_VLLM, _SGLANG, _PYLOG, _TRACING, _GLOG)
 # SGLang prefixes its processes' lines with their rank: "[2025-.. TP0] ", "[.. DP1 TP2] ".
 _SGLANG_RANK = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?P<rank>(?:[A-Z]+\d+ ?)+)\]")
+# Any of the prefixes above, in one pattern: a line that starts with none of them (most
+# lines, once their prefixes are gone) is done after one match instead of eleven.
+_ANY_PREFIX = re.compile(
+    "|".join(
+        "(?:" + re.sub(r"\(\?P<\w+>", "(", pattern.pattern) + ")"
+        for pattern in (
+            _KUBECTL_PREFIX,
+            _KUBECTL_TIME,
+            _RAY,
+            _WRAPPERS,
+            _SGLANG_RANK,
+            *_SERVER_PREFIXES,
+        )
+    )
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,10 +92,12 @@ def _unquoted(line: Line) -> list[Line]:
 
 
 def _clean(number: int, raw: str) -> Line:
-    text = _ANSI.sub("", raw)
+    text = _ANSI.sub("", raw) if "\x1b" in raw or "\r" in raw else raw
     logged = False
     process = ""
     for _ in range(4):  # prefixes nest: kubectl time, Ray label, wrapper, server prefix
+        if not _ANY_PREFIX.match(text):
+            break  # no pattern below matches, so none changes the line
         before = text
         match = _KUBECTL_PREFIX.match(text)
         if match:

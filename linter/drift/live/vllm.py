@@ -20,6 +20,8 @@ Read at the source (vllm-project/vllm):
 
 from __future__ import annotations
 
+import copy
+import functools
 import re
 from typing import Any
 
@@ -123,7 +125,11 @@ def from_lines(lines: list[Line], problems: list[str]) -> tuple[list[Printed], s
             kind = f"{match['engine']} engine config" if match["engine"] else "engine config"
             records.append(
                 Printed(
-                    kind, RESOLVED, line.number, line.process, _aliased(key_values(match["rest"]))
+                    kind,
+                    RESOLVED,
+                    line.number,
+                    line.process,
+                    _aliased(_engine_config(match["rest"])),
                 )
             )
             continue
@@ -159,6 +165,23 @@ def from_usage(records: list[dict[str, Any]]) -> tuple[list[Printed], str]:
     last = records[-1]
     version = str(last.get("vllm_version") or "")
     return [Printed("usage-stats record", RESOLVED, 0, "", _aliased(last))], version
+
+
+# Longer engine config lines are parsed each time, not kept: the cache stays small.
+_CACHED_LINE = 64 * 1024
+
+
+def _engine_config(text: str) -> dict[str, Any]:
+    """``key_values`` of an engine config line. The replicas of a deployment (and its
+    engine cores) print the same line: it is parsed once, each caller gets its own copy."""
+    if len(text) > _CACHED_LINE:
+        return key_values(text)
+    return copy.deepcopy(_parsed_once(text))
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed_once(text: str) -> dict[str, Any]:
+    return key_values(text)
 
 
 def key_values(text: str) -> dict[str, Any]:
