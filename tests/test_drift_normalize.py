@@ -68,6 +68,24 @@ def test_kubernetes_quantities_are_compared_by_value(desired: Any, live: Any) ->
     assert drift(desired, live) == []
 
 
+@pytest.mark.parametrize(
+    ("desired", "live"),
+    [
+        ({"servedModelName": "llama"}, {"served_model_name": ["llama"]}),
+        ({"apiKey": "k"}, {"api_key": ["k"]}),
+        ({"maxModelLen": 8192}, {"max_model_len": [8192]}),
+    ],
+    ids=["set-key", "nargs-list", "number"],
+)
+def test_one_value_is_the_same_as_a_list_of_it(desired: Any, live: Any) -> None:
+    # vLLM logs arguments that take several values as lists: --api-key k is ['k'].
+    assert drift(desired, live) == []
+
+
+def test_a_second_list_item_is_drift() -> None:
+    assert drift({"servedModelName": "a"}, {"served_model_name": ["a", "b"]}) != []
+
+
 def test_a_different_quantity_is_drift() -> None:
     assert drift({"memory": "8Gi"}, {"memory": "8G"}) == [("memory", "changed")]
 

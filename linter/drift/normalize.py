@@ -9,6 +9,7 @@ Equal settings must never show as drift. The canonical form is:
 - lists of objects with a unique ``name`` (env, containers, ports) keyed by that name;
 - command-line argument lists as a map of flags (``--max-model-len 4096`` →
   ``max_model_len: 4096``), so that args compare with config files;
+- a list of one scalar as that scalar (``['m']`` is ``m``);
 - set-like lists (``served_model_name``, ``--unordered`` paths) keyed by their values;
 - other lists keyed by position, so that a comparison is symmetric.
 
@@ -112,6 +113,10 @@ class _Walker:
             return out
         if _is_args(value):
             return self._args(value, orig, canon)
+        if len(value) == 1 and not isinstance(value[0], dict | list):
+            # One value, written alone or as a one-item list: vLLM logs --api-key k as
+            # ['k'] and --served-model-name m as ['m'] where a values file has the text.
+            return self.walk(value[0], orig, canon, unit, key)
         if key in SET_KEYS or self._unordered(canon):
             members = SetOf()
             for index, item in enumerate(value):
