@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 from collections.abc import Iterator
 from typing import TextIO
 
@@ -34,6 +33,8 @@ def atomic_text(path: str | os.PathLike[str]) -> Iterator[TextIO]:
         return
     folder = os.path.dirname(os.path.abspath(destination))
     name = os.path.basename(destination)
+    import tempfile  # only when writing: with shutil and random it costs every run 2 ms
+
     descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
