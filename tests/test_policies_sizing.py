@@ -119,3 +119,18 @@ def test_warning_fails_the_run_with_fail_level_warning(run_line: RunLine) -> Non
     result = run_line(["lint", *SIZING, "--fail-level", "warning", str(path)])
     assert report_lines(result.output)[-1] == "0 errors, 1 warning, 0 info in 1 file"
     assert result.exit_code == 1
+
+
+def test_lmcache_buffer_of_production_stack_values_against_the_limit(run_line: RunLine) -> None:
+    """The chart profile gives lmcacheConfig.cpuOffloadingBufferSize to the server as
+    LMCACHE_MAX_LOCAL_CPU_SIZE, located at the values key."""
+    folder = FIXTURES / "lmcache_values"
+    result = run_line(["lint", *SIZING, str(folder)])
+    assert [line.removeprefix(f"{folder}/") for line in report_lines(result.output)] == [
+        "production-stack.yaml:13:7: warning sizing/host-memory-above-limit the server keeps "
+        "55.9 GiB in CPU memory (LMCACHE_MAX_LOCAL_CPU_SIZE 60 GB): 55.9 GiB, at or above the "
+        "container's memory limit of 40.0 GiB, so nothing is left for the server process and "
+        "it is OOM-killed; raise limits.memory",
+        "0 errors, 1 warning, 0 info in 1 file",
+    ]
+    assert result.exit_code == 0

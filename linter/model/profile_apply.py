@@ -273,9 +273,17 @@ def _env(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
         entry: dict[str, Any] = {"name": rule["name"]}
         if rule.get("secret"):
             entry["valueFrom"] = {"secretKeyRef": {"name": "", "key": rule["name"].lower()}}
+        elif "key" in rule:  # the value of a values key (lmcacheConfig.cpuOffloadingBufferSize)
+            value, found_at = ctx.resolve(rule)
+            if value is MISSING or value in (None, "") or found_at is None:
+                continue
+            entry["value"] = _text(value)
+            origin = found_at
         else:
             entry["value"] = str(rule.get("value", ""))
-        pod.append(target, entry, origin)
+        at = pod.append(target, entry, origin)
+        if "value" in entry:
+            pod.origins[(*target, at, "value")] = origin
 
 
 def _resources(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
