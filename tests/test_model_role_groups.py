@@ -421,3 +421,53 @@ def test_controller_variables_replace_the_containers_but_leaderworkerset_ones_do
     assert leader.data["container"]["env"]["RBG_ROLE_NAME"] == "engine"
     assert leader.data["container"]["env"]["LWS_GROUP_SIZE"] == "4"
     assert leader.data["engine"]["nnodes"] == 4
+
+
+def test_kthena_templates_without_containers_are_not_understood(run_line: RunLine) -> None:
+    path = FIXTURES / "kthena-no-containers.yaml"
+    result = run_line(["lint", "--no-config", "-v", str(path)])
+    kthena = "of kind ModelServing (workload.serving.volcano.sh/v1alpha1)"
+    fix = (
+        "fix: complete the role's pod template (a templateRef must name an entry of "
+        "spec.roleTemplates; workerReplicas needs a workerTemplate), so that the operator "
+        "can create its pods"
+    )
+    assert [line for line in result.output.splitlines() if line.startswith("not understood")] == [
+        f"not understood: {path}:12:9: role nulled {kthena}: an entryTemplate without a list "
+        f"of containers, so its pods cannot be built; {fix}",
+        f"not understood: {path}:17:9: role empty {kthena}: an entryTemplate without a list "
+        f"of containers, so its pods cannot be built; {fix}",
+        f"not understood: {path}:29:9: role serve/worker {kthena}: a workerTemplate without a "
+        f"list of containers, so its pods cannot be built; {fix}",
+    ]
+    assert [w.name for w in _workloads("kthena-no-containers.yaml")] == [
+        "ModelServing/default/ms/serve/entry"
+    ]
+
+
+def test_strategic_merge_patch_directives_replace_a_list_and_delete_a_map() -> None:
+    base = {
+        "spec": {
+            "containers": [
+                {"name": "vllm", "image": "vllm:1", "resources": {"limits": {"cpu": "4"}}},
+                {"name": "sidecar", "image": "s:1"},
+            ],
+        }
+    }
+    patch = {
+        "spec": {
+            # {$patch: replace} in a list: the list is the patch's other items only.
+            "containers": [{"$patch": "replace"}, {"name": "sglang", "image": "sglang:1"}],
+        }
+    }
+    merged, where = merge(base, ("base",), patch, ("patch",))
+    assert merged == {"spec": {"containers": [{"name": "sglang", "image": "sglang:1"}]}}
+    assert where[("spec", "containers", 0, "image")] == ("patch", "spec", "containers", 1, "image")
+    # {$patch: delete} on a map removes it, as null does.
+    deleting = {"spec": {"containers": [{"name": "vllm", "resources": {"$patch": "delete"}}]}}
+    merged, _ = merge(base, ("base",), deleting, ("patch",))
+    assert merged == {
+        "spec": {
+            "containers": [{"name": "vllm", "image": "vllm:1"}, {"name": "sidecar", "image": "s:1"}]
+        }
+    }

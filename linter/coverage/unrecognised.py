@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from linter.coverage.model import NotUnderstood
-from linter.model.images import parse_image
+from linter.model.images import ROUTER_WORDS, parse_image
 from linter.model.role_groups import unbuilt_roles
 from linter.parsing.documents import Document, ParsedFile
 from linter.positions import PathT, format_path
@@ -62,8 +62,6 @@ _FAMILY_SERVER = {
     "sglang": "sglang",
     "vllm": "vllm",
 }
-# A family's request router or gateway image runs no server.
-_NOT_A_SERVER_WORDS = ("router", "gateway")
 _SERVER_NAMES = {
     "vllm": "vLLM",
     "tgi": "TGI",
@@ -203,7 +201,7 @@ def _family_of(image: str) -> str:
     if server:
         return server
     last = image.strip().lower().rsplit("/", 1)[-1]
-    if any(word in last for word in _NOT_A_SERVER_WORDS):
+    if any(word in last for word in ROUTER_WORDS):  # a router runs no server
         return ""
     found = _FAMILY_WORD.search(last)
     return _FAMILY_SERVER[found.group(0)] if found else ""

@@ -39,7 +39,7 @@ _FAMILIES = (
 )
 # Images of a family that run its request router, not the server (lmsysorg/sglang-router
 # runs `python -m sglang_router.launch_router`; vllm-project's router images alike).
-_ROUTER_WORDS = ("router", "gateway")
+ROUTER_WORDS = ("router", "gateway")
 _RELEASE = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?)(?:[-+_].*)?$")
 _NGC = re.compile(r"^(\d{2}\.\d{2})(?:-.*)?$")
 _UNPINNED = re.compile(r"^(latest|nightly|main|master|dev|edge|stable)([-_.].*)?$")
@@ -98,7 +98,7 @@ def _server_of(repository: str) -> tuple[str, bool]:
     if lowered.startswith(_NIM_PREFIX) and lowered.count("/") >= 3:
         return "nim", True
     last = lowered.rsplit("/", 1)[-1]
-    if any(word in last for word in _ROUTER_WORDS) or "/ai-dynamo/" in f"/{lowered}":
+    if any(word in last for word in ROUTER_WORDS) or "/ai-dynamo/" in f"/{lowered}":
         # NVIDIA Dynamo's runtime images (ai-dynamo/sglang-runtime) run Dynamo's own
         # frontend and workers (python -m dynamo.sglang), not the server's entrypoint.
         return "", False

@@ -52,12 +52,28 @@ def role_pods(data: Mapping[str, Any], locate: Locate) -> tuple[list[RolePod], l
         if not isinstance(entry_spec, Mapping):
             unbuilt.append(UnbuiltRole(at, name, "no entryTemplate.spec"))
             continue
+        if not isinstance(entry_spec.get("containers"), list):
+            reason = "an entryTemplate without a list of containers"
+            unbuilt.append(UnbuiltRole((*at, "entryTemplate"), name, reason))
+            continue
         workers = int_at(role, ("workerReplicas",)) or 0
-        has_worker = isinstance(lookup(role, ("workerTemplate", "spec")), Mapping)
+        worker_spec = lookup(role, ("workerTemplate", "spec"))
+        has_worker = isinstance(worker_spec, Mapping) and isinstance(
+            worker_spec.get("containers"), list
+        )
         if workers > 0 and not has_worker:
             # The controller logs an error and creates no worker pod.
-            reason = f"workerReplicas {workers} and no workerTemplate"
-            unbuilt.append(UnbuiltRole((*at, "workerReplicas"), f"{name}/worker", reason))
+            if isinstance(worker_spec, Mapping):
+                where, reason = (
+                    (*at, "workerTemplate"),
+                    "a workerTemplate without a list of containers",
+                )
+            else:
+                where, reason = (
+                    (*at, "workerReplicas"),
+                    f"workerReplicas {workers} and no workerTemplate",
+                )
+            unbuilt.append(UnbuiltRole(where, f"{name}/worker", reason))
         size_at: PathT = (*at, "workerReplicas") if "workerReplicas" in role else at
         size_origin = added_by(locate(size_at), _WHO)
         parts = [("entry", "entryTemplate")]

@@ -134,7 +134,13 @@ def _volumes(spec: Mapping[str, Any], locate: Locate, facts: Facts) -> dict[str,
                 facts.origins[("pod", "volumes", len(out), field)] = locate(
                     ("volumes", index, *where)
                 )
-            misplaced = [str(k) for k in volume if k in CONTAINER_FIELDS]
+            # ``image`` with a map is an image volume (ImageVolumeSource), with text a
+            # container's image.
+            misplaced = [
+                str(k)
+                for k, v in volume.items()
+                if k in CONTAINER_FIELDS and not (k == "image" and isinstance(v, Mapping))
+            ]
             if misplaced:
                 record["misplaced"] = misplaced
                 facts.origins[("pod", "volumes", len(out), "misplaced")] = locate(

@@ -13,8 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from linter.model.facts import Locate, lookup
-from linter.model.workload import Origin
-from linter.positions import PathT
+from linter.positions import Origin, PathT
 
 # Environment variables an operator sets in every container: name → (value, origin).
 Injected = dict[str, tuple[str, Origin]]

@@ -72,6 +72,8 @@ def _merge(
     field: str,
     where: dict[PathT, PathT],
 ) -> object:
+    if isinstance(patch, Mapping) and patch.get(_DIRECTIVE) == "delete":
+        return None  # the map is removed, as null removes it (its key is dropped by the caller)
     if isinstance(base, Mapping) and isinstance(patch, Mapping):
         if patch.get(_DIRECTIVE) == "replace":
             return written(_without_directives(patch), patch_at, here, where)
@@ -87,7 +89,7 @@ def _merge(
             if value is None:
                 continue  # null deletes the key
             if key in base:
-                out[key] = _merge(
+                merged = _merge(
                     base[key],
                     (*base_at, key),
                     value,
@@ -96,7 +98,9 @@ def _merge(
                     str(key),
                     where,
                 )
-            else:
+                if merged is not None:
+                    out[key] = merged
+            elif not (isinstance(value, Mapping) and value.get(_DIRECTIVE) == "delete"):
                 out[key] = written(value, (*patch_at, key), (*here, key), where)
         return out
     if isinstance(base, list) and isinstance(patch, list) and field in _MERGE_KEYS:
@@ -118,6 +122,18 @@ def _merge_list(
     items: list[tuple[object, PathT, object, PathT] | None] = [
         (item, (*base_at, i), None, ()) for i, item in enumerate(base)
     ]
+    # A {$patch: replace} item replaces the whole list with the patch's other items.
+    if any(isinstance(item, Mapping) and item.get(_DIRECTIVE) == "replace" for item in patch):
+        where[here] = patch_at
+        kept = [
+            (j, item)
+            for j, item in enumerate(patch)
+            if not (isinstance(item, Mapping) and item.get(_DIRECTIVE) == "replace")
+        ]
+        return [
+            written(_without_directives(item), (*patch_at, j), (*here, index), where)
+            for index, (j, item) in enumerate(kept)
+        ]
     for j, item in enumerate(patch):
         name = item.get(key) if isinstance(item, Mapping) else None
         found = next(
