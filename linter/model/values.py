@@ -13,7 +13,6 @@ section's ``command``/``args`` are the container's command line.
 from __future__ import annotations
 
 import os
-import re
 from collections import deque
 from collections.abc import Mapping
 from typing import Any
@@ -27,6 +26,7 @@ from linter.model.build import (
     grpc_tree_facts,
     server_of_call,
 )
+from linter.model.compose import interpolate, project_env
 from linter.model.exposure import compose_exposure
 from linter.model.facts import Facts, Locate
 from linter.model.images import parse_image
@@ -324,17 +324,6 @@ def _server_of(node: Any) -> str:
     return server
 
 
-# Compose interpolation with a default: ${NAME:-default} and ${NAME-default}
-# (https://docs.docker.com/reference/compose-file/interpolation/).
-_COMPOSE_DEFAULT = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?-([^}]*)\}")
-
-
-def compose_defaults(text: str) -> str:
-    """``${REGISTRY:-opea}/vllm:${TAG:-latest}`` as Compose reads it when the variables are
-    not set: ``opea/vllm:latest``. References without a default stay as written."""
-    return _COMPOSE_DEFAULT.sub(lambda m: m.group(1), text) if "${" in text else text
-
-
 def _image_text(node: Mapping[str, Any]) -> str:
     image = node.get("image")
     if isinstance(image, str):
@@ -444,7 +433,8 @@ def _section_workloads(
     )
     image = _image_text(node)
     if image and compose:
-        image = compose_defaults(image)
+        # As Compose reads it: the project's .env, else the defaults (${TAG:-latest}).
+        image = interpolate(image, project_env(label.removeprefix("file:").split("#", 1)[0]))
     if image:
         raw = node.get("image")
         where: PathT = ("image",)

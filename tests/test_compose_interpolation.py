@@ -1,0 +1,53 @@
+"""Docker Compose interpolation of a service's image: the project's .env, then defaults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from linter.evaluate.parsers import parse
+from linter.model.compose import interpolate, project_env
+from linter.model.extract import extract_workloads
+
+
+@pytest.mark.parametrize(
+    ("text", "env", "read"),
+    [
+        ("vllm:${TAG:-latest}", {}, "vllm:latest"),
+        ("vllm:${TAG:-latest}", {"TAG": "v0.10.1"}, "vllm:v0.10.1"),
+        ("vllm:${TAG:-latest}", {"TAG": ""}, "vllm:latest"),  # :- also covers empty
+        ("vllm:${TAG-latest}", {"TAG": ""}, "vllm:"),  # - only an unset variable
+        ("${REGISTRY:-opea}/vllm:${TAG}", {"TAG": "1.2"}, "opea/vllm:1.2"),
+        ("vllm:$TAG", {"TAG": "v0.9.2"}, "vllm:v0.9.2"),
+        ("vllm:${TAG}", {}, "vllm:${TAG}"),  # unknown: left as written
+    ],
+)
+def test_interpolate(text: str, env: dict[str, str], read: str) -> None:
+    assert interpolate(text, env) == read
+
+
+def test_project_env_reads_the_dot_env_beside_the_file(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text(
+        "# pinned releases\nVLLM_TAG=v0.10.1\nexport REGISTRY='registry.example.com'\n"
+        'QUOTED="a b"\nCOMMENTED=1.2 # a note\nnot an assignment\n'
+    )
+    assert project_env(str(tmp_path / "compose.yaml")) == {
+        "VLLM_TAG": "v0.10.1",
+        "REGISTRY": "registry.example.com",
+        "QUOTED": "a b",
+        "COMMENTED": "1.2",
+    }
+    assert project_env(str(tmp_path / "elsewhere" / "compose.yaml")) == {}
+
+
+def test_a_service_image_pinned_in_dot_env_is_pinned(tmp_path: Path) -> None:
+    compose = tmp_path / "docker-compose.yaml"
+    compose.write_text(
+        "services:\n  vllm:\n    image: vllm/vllm-openai:${VLLM_TAG:-latest}\n"
+        "    ipc: host\n    command: --model Qwen/Qwen2.5-7B-Instruct\n"
+    )
+    (tmp_path / ".env").write_text("VLLM_TAG=v0.10.1\n")
+    [service] = extract_workloads([parse(str(compose), compose.read_text())])
+    engine = service.data["engine"]
+    assert (engine["image"], engine["version"]) == ("vllm/vllm-openai:v0.10.1", "0.10.1")
