@@ -51,3 +51,20 @@ def test_a_service_image_pinned_in_dot_env_is_pinned(tmp_path: Path) -> None:
     [service] = extract_workloads([parse(str(compose), compose.read_text())])
     engine = service.data["engine"]
     assert (engine["image"], engine["version"]) == ("vllm/vllm-openai:v0.10.1", "0.10.1")
+
+
+def test_a_service_of_a_file_named_for_compose_is_compose(tmp_path: Path) -> None:
+    """Only an image and a command: the file's name says it is Compose's."""
+    text = (
+        "services:\n  vllm:\n    image: vllm/vllm-openai:${VLLM_TAG:-v0.10.1}\n"
+        "    command: --model Qwen/Qwen2.5-7B-Instruct\n"
+    )
+    compose = tmp_path / "compose.yaml"
+    compose.write_text(text)
+    [service] = extract_workloads([parse(str(compose), text)])
+    assert service.data["compose"] is True
+    assert service.data["engine"]["version"] == "0.10.1"
+    other = tmp_path / "stack.yaml"  # not a name Compose reads: a values layout
+    other.write_text(text)
+    [values] = extract_workloads([parse(str(other), text)])
+    assert "compose" not in values.data

@@ -228,6 +228,15 @@ def looks_like_values(data: Any, name: str, settings: ModelSettings = DEFAULT_SE
     )
 
 
+def _named_as_compose(name: str) -> bool:
+    """compose.yaml, docker-compose.yml, compose.prod.yaml, docker-compose.gpu.yml: the
+    names Compose reads (https://docs.docker.com/compose/intro/compose-application-model/)."""
+    base = os.path.basename(name).lower()
+    return base.startswith(("compose.", "compose-", "docker-compose")) and base.endswith(
+        (".yaml", ".yml")
+    )
+
+
 def _named_as_values(name: str) -> bool:
     """A file named like Helm values (``values-prod.yaml``), or a YAML mapping beside a
     chart's ``Chart.yaml`` (``gpu-l4.yaml``): Helm's layout keeps only values files there
@@ -426,15 +435,18 @@ def _section_workloads(
     pod = SyntheticPod(locate(section))
     at = lambda *rest: locate((*section, *rest))  # noqa: E731
     pod.set((*_C, "name"), server or "server", at())
-    # A Docker Compose service (services.<name> with Compose's own keys): a container, not
-    # a Kubernetes pod.
+    # A Docker Compose service (services.<name> with Compose's own keys, or any service of
+    # a file Compose finds by its name): a container, not a Kubernetes pod.
+    source = label.removeprefix("file:").split("#", 1)[0]
     compose = (
-        len(section) == 2 and section[0] == "services" and any(key in node for key in _COMPOSE_KEYS)
+        len(section) == 2
+        and section[0] == "services"
+        and (any(key in node for key in _COMPOSE_KEYS) or _named_as_compose(source))
     )
     image = _image_text(node)
     if image and compose:
         # As Compose reads it: the project's .env, else the defaults (${TAG:-latest}).
-        image = interpolate(image, project_env(label.removeprefix("file:").split("#", 1)[0]))
+        image = interpolate(image, project_env(source))
     if image:
         raw = node.get("image")
         where: PathT = ("image",)
