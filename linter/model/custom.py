@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -103,20 +104,11 @@ def with_hints(kind: str, data: Mapping[str, Any], locate: Locate, meta: Meta) -
 
 
 def _replace(meta: Meta, server: str, hints: tuple[Hint, ...], multi: bool | None = None) -> Meta:
-    return Meta(
-        meta.id,
-        meta.kind,
-        meta.name,
-        meta.anchor,
-        meta.source,
-        meta.namespace,
-        meta.replicas,
-        meta.replicas_origin,
-        meta.role,
-        server,
-        hints,
-        meta.multi_node if multi is None else multi,
-        meta.extra,
+    return dataclasses.replace(
+        meta,
+        server_hint=server,
+        hints=hints,
+        multi_node=meta.multi_node if multi is None else multi,
     )
 
 
@@ -217,15 +209,10 @@ def _inference_service(
         return []
     base: PathT = ("spec", "predictor")
     replicas = predictor.get("minReplicas")
-    meta = Meta(
-        meta.id,
-        meta.kind,
-        meta.name,
-        meta.anchor,
-        meta.source,
-        meta.namespace,
-        replicas if isinstance(replicas, int) else None,
-        locate((*base, "minReplicas")) if isinstance(replicas, int) else None,
+    meta = dataclasses.replace(
+        meta,
+        replicas=replicas if isinstance(replicas, int) else None,
+        replicas_origin=locate((*base, "minReplicas")) if isinstance(replicas, int) else None,
     )
     if isinstance(predictor.get("containers"), list):
         return build_workloads(predictor, lambda p: locate((*base, *p)), meta, settings)

@@ -18,6 +18,7 @@ saying that the operator adds it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -95,15 +96,10 @@ def nim_service_workloads(
     replicas = spec.get("replicas")
     multi = spec.get("multiNode")
     size = multi.get("size") if isinstance(multi, Mapping) else None
-    completed = Meta(
-        meta.id,
-        meta.kind,
-        meta.name,
-        meta.anchor,
-        meta.source,
-        meta.namespace,
-        replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else None,
-        at("replicas") if isinstance(replicas, int) else None,
+    completed = dataclasses.replace(
+        meta,
+        replicas=replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else None,
+        replicas_origin=at("replicas") if isinstance(replicas, int) else None,
         server_hint="nim",
         multi_node=isinstance(size, int) and size > 1,
     )
