@@ -24,7 +24,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from linter.model.facts import Locate, lookup
-from linter.model.role_pods import Injected, RolePod, UnbuiltRole, added_by, int_at, nearest_source
+from linter.model.role_pods import (
+    Injected,
+    RolePod,
+    UnbuiltRole,
+    added_by,
+    int_at,
+    nearest_source,
+    template_labels,
+)
 from linter.model.strategic_merge import written
 from linter.positions import PathT
 
@@ -102,13 +110,7 @@ def _pod(
     where: dict[PathT, PathT] = {}
     template = written(role[key], (*at, key), (), where)
     assert isinstance(template, Mapping)
-    written_labels = lookup(template, ("metadata", "labels"))
-    labels = (
-        {str(k): str(v) for k, v in written_labels.items() if v is not None}
-        if isinstance(written_labels, Mapping)
-        else {}
-    )
-    label_paths = {k: (*at, key, "metadata", "labels", k) for k in labels}
+    labels, label_paths = template_labels(template, where)
     # The controller's labels (createBasePod, GenerateEntryPod in utils.go).
     labels[_LABELS + "name"] = str(lookup(data, ("metadata", "name"), ""))
     labels[_LABELS + "role"] = name

@@ -47,6 +47,25 @@ class UnbuiltRole:
     reason: str
 
 
+def template_labels(
+    template: object, where: Mapping[PathT, PathT]
+) -> tuple[dict[str, str], dict[str, PathT]]:
+    """The labels a pod template writes, and the document path each was written at
+    (``where``: the template's paths to the document's)."""
+    written = lookup(template, ("metadata", "labels"))
+    labels = (
+        {str(k): str(v) for k, v in written.items() if v is not None}
+        if isinstance(written, Mapping)
+        else {}
+    )
+    paths = {
+        key: where[("metadata", "labels", key)]
+        for key in labels
+        if ("metadata", "labels", key) in where
+    }
+    return labels, paths
+
+
 def nearest_source(where: Mapping[PathT, PathT], prefix: PathT) -> Callable[[PathT], PathT]:
     """Document path of a pod-spec path: its own entry in ``where`` (keyed by template
     path, the pod spec under ``prefix``), else its closest recorded ancestor's."""

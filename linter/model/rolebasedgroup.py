@@ -43,6 +43,7 @@ from linter.model.role_pods import (
     added_by,
     int_at,
     nearest_source,
+    template_labels,
 )
 from linter.model.strategic_merge import merge, written
 from linter.positions import PathT
@@ -259,17 +260,7 @@ def _pod(
         return UnbuiltRole(where.get((), at), label, reason)
     metadata = data.get("metadata") if isinstance(data.get("metadata"), Mapping) else {}
     group = str(metadata.get("name", "")) if isinstance(metadata, Mapping) else ""
-    written_labels = lookup(template, ("metadata", "labels"))
-    labels = (
-        {str(k): str(v) for k, v in written_labels.items() if v is not None}
-        if isinstance(written_labels, Mapping)
-        else {}
-    )
-    label_paths = {
-        key: where[("metadata", "labels", key)]
-        for key in labels
-        if ("metadata", "labels", key) in where
-    }
+    labels, label_paths = template_labels(template, where)
     # The controller's labels (GetCommonLabelsFromRole in api/workloads/v1alpha2/helper.go).
     labels[_LABEL_PREFIX + "group-name"] = group
     labels[_LABEL_PREFIX + "role-name"] = name
