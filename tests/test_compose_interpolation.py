@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from linter.evaluate.parsers import parse
-from linter.model.compose import interpolate, project_env
+from linter.model.command import expand_shell_vars
+from linter.model.compose import project_env
 from linter.model.extract import extract_workloads
 
 
@@ -24,7 +25,7 @@ from linter.model.extract import extract_workloads
     ],
 )
 def test_interpolate(text: str, env: dict[str, str], read: str) -> None:
-    assert interpolate(text, env) == read
+    assert expand_shell_vars(text, env) == read
 
 
 def test_project_env_reads_the_dot_env_beside_the_file(tmp_path: Path) -> None:

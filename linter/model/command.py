@@ -22,7 +22,10 @@ _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 _PREFIXES = frozenset({"exec", "env", "nohup", "time", "command", "stdbuf", "setsid"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _K8S_VAR = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
-_SHELL_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_SHELL_VAR = re.compile(
+    r"\$\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)(?:(?P<op>:?-)(?P<default>[^}]*))?\}"
+    r"|\$(?P<bare>[A-Za-z_][A-Za-z0-9_]*)"
+)
 _PYTHON_MODULES = {
     "vllm.entrypoints.openai.api_server": ("vllm", "vllm.entrypoints.openai.api_server"),
     "vllm.entrypoints.api_server": ("vllm", "vllm.entrypoints.api_server"),
@@ -55,16 +58,25 @@ def expand_k8s_vars(text: str, env: Mapping[str, str]) -> str:
     return _K8S_VAR.sub(replace, text) if "$" in text else text
 
 
-def _expand_shell_vars(text: str, env: Mapping[str, str]) -> str:
-    def replace(match: re.Match[str]) -> str:
-        name = match.group(1) or match.group(3)
-        if name in env:
-            return env[name]
-        if match.group(2) is not None:
-            return match.group(2)
-        return match.group(0)
+def expand_shell_vars(text: str, env: Mapping[str, str]) -> str:
+    """``text`` with the shell's ``${NAME:-default}``, ``${NAME-default}``, ``${NAME}`` and
+    ``$NAME`` expanded from ``env`` (Docker Compose interpolates the same forms):
+    ``:-`` takes the default when the variable is unset or empty, ``-`` only when unset;
+    a variable ``env`` does not hold and that has no default stays as written."""
+    if "$" not in text:
+        return text
 
-    return _SHELL_VAR.sub(replace, text) if "$" in text else text
+    def replace(match: re.Match[str]) -> str:
+        name = match.group("braced") or match.group("bare")
+        value = env.get(name)
+        op = match.group("op")
+        if op == ":-" and not value:
+            return match.group("default")
+        if op == "-" and value is None:
+            return match.group("default")
+        return value if value is not None else match.group(0)
+
+    return _SHELL_VAR.sub(replace, text)
 
 
 def invocation(
@@ -198,7 +210,7 @@ def split_script(
         at = origin
         if block is not None:
             at, cursor = _token_origin(blank, word, cursor, origin, block)
-        current.append(Token(_expand_shell_vars(word, env), at))
+        current.append(Token(expand_shell_vars(word, env), at))
     if current:
         commands.append(current)
     return [_strip_prefixes(cmd) for cmd in commands]

@@ -1,6 +1,7 @@
-"""Docker Compose interpolation of a service's image: ``${NAME:-default}``, ``${NAME-default}``,
-``${NAME}`` and ``$NAME``, with the variables of the project's ``.env`` file beside the
-compose file (https://docs.docker.com/reference/compose-file/interpolation/,
+"""The variables Docker Compose interpolates a service's image with (``${NAME:-default}``,
+``${NAME-default}``, ``${NAME}``, ``$NAME``, as ``command.expand_shell_vars`` expands
+them): those of the project's ``.env`` file beside the compose file
+(https://docs.docker.com/reference/compose-file/interpolation/,
 https://docs.docker.com/compose/how-tos/environment-variables/variable-interpolation/#env-file).
 The shell's environment at deploy time is not known here: a variable that is neither in
 ``.env`` nor given a default stays as written."""
@@ -14,32 +15,9 @@ from collections.abc import Mapping
 
 from linter.parsing import bounded
 
-_REFERENCE = re.compile(
-    r"\$\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)(?:(?P<op>:?-)(?P<default>[^}]*))?\}"
-    r"|\$(?P<bare>[A-Za-z_][A-Za-z0-9_]*)"
-)
 _ASSIGNMENT = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
 # A .env file is a few lines; anything far larger is not one.
 _MAX_ENV_BYTES = 1 << 20
-
-
-def interpolate(text: str, env: Mapping[str, str]) -> str:
-    """``text`` as Compose reads it with ``env`` set: ``${TAG:-latest}`` is ``env['TAG']``
-    when set and not empty, else ``latest``; ``${TAG-latest}`` only when unset."""
-    if "$" not in text:
-        return text
-
-    def replace(match: re.Match[str]) -> str:
-        name = match.group("braced") or match.group("bare")
-        value = env.get(name)
-        op = match.group("op")
-        if op == ":-" and not value:
-            return match.group("default")
-        if op == "-" and value is None:
-            return match.group("default")
-        return value if value is not None else match.group(0)
-
-    return _REFERENCE.sub(replace, text)
 
 
 @functools.lru_cache(maxsize=64)

@@ -26,7 +26,7 @@ from linter.model.build import (
     grpc_tree_facts,
     server_of_call,
 )
-from linter.model.compose import interpolate, project_env
+from linter.model.compose import project_env
 from linter.model.exposure import compose_exposure
 from linter.model.facts import Facts, Locate
 from linter.model.images import parse_image
@@ -446,7 +446,7 @@ def _section_workloads(
     image = _image_text(node)
     if image and compose:
         # As Compose reads it: the project's .env, else the defaults (${TAG:-latest}).
-        image = interpolate(image, project_env(source))
+        image = cmd.expand_shell_vars(image, project_env(source))
     if image:
         raw = node.get("image")
         where: PathT = ("image",)
