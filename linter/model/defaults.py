@@ -64,6 +64,9 @@ def _vllm(
         "swap_space": 4 if version and version < (0, 18) else None,
         "max_model_len": _derived_max_len(model),
         "shutdown_drain_timeout": 120 if engine.get("shutdown_mode") == "drain" else None,
+        # The port it listens on: 8000 (entrypoints/openai/cli_args.py), 50051 for the gRPC
+        # server (entrypoints/grpc_server.py at v0.14.0, L506-L508).
+        "port": 50051 if engine.get("entrypoint") == "vllm.entrypoints.grpc_server" else 8000,
         # Written values are kept even when the default cannot be told (below).
         "max_num_batched_tokens": None,
         "max_num_seqs": None,
@@ -181,6 +184,7 @@ def _sglang(
         "kv_cache_dtype": "auto",
         "max_prefill_tokens": 16384,
         "mem_fraction_static": None,
+        "port": 30000,  # server_args.py
     }
     memory = gpu.get("memory_bytes")
     tp = engine.get("tp_size", 1) if isinstance(engine.get("tp_size"), int) else 1
