@@ -17,7 +17,7 @@ from linter.errors import SourceError
 from linter.evaluate.providers import StandaloneWorkloads
 from linter.evaluate.stages import read_inputs
 from linter.model.settings import ModelSettings
-from linter.model.workload import Workload
+from linter.model.workload import Workload, WorkloadView
 from linter.parsing.documents import Document, Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.positions import PathT, format_path
@@ -135,8 +135,9 @@ def _in_chart(
 def describe(
     workload: Workload, policies: Sequence[Policy], environment: str | None = None
 ) -> dict[str, Any]:
-    """One workload as ``show`` prints it."""
-    data = workload.data
+    """One workload as ``show`` prints it: what policies see, and where it was written."""
+    view = workload.view()
+    data = view.data
     entry = gaps.entry(workload, policies, environment)
     engine = _mapping(data.get("engine"))
     model = _mapping(data.get("model"))
@@ -160,7 +161,7 @@ def describe(
         "parallelism": {
             name: engine[name] for name in _PARALLELISM if isinstance(engine.get(name), int)
         },
-        "settings": _settings(workload, entry.model_source),
+        "settings": _settings(view, entry.model_source),
         "unknown": _unknown(entry.server, engine, model, gpu),
         "gaps": [gap.to_json() for gap in entry.gaps],
     }
@@ -169,7 +170,7 @@ def describe(
     return out
 
 
-def _settings(workload: Workload, model_source: str | None) -> list[dict[str, Any]]:
+def _settings(workload: WorkloadView, model_source: str | None) -> list[dict[str, Any]]:
     """Every leaf setting; ``at`` is where it was written, ``from`` what it was looked up in
     (the model catalogue, the configuration, a config.json) or ``derived``."""
     out: list[dict[str, Any]] = []

@@ -48,7 +48,7 @@ def test_the_hook_input_is_a_400_line_production_stack_values_file(
     assert json.loads(capsys.readouterr().out)["findings"] == []
     parsed = parse(str(path), path.read_text(encoding="utf-8"))
     workloads = extract_workloads([parsed])
-    assert [w.data["engine"]["name"] for w in workloads] == ["vllm"] * 6
+    assert [w.view().data["engine"]["name"] for w in workloads] == ["vllm"] * 6
 
 
 def test_bulk_inputs_are_seeded_and_varied(tmp_path: Path) -> None:

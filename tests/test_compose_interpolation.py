@@ -50,7 +50,7 @@ def test_a_service_image_pinned_in_dot_env_is_pinned(tmp_path: Path) -> None:
     )
     (tmp_path / ".env").write_text("VLLM_TAG=v0.10.1\n")
     [service] = extract_workloads([parse(str(compose), compose.read_text())])
-    engine = service.data["engine"]
+    engine = service.view().data["engine"]
     assert (engine["image"], engine["version"]) == ("vllm/vllm-openai:v0.10.1", "0.10.1")
 
 
@@ -63,9 +63,9 @@ def test_a_service_of_a_file_named_for_compose_is_compose(tmp_path: Path) -> Non
     compose = tmp_path / "compose.yaml"
     compose.write_text(text)
     [service] = extract_workloads([parse(str(compose), text)])
-    assert service.data["compose"] is True
-    assert service.data["engine"]["version"] == "0.10.1"
+    assert service.view().data["compose"] is True
+    assert service.view().data["engine"]["version"] == "0.10.1"
     other = tmp_path / "stack.yaml"  # not a name Compose reads: a values layout
     other.write_text(text)
     [values] = extract_workloads([parse(str(other), text)])
-    assert "compose" not in values.data
+    assert "compose" not in values.view().data

@@ -5,7 +5,7 @@ context) and from realistic inputs under ``tests/fixtures/locations/``: vLLM Dep
 (an args list, a shell script), a TGI Deployment configured by environment variables, a
 generic chart's SGLang values, a Triton ``config.pbtxt`` and a vLLM configuration file.
 
-Each leaf of ``workload.data`` is classified, and its position (``Workload.locate``, what a
+Each leaf of ``workload.view().data`` is classified, and its position (``Workload.locate``, what a
 finding uses) is compared with a position found by searching the fixture's text, never
 with the serving model's own lookup:
 
@@ -204,7 +204,7 @@ class Expectation:
         return self.written_at(("pod", "containers", 0, "image")) or self.anchors["document"]
 
     def _derived(self, path: Path_) -> Position | None:
-        data = self.workload.data
+        data = self.workload.view().data
         head, rest = path[0], path[1:]
         if head == "engine" and rest[0] in _IMAGE_FACTS:
             return self._image() if "image" in data["engine"] else self.anchors["document"]
@@ -266,10 +266,10 @@ class Expectation:
         return self.expected(("engine", "model_id"))
 
     def _gpu(self, name: str) -> Position | None:
-        gpu = self.workload.data["gpu"]
+        gpu = self.workload.view().data["gpu"]
         resources: Path_ = ("pod", "containers", 0, "resources")
         if name in _GPU_PRODUCT_FACTS:
-            label = next(iter(self.workload.data["pod"]["node_selector"]))
+            label = next(iter(self.workload.view().data["pod"]["node_selector"]))
             return self.written_at(("pod", "node_selector", label))
         section = "requests" if name == "requests" or "limits" not in gpu else "limits"
         return self.written_at((*resources, section, gpu["resource"]))
@@ -277,13 +277,13 @@ class Expectation:
     def _shm(self, name: str) -> Position:
         if name == "size_limit_bytes":
             return self.expected(("pod", "volumes", self._shm_volume(), "size_limit_bytes"))
-        if not self.workload.data["pod"]["shm"]["mounted"]:
+        if not self.workload.view().data["pod"]["shm"]["mounted"]:
             return self.anchors["pod"]  # nothing mounted at /dev/shm: the pod spec
         return self.expected(("pod", "volumes", self._shm_volume(), "name"))
 
     def _shm_volume(self) -> int:
-        name = self.workload.data["pod"]["shm"]["volume"]
-        volumes = self.workload.data["pod"]["volumes"]
+        name = self.workload.view().data["pod"]["shm"]["volume"]
+        volumes = self.workload.view().data["pod"]["volumes"]
         return next(i for i, v in enumerate(volumes) if v["name"] == name)
 
     def _triton(self, path: Path_) -> Position | None:
@@ -656,8 +656,8 @@ def _check(case: Case, workload: Workload, directory: Path) -> list[str]:
     case.texts = {name: (directory / name).read_text(encoding="utf-8") for name in case.files}
     expectation = Expectation(case, workload)
     wrong = []
-    for path, value in _leaves(workload.data):
-        origin = workload.locate(path)
+    for path, value in _leaves(workload.view().data):
+        origin = workload.view().locate(path)
         got = (Path(origin.source).name, origin.line, origin.column)
         want = expectation.expected(path)
         want = (Path(want[0]).name, want[1], want[2])

@@ -124,7 +124,7 @@ def test_tgi_takes_no_abbreviations() -> None:
 def test_cli_flags_fact_lists_each_flag_as_written_at_its_token() -> None:
     path = FIXTURES / "kubeai-model.yaml"
     [workload] = extract_workloads([parse(str(path), path.read_text(encoding="utf-8"))])
-    engine = workload.data["engine"]
+    engine = workload.view().data["engine"]
     assert engine["entrypoint"] == "vllm.entrypoints.openai.api_server"
     assert engine["max_num_batched_tokens"] == 32768
     items = [(i["written"], i["flag"], i["status"], i["command_line"]) for i in engine["cli_flags"]]
@@ -133,7 +133,7 @@ def test_cli_flags_fact_lists_each_flag_as_written_at_its_token() -> None:
         ("--max-num-batched-token", "--max-num-batched-tokens", "accepted", True),
         ("--disable-log-requests", "--disable-log-requests", "some", True),
     ]
-    lines = [workload.origins[("engine", "cli_flags", i)].line for i in range(3)]
+    lines = [workload.view().origins[("engine", "cli_flags", i)].line for i in range(3)]
     assert lines == [9, 10, 11]
 
 

@@ -318,6 +318,10 @@ def test_the_chart_pod_fact_matches_the_workload_schema(
     add_chart_pod(workloads, chart, merged)
     validator = jsonschema.Draft202012Validator(_resources.load_schema("workload.schema.json"))
     assert [
-        (w.data["chart_pod"], w.data["container"]["mounts"], list(validator.iter_errors(w.data)))
+        (
+            w.view().data["chart_pod"],
+            w.view().data["container"]["mounts"],
+            list(validator.iter_errors(w.view().data)),
+        )
         for w in workloads
     ] == [(fact, mounts, [])]

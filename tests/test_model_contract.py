@@ -38,7 +38,7 @@ def test_every_fixture_workload_matches_the_schema(path: Path) -> None:
     for workload in workloads:
         errors = [
             f"{list(e.absolute_path)}: {e.message}"
-            for e in validator.iter_errors(json.loads(json.dumps(workload.data)))
+            for e in validator.iter_errors(json.loads(json.dumps(workload.view().data)))
         ]
         assert errors == [], workload.name
 
@@ -144,7 +144,7 @@ def test_findings_point_at_flags_shell_strings_and_shm(run_line: Callable[..., R
 
 def test_triton_flags_are_server_side_and_client_env_is_client_side() -> None:
     triton, client = _workloads(FIXTURES / "manifests" / "grpc.yaml")
-    assert triton.data["grpc"] == {
+    assert triton.view().data["grpc"] == {
         "server_kind": "triton",
         "server": {
             "keepalive_time_ms": 60000,
@@ -153,15 +153,15 @@ def test_triton_flags_are_server_side_and_client_env_is_client_side() -> None:
         },
     }
     assert (
-        triton.data["engine"]["name"],
-        triton.data["engine"]["exit_timeout_secs"],
-        triton.data["effective"]["exit_timeout_secs"],
+        triton.view().data["engine"]["name"],
+        triton.view().data["engine"]["exit_timeout_secs"],
+        triton.view().data["effective"]["exit_timeout_secs"],
     ) == ("trtllm", 45, 45)
-    assert triton.locate(("grpc", "server", "max_connection_age_ms")).line == 16
-    assert client.data["grpc"] == {
+    assert triton.view().locate(("grpc", "server", "max_connection_age_ms")).line == 16
+    assert client.view().data["grpc"] == {
         "client": {"keepalive_time_ms": 10000, "keepalive_permit_without_calls": True}
     }
-    assert client.data["engine"] == {
+    assert client.view().data["engine"] == {
         "image": "example/client:1.0",
         "version_pinned": False,
         "entrypoint": "image",
@@ -173,7 +173,7 @@ def test_triton_flags_are_server_side_and_client_env_is_client_side() -> None:
         "flags": {},
         "inline_bool_flags": [],
     }
-    assert client.locate(("grpc", "client", "keepalive_time_ms")).line == 31
+    assert client.view().locate(("grpc", "client", "keepalive_time_ms")).line == 31
 
 
 @pytest.mark.parametrize(

@@ -68,8 +68,8 @@ spec:
 
 def test_services_and_routes_that_select_the_pods() -> None:
     (workload,) = extract_workloads([parse("deploy/sglang.yaml", STREAM)])
-    assert workload.data["pod"]["labels"] == {"app": "sglang"}
-    assert workload.data["exposure"] == [
+    assert workload.view().data["pod"]["labels"] == {"app": "sglang"}
+    assert workload.view().data["exposure"] == [
         {
             "kind": "Service",
             "name": "rank0",
@@ -95,7 +95,7 @@ def test_services_and_routes_that_select_the_pods() -> None:
             "target_ports": ["http", "9000"],
         },
     ]
-    assert [workload.origins[("exposure", i)] for i in range(3)] == [
+    assert [workload.view().origins[("exposure", i)] for i in range(3)] == [
         Origin("deploy/sglang.yaml", 20, 3, 1, "spec.type"),
         Origin("deploy/sglang.yaml", 24, 1, 2, ""),
         Origin("deploy/sglang.yaml", 55, 12, 5, "spec.rules[0].backendRefs[0].name"),
@@ -133,17 +133,17 @@ spec:
   selector: {leaderworkerset.sigs.k8s.io/name: vllm, role: leader}
 """
     leader, worker = extract_workloads([parse("lws.yaml", text)])
-    assert leader.data["pod"]["labels"] == {
+    assert leader.view().data["pod"]["labels"] == {
         "role": "leader",
         "leaderworkerset.sigs.k8s.io/name": "vllm",
         "leaderworkerset.sigs.k8s.io/worker-index": "0",
     }
-    assert worker.data["pod"]["labels"] == {"leaderworkerset.sigs.k8s.io/name": "vllm"}
-    assert [e["name"] for e in leader.data["exposure"]] == ["leader"]
-    assert "exposure" not in worker.data
+    assert worker.view().data["pod"]["labels"] == {"leaderworkerset.sigs.k8s.io/name": "vllm"}
+    assert [e["name"] for e in leader.view().data["exposure"]] == ["leader"]
+    assert "exposure" not in worker.view().data
 
 
 def test_services_of_another_file_are_not_linked() -> None:
     deployment, service = STREAM.split("---\n")[:2]
     workloads = extract_workloads([parse("a.yaml", deployment), parse("b.yaml", service)])
-    assert [w.data.get("exposure") for w in workloads] == [None]
+    assert [w.view().data.get("exposure") for w in workloads] == [None]

@@ -21,14 +21,19 @@ def load(name: str, settings: ModelSettings | None = None) -> list[Workload]:
 
 
 def where(workload: Workload, *path: str | int) -> tuple[int, int, str]:
-    origin = workload.locate(path)
+    origin = workload.view().locate(path)
     return origin.line, origin.column, origin.key
 
 
 def test_deployment_args_in_every_form() -> None:
     [w] = load("vllm-deployment.yaml")
-    engine = w.data["engine"]
-    assert (w.name, w.data["kind"], w.data["namespace"], w.data["replicas"]) == (
+    engine = w.view().data["engine"]
+    assert (
+        w.name,
+        w.view().data["kind"],
+        w.view().data["namespace"],
+        w.view().data["replicas"],
+    ) == (
         "Deployment/serving/llama",
         "Deployment",
         "serving",
@@ -86,7 +91,7 @@ def test_deployment_args_in_every_form() -> None:
 
 def test_effective_defaults_of_the_version_and_gpu() -> None:
     [w] = load("vllm-deployment.yaml")
-    effective = w.data["effective"]
+    effective = w.view().data["effective"]
     assert {
         k: effective[k]
         for k in (
@@ -113,7 +118,7 @@ def test_effective_defaults_of_the_version_and_gpu() -> None:
 
 def test_pod_facts_of_a_deployment() -> None:
     [w] = load("vllm-deployment.yaml")
-    pod, container = w.data["pod"], w.data["container"]
+    pod, container = w.view().data["pod"], w.view().data["container"]
     assert pod["qos_class"] == "Burstable"  # the init container has no limits
     assert [c["name"] for c in pod["init_containers"]] == ["fetch"]
     assert container["resources"] == {
@@ -157,7 +162,7 @@ def test_pod_facts_of_a_deployment() -> None:
 
 def test_gpu_model_and_capacity() -> None:
     [w] = load("vllm-deployment.yaml")
-    assert w.data["gpu"] == {
+    assert w.view().data["gpu"] == {
         "resource": "nvidia.com/gpu",
         "limits": 2,
         "requests": 2,
@@ -169,14 +174,14 @@ def test_gpu_model_and_capacity() -> None:
         "peer_to_peer": False,
         "interconnect": "pcie",
     }
-    model = w.data["model"]
+    model = w.view().data["model"]
     assert (
         model["preset"],
         model["num_key_value_heads"],
         model["head_dim"],
         model["weight_bytes"],
     ) == ("meta-llama/Llama-3.1-8B", 8, 128, 16060522496)
-    capacity = w.data["capacity"]
+    capacity = w.view().data["capacity"]
     assert (
         capacity["kv_bytes_per_token_per_gpu"],
         capacity["weight_bytes_per_gpu"],
@@ -187,7 +192,7 @@ def test_gpu_model_and_capacity() -> None:
 
 def test_shell_string_command() -> None:
     shell, api = load("shell-command.yaml")
-    engine = shell.data["engine"]
+    engine = shell.view().data["engine"]
     assert (engine["name"], engine["entrypoint"], engine["model_id"]) == (
         "vllm",
         "vllm serve",
@@ -204,18 +209,22 @@ def test_shell_string_command() -> None:
     # Flags inside a `- |` script point at their own line and column.
     assert where(shell, "engine", "kv_cache_dtype")[:2] == (20, 34)
     assert where(shell, "engine", "inline_bool_flags", 0)[:2] == (19, 44)
-    assert (api.name, api.data["engine"]["entrypoint"], api.data["engine"]["swap_space"]) == (
+    assert (
+        api.name,
+        api.view().data["engine"]["entrypoint"],
+        api.view().data["engine"]["swap_space"],
+    ) == (
         "Pod/default/api-server",
         "vllm.entrypoints.openai.api_server",
         8.0,
     )
-    assert api.data["engine"]["version_pinned"] is False
-    assert "version" not in api.data["engine"]
+    assert api.view().data["engine"]["version_pinned"] is False
+    assert "version" not in api.view().data["engine"]
 
 
 def test_tgi_environment_and_arguments() -> None:
     [w] = load("tgi-env.yaml")
-    engine = w.data["engine"]
+    engine = w.view().data["engine"]
     assert {
         k: engine[k]
         for k in (
@@ -243,25 +252,28 @@ def test_tgi_environment_and_arguments() -> None:
     }
     assert where(w, "engine", "max_input_tokens")[:2] == (18, 15)
     assert where(w, "engine", "max_total_tokens")[2] == "spec.template.spec.containers[0].args[1]"
-    effective = w.data["effective"]
+    effective = w.view().data["effective"]
     assert (
         effective["num_shard"],
         effective["max_concurrent_requests"],
         effective["prefill_chunking"],
         effective["port"],
     ) == (4, 128, "1", 80)
-    assert w.data["pod"]["qos_class"] == "Guaranteed"
+    assert w.view().data["pod"]["qos_class"] == "Guaranteed"
 
 
 def test_leader_worker_set_with_sglang() -> None:
     leader, worker = load("sglang-lws.yaml")
-    assert (leader.name, leader.data["role"], leader.data["multi_node"]) == (
+    assert (leader.name, leader.view().data["role"], leader.view().data["multi_node"]) == (
         "LeaderWorkerSet/default/sglang/leader",
         "leader",
         True,
     )
-    assert (worker.name, worker.data["role"]) == ("LeaderWorkerSet/default/sglang/worker", "worker")
-    engine = leader.data["engine"]
+    assert (worker.name, worker.view().data["role"]) == (
+        "LeaderWorkerSet/default/sglang/worker",
+        "worker",
+    )
+    engine = leader.view().data["engine"]
     assert (
         engine["name"],
         engine["version"],
@@ -269,16 +281,16 @@ def test_leader_worker_set_with_sglang() -> None:
         engine["mem_fraction_static"],
         engine["nnodes"],
     ) == ("sglang", "0.5.6.post2", 2, 0.85, 2)  # $(LWS_GROUP_SIZE): the LWS sets it to size
-    assert "capacity" not in leader.data  # the GPU's memory is not known
-    assert worker.data["effective"]["mem_fraction_static"] == 0.88
+    assert "capacity" not in leader.view().data  # the GPU's memory is not known
+    assert worker.view().data["effective"]["mem_fraction_static"] == 0.88
     told, _ = load("sglang-lws.yaml", ModelSettings(gpu_product="NVIDIA-L4"))
-    capacity = told.data["capacity"]
+    capacity = told.view().data["capacity"]
     # 2 × 32 layers × (8 KV heads // TP 2) × 128 × 2 bytes; SGLang budget = total × 0.85.
     assert (
         capacity["kv_bytes_per_token_per_gpu"],
         capacity["memory_fraction"],
         capacity["overhead_bytes_per_gpu"],
-        told.data["gpu"]["product_source"],
+        told.view().data["gpu"]["product_source"],
     ) == (2 * 32 * 4 * 128 * 2, 0.85, 0, "settings")
 
 
@@ -286,31 +298,31 @@ def test_kserve_kinds() -> None:
     runtime, isvc, llmisvc = load("kserve.yaml")
     assert (
         runtime.name,
-        runtime.data["engine"]["version"],
-        runtime.data["engine"]["model_id"],
+        runtime.view().data["engine"]["version"],
+        runtime.view().data["engine"]["model_id"],
     ) == ("ServingRuntime/default/vllm-runtime", "0.9.2", "/mnt/models")
     assert (
-        isvc.data["engine"]["name"],
-        isvc.data["engine"]["model_id"],
-        isvc.data["engine"]["max_model_len"],
-        isvc.data["gpu"]["product"],
+        isvc.view().data["engine"]["name"],
+        isvc.view().data["engine"]["model_id"],
+        isvc.view().data["engine"]["max_model_len"],
+        isvc.view().data["gpu"]["product"],
     ) == ("vllm", "Qwen/Qwen2.5-7B-Instruct", 16384, "NVIDIA-A100-SXM4-80GB")
     assert where(isvc, "engine", "max_model_len")[2] == "spec.predictor.model.args[1]"
     assert where(isvc, "container", "resources", "limits", "nvidia.com/gpu")[:2] == (33, 11)
-    assert isvc.data["replicas"] == 1
+    assert isvc.view().data["replicas"] == 1
     assert (
-        llmisvc.data["engine"]["name"],
-        llmisvc.data["engine"]["tensor_parallel_size"],
-        llmisvc.data["engine"]["model_id"],
-        llmisvc.data["replicas"],
+        llmisvc.view().data["engine"]["name"],
+        llmisvc.view().data["engine"]["tensor_parallel_size"],
+        llmisvc.view().data["engine"]["model_id"],
+        llmisvc.view().data["replicas"],
     ) == ("vllm", 4, "meta-llama/Llama-3.1-70B-Instruct", 2)
     assert where(llmisvc, "engine", "tensor_parallel_size")[2] == "spec.parallelism.tensor"
 
 
 def test_ray_service_worker_group_gets_the_engine_kwargs() -> None:
     [w] = load("ray.yaml")
-    engine = w.data["engine"]
-    assert (w.name, w.data["replicas"], w.data["multi_node"]) == (
+    engine = w.view().data["engine"]
+    assert (w.name, w.view().data["replicas"], w.view().data["multi_node"]) == (
         "RayService/default/llm/worker/gpu",
         2,
         True,
@@ -336,7 +348,7 @@ def test_objects_without_pods_or_servers_give_no_workload() -> None:
 
 def test_cgroup_writer_hostipc_and_other_kinds() -> None:
     daemon, cron, rollout = load("cgroup-writer.yaml")
-    pod = daemon.data["pod"]
+    pod = daemon.view().data["pod"]
     [init] = pod["init_containers"]
     assert (
         init["privileged"],
@@ -351,16 +363,23 @@ def test_cgroup_writer_hostipc_and_other_kinds() -> None:
         {"mounted": False, "host_ipc": True},
     )
     assert where(daemon, "pod", "init_containers", 0, "privileged")[:2] == (13, 13)
-    assert (daemon.data["gpu"]["resource"], daemon.data["gpu"]["count"]) == ("amd.com/gpu", 8)
-    assert (cron.name, cron.data["engine"]["name"], cron.data["engine"]["version"]) == (
+    assert (daemon.view().data["gpu"]["resource"], daemon.view().data["gpu"]["count"]) == (
+        "amd.com/gpu",
+        8,
+    )
+    assert (
+        cron.name,
+        cron.view().data["engine"]["name"],
+        cron.view().data["engine"]["version"],
+    ) == (
         "CronJob/default/nightly",
         "tgi",
         "2.4.0",
     )
     assert (
-        rollout.data["replicas"],
-        rollout.data["engine"]["version_parts"],
-        rollout.data["effective"]["gpu_memory_utilization"],
+        rollout.view().data["replicas"],
+        rollout.view().data["engine"]["version_parts"],
+        rollout.view().data["effective"]["gpu_memory_utilization"],
     ) == (3, [0, 20, 0], 0.92)
 
 
@@ -374,7 +393,7 @@ def test_user_config_json_and_presets_for_models() -> None:
         },
     )
     daemon, _, _ = load("cgroup-writer.yaml", settings)
-    model = daemon.data["model"]
+    model = daemon.view().data["model"]
     assert (model["known"], model["source"], model["kv_lora_rank"], model["num_hidden_layers"]) == (
         True,
         config,
@@ -382,7 +401,7 @@ def test_user_config_json_and_presets_for_models() -> None:
         27,
     )
     # MLA: one latent vector of kv_lora_rank + qk_rope_head_dim per layer, no factor 2.
-    assert daemon.data["capacity"]["kv_bytes_per_token_per_gpu"] == 27 * (512 + 64) * 2
+    assert daemon.view().data["capacity"]["kv_bytes_per_token_per_gpu"] == 27 * (512 + 64) * 2
     from linter.model.presets import model_facts
 
     tiny = model_facts("my-org/tiny", {}, settings)
@@ -392,12 +411,12 @@ def test_user_config_json_and_presets_for_models() -> None:
 def test_effective_cuda_graph_capture_size() -> None:
     [w] = load("vllm-deployment.yaml")
     # -cc capture sizes [1, 2, 4], all within max_num_batched_tokens 2048.
-    assert w.data["effective"]["max_cudagraph_capture_size"] == 4
+    assert w.view().data["effective"]["max_cudagraph_capture_size"] == 4
     [_, rollout] = load("cgroup-writer.yaml")[1:]
-    assert "max_cudagraph_capture_size" not in rollout.data["effective"]  # seqs unknown
+    assert "max_cudagraph_capture_size" not in rollout.view().data["effective"]  # seqs unknown
     told = load("cgroup-writer.yaml", ModelSettings(gpu_product="NVIDIA-H100"))[2]
     # H100 defaults: max_num_seqs 1024, max_num_batched_tokens 8192 → min(2048, 512).
     assert (
-        told.data["effective"]["max_num_seqs"],
-        told.data["effective"]["max_cudagraph_capture_size"],
+        told.view().data["effective"]["max_num_seqs"],
+        told.view().data["effective"]["max_cudagraph_capture_size"],
     ) == (1024, 512)

@@ -36,12 +36,12 @@ def _lint(run_line: RunLine, name: str) -> tuple[int, list[str]]:
 
 def test_pod_templates_inside_an_unknown_kind_are_linted(run_line: RunLine) -> None:
     [workload] = _workloads("unknown-crd.yaml")
-    assert (workload.name, workload.data["kind"], workload.data["replicas"]) == (
+    assert (workload.name, workload.view().data["kind"], workload.view().data["replicas"]) == (
         "ChatEndpoint/default/support-bot/deployment",
         "ChatEndpoint",
         2,
     )
-    assert workload.data["engine"]["name"] == "vllm"
+    assert workload.view().data["engine"]["name"] == "vllm"
     assert _lint(run_line, "unknown-crd.yaml") == (
         0,
         [
@@ -54,7 +54,9 @@ def test_pod_templates_inside_an_unknown_kind_are_linted(run_line: RunLine) -> N
 
 def test_every_role_of_a_stormservice_is_a_workload(run_line: RunLine) -> None:
     workloads = _workloads("stormservice.yaml")
-    assert [(w.name, w.data["replicas"], w.data["multi_node"]) for w in workloads] == [
+    assert [
+        (w.name, w.view().data["replicas"], w.view().data["multi_node"]) for w in workloads
+    ] == [
         ("StormService/default/llama-pd/roles/0", 2, False),
         ("StormService/default/llama-pd/roles/1", 1, False),
     ]
@@ -71,7 +73,10 @@ def test_every_role_of_a_stormservice_is_a_workload(run_line: RunLine) -> None:
 
 def test_a_pod_group_spans_nodes_so_per_pod_gpu_checks_stay_quiet(run_line: RunLine) -> None:
     [workload] = _workloads("stormservice-group.yaml")
-    assert (workload.data["multi_node"], workload.data["engine"]["tp_size"]) == (True, 2)
+    assert (workload.view().data["multi_node"], workload.view().data["engine"]["tp_size"]) == (
+        True,
+        2,
+    )
     code, lines = _lint(run_line, "stormservice-group.yaml")
     assert (code, [line.split(" ")[:3] for line in lines]) == (
         0,
@@ -81,13 +86,13 @@ def test_a_pod_group_spans_nodes_so_per_pod_gpu_checks_stay_quiet(run_line: RunL
 
 def test_llminferenceservice_reads_vllm_additional_args_at_the_variable() -> None:
     [workload] = _workloads("llmisvc.yaml")
-    engine = workload.data["engine"]
+    engine = workload.view().data["engine"]
     assert (
         engine["tensor_parallel_size"],
         engine["max_model_len"],
         engine["enforce_eager"],
     ) == (8, 32768, True)
-    origin = workload.locate(("engine", "tensor_parallel_size"))
+    origin = workload.view().locate(("engine", "tensor_parallel_size"))
     assert (origin.line, origin.column, origin.key) == (
         16,
         13,
@@ -97,20 +102,20 @@ def test_llminferenceservice_reads_vllm_additional_args_at_the_variable() -> Non
 
 def test_llminferenceservice_gets_the_base_configurations_shm_and_probes() -> None:
     [workload] = _workloads("llmisvc.yaml")
-    assert workload.data["pod"]["shm"] == {
+    assert workload.view().data["pod"]["shm"] == {
         "mounted": True,
         "host_ipc": False,
         "volume": "dshm",
         "medium": "Memory",
         "size_limit_bytes": 1 << 30,
     }
-    probes = workload.data["container"]["probes"]
+    probes = workload.view().data["container"]["probes"]
     assert (probes["liveness"]["http_path"], probes["liveness"]["budget_seconds"]) == (
         "/health",
         100,
     )
     assert probes["readiness"]["budget_seconds"] == 610
-    origin = workload.locate(("pod", "shm", "size_limit_bytes"))
+    origin = workload.view().locate(("pod", "shm", "size_limit_bytes"))
     assert (origin.line, origin.key) == (12, "added by LLMInferenceService base configuration")
 
 
@@ -128,13 +133,13 @@ def test_llminferenceservice_findings(run_line: RunLine) -> None:
 def test_kuberay_mounts_dev_shm_itself(run_line: RunLine) -> None:
     [worker] = _workloads("rayservice.yaml")
     assert worker.name == "RayService/default/llm/worker/gpu"
-    assert worker.data["pod"]["shm"] == {
+    assert worker.view().data["pod"]["shm"] == {
         "mounted": True,
         "host_ipc": False,
         "volume": "shared-mem",
         "medium": "Memory",
     }
-    assert worker.locate(("pod", "shm", "mounted")).key == "added by KubeRay"
+    assert worker.view().locate(("pod", "shm", "mounted")).key == "added by KubeRay"
     # No /dev/shm warning for tensor parallelism, and the operator's volume is not judged
     # as the user's memory volume without a size limit.
     assert _lint(run_line, "rayservice.yaml") == (0, [])

@@ -38,13 +38,13 @@ def _lint(run_line: RunLine, name: str) -> tuple[int, list[str]]:
 
 
 def _at(workload: Workload, *path: str | int) -> tuple[int, int, str]:
-    origin = workload.locate(path)
+    origin = workload.view().locate(path)
     return origin.line, origin.column, origin.key
 
 
 def test_a_nimservice_is_the_pod_the_nim_operator_creates(run_line: RunLine) -> None:
     [workload] = _workloads("nim-nimservice.yaml")
-    data = workload.data
+    data = workload.view().data
     assert (workload.name, data["kind"], data["replicas"]) == (
         "NIMService/inference/llama-31-8b",
         "NIMService",
@@ -87,10 +87,10 @@ def test_a_nimservice_is_the_pod_the_nim_operator_creates(run_line: RunLine) -> 
 
 def test_a_nimservice_on_a_moving_tag_without_host_resources(run_line: RunLine) -> None:
     [workload] = _workloads("nim-nimservice-latest.yaml")
-    assert workload.data["engine"]["model_id"] == "mistralai/mistral-7b-instruct-v0.3"
+    assert workload.view().data["engine"]["model_id"] == "mistralai/mistral-7b-instruct-v0.3"
     # spec.readinessProbe.enabled: false leaves the container without one.
-    assert sorted(workload.data["container"]["probes"]) == ["liveness", "startup"]
-    assert workload.data["engine"]["port"] == 8000
+    assert sorted(workload.view().data["container"]["probes"]) == ["liveness", "startup"]
+    assert workload.view().data["engine"]["port"] == 8000
     assert _lint(run_line, "nim-nimservice-latest.yaml") == (
         0,
         [
@@ -107,7 +107,7 @@ def test_a_nimservice_on_a_moving_tag_without_host_resources(run_line: RunLine) 
 
 def test_nim_environment_settings_in_a_deployment(run_line: RunLine) -> None:
     [workload] = _workloads("nim-deployment.yaml")
-    engine = workload.data["engine"]
+    engine = workload.view().data["engine"]
     assert {
         k: engine[k]
         for k in (
@@ -139,7 +139,7 @@ def test_nim_environment_settings_in_a_deployment(run_line: RunLine) -> None:
         15,
         "spec.template.spec.containers[0].env[4].value",
     )
-    assert workload.data["model"]["known"] is True
+    assert workload.view().data["model"]["known"] is True
     assert _lint(run_line, "nim-deployment.yaml") == (
         0,
         [
@@ -159,7 +159,7 @@ def test_nim_environment_settings_in_a_deployment(run_line: RunLine) -> None:
 
 def test_nim_llm_chart_values_with_a_templated_image(run_line: RunLine) -> None:
     [workload] = _workloads("nim-llm-values.yaml")
-    data = workload.data
+    data = workload.view().data
     assert (data["kind"], data["source"], data["engine"]["name"]) == (
         "HelmValues",
         "helm-values",
@@ -180,8 +180,13 @@ def test_nim_llm_chart_values_with_a_templated_image(run_line: RunLine) -> None:
 
 def test_a_kserve_runtime_with_a_nim_image(run_line: RunLine) -> None:
     [workload] = _workloads("nim-kserve-runtime.yaml")
-    engine = workload.data["engine"]
-    assert (workload.data["kind"], engine["name"], engine["model_id"], engine["version"]) == (
+    engine = workload.view().data["engine"]
+    assert (
+        workload.view().data["kind"],
+        engine["name"],
+        engine["model_id"],
+        engine["version"],
+    ) == (
         "ClusterServingRuntime",
         "nim",
         "meta/llama-3.1-70b-instruct",
@@ -192,7 +197,7 @@ def test_a_kserve_runtime_with_a_nim_image(run_line: RunLine) -> None:
         7,
         "spec.containers[0].image",
     )
-    assert workload.data["model"]["known"] is True
+    assert workload.view().data["model"]["known"] is True
     assert _lint(run_line, "nim-kserve-runtime.yaml") == (
         0,
         ["0 errors, 0 warnings, 0 info in 1 file"],
@@ -201,14 +206,14 @@ def test_a_kserve_runtime_with_a_nim_image(run_line: RunLine) -> None:
 
 def test_a_model_given_as_a_map(run_line: RunLine) -> None:
     [workload] = _workloads("model-map-values.yaml")
-    engine = workload.data["engine"]
+    engine = workload.view().data["engine"]
     assert (engine["name"], engine["model_id"], engine["max_model_len"]) == (
         "vllm",
         "Qwen/Qwen2.5-7B-Instruct",
         65536,
     )
     assert _at(workload, "engine", "model_id") == (7, 5, "server.model.name")
-    assert workload.data["model"]["known"] is True
+    assert workload.view().data["model"]["known"] is True
     # ``revision`` beside the name is not taken for the model.
     assert "revision" not in engine
     assert _lint(run_line, "model-map-values.yaml") == (
@@ -216,7 +221,7 @@ def test_a_model_given_as_a_map(run_line: RunLine) -> None:
         ["0 errors, 0 warnings, 0 info in 1 file"],
     )
     [tgi] = _workloads("model-id-values.yaml")
-    assert (tgi.data["engine"]["name"], tgi.data["engine"]["model_id"]) == (
+    assert (tgi.view().data["engine"]["name"], tgi.view().data["engine"]["model_id"]) == (
         "tgi",
         "mistralai/Mistral-7B-Instruct-v0.3",
     )
@@ -225,7 +230,7 @@ def test_a_model_given_as_a_map(run_line: RunLine) -> None:
 
 def test_a_triton_chart_names_its_image_and_gpus_its_own_way(run_line: RunLine) -> None:
     [workload] = _workloads("triton-values.yaml")
-    data = workload.data
+    data = workload.view().data
     assert (data["kind"], data["engine"]["name"], data["engine"]["version"]) == (
         "HelmValues",
         "triton",
@@ -249,10 +254,16 @@ def test_a_values_file_beside_a_chart_whatever_its_name() -> None:
     [beside] = _workloads("chart/l4.yaml")
     [alone] = _workloads("server-l4.yaml")
     # The same text: Helm values beside Chart.yaml, a server configuration elsewhere.
-    assert (beside.data["kind"], beside.data["source"]) == ("HelmValues", "helm-values")
-    assert (alone.data["kind"], alone.data["source"]) == ("ServerConfig", "server-config")
+    assert (beside.view().data["kind"], beside.view().data["source"]) == (
+        "HelmValues",
+        "helm-values",
+    )
+    assert (alone.view().data["kind"], alone.view().data["source"]) == (
+        "ServerConfig",
+        "server-config",
+    )
     for workload in (beside, alone):
-        engine = workload.data["engine"]
+        engine = workload.view().data["engine"]
         assert (engine["model_id"], engine["max_model_len"]) == (
             "meta-llama/Llama-3.1-8B-Instruct",
             8192,
@@ -264,10 +275,13 @@ def test_a_values_file_beside_a_chart_whatever_its_name() -> None:
 
 def test_leaderworkerset_variables_in_a_command_line(run_line: RunLine) -> None:
     leader, worker = _workloads("lws-sglang.yaml")
-    assert (leader.data["engine"]["nnodes"], leader.data["engine"]["node_rank"]) == (2, 0)
-    assert worker.data["engine"]["nnodes"] == 2
+    assert (leader.view().data["engine"]["nnodes"], leader.view().data["engine"]["node_rank"]) == (
+        2,
+        0,
+    )
+    assert worker.view().data["engine"]["nnodes"] == 2
     # A worker's index differs from pod to pod: it stays unread.
-    assert worker.data["engine"]["unparsed"] == {"node_rank": "$(LWS_WORKER_INDEX)"}
+    assert worker.view().data["engine"]["unparsed"] == {"node_rank": "$(LWS_WORKER_INDEX)"}
     prefix = "spec.leaderWorkerTemplate.leaderTemplate.spec.containers[0]"
     assert _at(leader, "engine", "nnodes") == (30, 17, f"{prefix}.command[10]")
     assert _at(leader, "container", "env", "LWS_GROUP_SIZE") == (
@@ -275,10 +289,10 @@ def test_leaderworkerset_variables_in_a_command_line(run_line: RunLine) -> None:
         5,
         "added by LeaderWorkerSet",
     )
-    assert leader.data["container"]["env"]["LWS_GROUP_SIZE"] == "2"
-    assert "LWS_WORKER_INDEX" not in worker.data["container"]["env"]
+    assert leader.view().data["container"]["env"]["LWS_GROUP_SIZE"] == "2"
+    assert "LWS_WORKER_INDEX" not in worker.view().data["container"]["env"]
     # The leader address depends on the group: it is left as written.
-    assert leader.data["engine"]["dist_init_addr"] == "$(LWS_LEADER_ADDRESS):20000"
+    assert leader.view().data["engine"]["dist_init_addr"] == "$(LWS_LEADER_ADDRESS):20000"
     assert _lint(run_line, "lws-sglang.yaml") == (
         0,
         [
@@ -293,7 +307,7 @@ def test_leaderworkerset_variables_in_a_command_line(run_line: RunLine) -> None:
 
 def test_the_substratusai_vllm_entrypoint_uses_every_gpu(run_line: RunLine) -> None:
     [workload] = _workloads("substratus-vllm.yaml")
-    engine = workload.data["engine"]
+    engine = workload.view().data["engine"]
     assert {
         k: engine[k]
         for k in ("tensor_parallel_size", "model_id", "max_model_len", "gpu_memory_utilization")
@@ -346,7 +360,9 @@ def test_a_later_substratusai_image_runs_vllms_own_entrypoint() -> None:
 
 def test_triton_vllm_backend_engine_arguments(run_line: RunLine) -> None:
     workloads = _workloads("triton-vllm")
-    kinds = sorted((w.data["kind"], w.data["engine"]["name"], w.name) for w in workloads)
+    kinds = sorted(
+        (w.view().data["kind"], w.view().data["engine"]["name"], w.name) for w in workloads
+    )
     base = f"file:{FIXTURES}/triton-vllm/model_repository"
     assert kinds == [
         ("TritonModelConfig", "triton", "llama_lora"),
@@ -355,7 +371,7 @@ def test_triton_vllm_backend_engine_arguments(run_line: RunLine) -> None:
         ("TritonVLLMModel", "vllm", f"{base}/opt/1/model.json"),
     ]
     opt = next(w for w in workloads if w.name.endswith("opt/1/model.json"))
-    engine = opt.data["engine"]
+    engine = opt.view().data["engine"]
     assert (engine["model_id"], engine["max_num_seqs"], engine["max_num_batched_tokens"]) == (
         "facebook/opt-125m",
         4096,
@@ -392,8 +408,8 @@ PING_TEXT = (
 def test_grpc_keepalive_as_dotted_client_and_server_keys(run_line: RunLine) -> None:
     [workload] = _workloads("grpc-dotted-values.yaml")
     # A gateway's values: no inference server, but both ends of its gRPC link.
-    assert (workload.data["kind"], workload.data["engine"]) == ("GrpcSettings", {})
-    assert workload.data["grpc"] == {
+    assert (workload.view().data["kind"], workload.view().data["engine"]) == ("GrpcSettings", {})
+    assert workload.view().data["grpc"] == {
         "server": {
             "http2_min_recv_ping_interval_without_data_ms": 300000,
             "keepalive_permit_without_calls": False,
@@ -423,7 +439,7 @@ def test_grpc_keepalive_as_dotted_client_and_server_keys(run_line: RunLine) -> N
 
 def test_grpc_channel_arguments_map(run_line: RunLine) -> None:
     [workload] = _workloads("grpc-channel-args-values.yaml")
-    grpc = workload.data["grpc"]
+    grpc = workload.view().data["grpc"]
     assert (grpc["server_kind"], grpc["server"], grpc["client"]) == (
         "triton",
         {"keepalive_time_ms": 7200000},
@@ -451,13 +467,13 @@ def test_grpc_channel_arguments_map(run_line: RunLine) -> None:
 
 def test_a_cgroup_writer_whose_path_the_shell_builds(run_line: RunLine) -> None:
     [workload] = _workloads("cgroup-shell-path.yaml")
-    tuner = workload.data["pod"]["containers"][1]
+    tuner = workload.view().data["pod"]["containers"][1]
     assert (tuner["name"], tuner["writes_cgroup_memory"], tuner["cgroup_memory_files"]) == (
         "memory-tuner",
         True,
         ["memory.high"],
     )
-    assert (tuner["mounts_host_cgroup"], workload.data["pod"]["writes_cgroup_memory"]) == (
+    assert (tuner["mounts_host_cgroup"], workload.view().data["pod"]["writes_cgroup_memory"]) == (
         True,
         True,
     )
@@ -487,14 +503,17 @@ def test_a_cgroup_writer_whose_path_the_shell_builds(run_line: RunLine) -> None:
 
 def test_an_inference_service_on_a_nim_runtime(run_line: RunLine) -> None:
     [workload] = _workloads("nim-kserve-isvc.yaml")
-    engine = workload.data["engine"]
-    assert (workload.data["kind"], engine["name"], engine["model_id"]) == (
+    engine = workload.view().data["engine"]
+    assert (workload.view().data["kind"], engine["name"], engine["model_id"]) == (
         "InferenceService",
         "nim",
         "llama-3.1-8b-instruct",
     )
     assert _at(workload, "engine", "model_id") == (11, 9, "spec.predictor.model.modelFormat.name")
-    assert (workload.data["model"]["known"], workload.data["gpu"]["count"]) == (True, 2)
+    assert (workload.view().data["model"]["known"], workload.view().data["gpu"]["count"]) == (
+        True,
+        2,
+    )
     # The runtime (not in this file) brings the parallelism and /dev/shm: nothing is judged
     # on what the InferenceService alone cannot show.
     assert _lint(run_line, "nim-kserve-isvc.yaml") == (
@@ -507,7 +526,7 @@ def test_parallelism_in_a_model_map_is_read() -> None:
     """A chart's short keys for vLLM's parallelism (tp_size, pp_size) are the settings:
     left unread, the capacity checks would size 671B weights for one GPU."""
     [workload] = _workloads("parallelism-in-model-map.yaml")
-    engine = workload.data["engine"]
+    engine = workload.view().data["engine"]
     assert (engine["tensor_parallel_size"], engine["pipeline_parallel_size"]) == (8, 2)
     assert _at(workload, "engine", "tensor_parallel_size") == (5, 3, "model.tp_size")
     assert _at(workload, "engine", "pipeline_parallel_size") == (6, 3, "model.pp_size")

@@ -27,7 +27,7 @@ def _workloads(name: str) -> list[Workload]:
 
 
 def _at(workload: Workload, *path: str | int) -> tuple[int, int, str]:
-    origin = workload.locate(path)
+    origin = workload.view().locate(path)
     return origin.line, origin.column, origin.key
 
 
@@ -43,18 +43,19 @@ def test_each_role_of_a_rolebasedgroup_is_a_workload_built_from_its_role_templat
     workloads = _workloads("rbg-pd-templateref.yaml")
     # The router runs no engine and asks for no GPU: no workload.
     assert [
-        (w.name, w.data["role"], w.data["replicas"], w.data["multi_node"]) for w in workloads
+        (w.name, w.view().data["role"], w.view().data["replicas"], w.view().data["multi_node"])
+        for w in workloads
     ] == [
         ("RoleBasedGroup/serving/qwen-pd/prefill", "prefill", 2, False),
         ("RoleBasedGroup/serving/qwen-pd/decode", "decode", 1, False),
     ]
     prefill, decode = workloads
-    assert (prefill.data["engine"]["name"], prefill.data["engine"]["version"]) == (
+    assert (prefill.view().data["engine"]["name"], prefill.view().data["engine"]["version"]) == (
         "vllm",
         "0.10.1",
     )
-    assert prefill.data["engine"]["max_model_len"] == 16384
-    assert prefill.data["engine"]["model_id"] == "Qwen/Qwen2.5-7B-Instruct"
+    assert prefill.view().data["engine"]["max_model_len"] == 16384
+    assert prefill.view().data["engine"]["model_id"] == "Qwen/Qwen2.5-7B-Instruct"
     # Patched keys are located in the role's patch, inherited ones in the role template.
     patch = "spec.roles[1].standalonePattern.templateRef.patch.spec.containers[0]"
     template = "spec.roleTemplates[0].template.spec.containers[0]"
@@ -66,13 +67,13 @@ def test_each_role_of_a_rolebasedgroup_is_a_workload_built_from_its_role_templat
         f"{template}.resources.limits.memory",
     )
     # env merges by name: the patch's value replaces the template's.
-    assert prefill.data["container"]["env"]["VLLM_NIXL_SIDE_CHANNEL_PORT"] == "5601"
+    assert prefill.view().data["container"]["env"]["VLLM_NIXL_SIDE_CHANNEL_PORT"] == "5601"
     assert _at(prefill, "container", "env", "VLLM_NIXL_SIDE_CHANNEL_PORT") == (
         67,
         23,
         f"{patch}.env[0].value",
     )
-    assert decode.data["container"]["env"]["VLLM_NIXL_SIDE_CHANNEL_PORT"] == "5600"
+    assert decode.view().data["container"]["env"]["VLLM_NIXL_SIDE_CHANNEL_PORT"] == "5600"
     assert _at(prefill, "replicas") == (47, 7, "spec.roles[1].replicas")
     assert _at(prefill, "gpu", "product") == (
         17,
@@ -80,7 +81,7 @@ def test_each_role_of_a_rolebasedgroup_is_a_workload_built_from_its_role_templat
         "spec.roleTemplates[0].template.spec.nodeSelector['cloud.google.com/gke-accelerator']",
     )
     # Labels: the template's, the patch's, and the two the controller adds.
-    assert prefill.data["pod"]["labels"] == {
+    assert prefill.view().data["pod"]["labels"] == {
         "app": "qwen-pd",
         "pd-role": "prefill",
         "rbg.workloads.x-k8s.io/group-name": "qwen-pd",
@@ -88,8 +89,8 @@ def test_each_role_of_a_rolebasedgroup_is_a_workload_built_from_its_role_templat
     }
     assert _at(prefill, "pod", "labels", "pd-role")[:2] == (54, 17)
     # The decode patch deletes the template's readinessProbe (null in a strategic merge).
-    assert "readiness" in prefill.data["container"]["probes"]
-    assert "readiness" not in decode.data["container"].get("probes", {})
+    assert "readiness" in prefill.view().data["container"]["probes"]
+    assert "readiness" not in decode.view().data["container"].get("probes", {})
 
 
 def test_a_role_whose_probe_the_patch_deletes_is_reported_at_the_template(
@@ -108,20 +109,24 @@ def test_a_role_whose_probe_the_patch_deletes_is_reported_at_the_template(
 def test_leader_worker_pattern_is_a_multi_node_leader_and_worker() -> None:
     leader, worker = _workloads("rbg-leader-worker.yaml")
     assert [
-        (w.name, w.data["role"], w.data["replicas"], w.data["multi_node"]) for w in (leader, worker)
+        (w.name, w.view().data["role"], w.view().data["replicas"], w.view().data["multi_node"])
+        for w in (leader, worker)
     ] == [
         ("RoleBasedGroup/default/qwen-tp/backend/leader", "backend/leader", 2, True),
         ("RoleBasedGroup/default/qwen-tp/backend/worker", "backend/worker", 2, True),
     ]
     # $(RBG_LWP_GROUP_SIZE) is the pattern's size; the leader's index is 0; a worker's
     # index and the leader's address differ per pod and stay unread.
-    assert (leader.data["engine"]["nnodes"], leader.data["engine"]["node_rank"]) == (2, 0)
-    assert worker.data["engine"]["nnodes"] == 2
-    assert "node_rank" not in worker.data["engine"]
-    assert worker.data["engine"]["unparsed"]["node_rank"] == "$(RBG_LWP_WORKER_INDEX)"
+    assert (leader.view().data["engine"]["nnodes"], leader.view().data["engine"]["node_rank"]) == (
+        2,
+        0,
+    )
+    assert worker.view().data["engine"]["nnodes"] == 2
+    assert "node_rank" not in worker.view().data["engine"]
+    assert worker.view().data["engine"]["unparsed"]["node_rank"] == "$(RBG_LWP_WORKER_INDEX)"
     command = "spec.roles[0].leaderWorkerPattern.template.spec.containers[0].command"
     assert _at(leader, "engine", "nnodes") == (29, 21, f"{command}[10]")
-    assert leader.data["container"]["env"]["RBG_LWP_GROUP_SIZE"] == "2"
+    assert leader.view().data["container"]["env"]["RBG_LWP_GROUP_SIZE"] == "2"
     assert _at(leader, "container", "env", "RBG_LWP_GROUP_SIZE") == (
         12,
         9,
@@ -131,8 +136,8 @@ def test_leader_worker_pattern_is_a_multi_node_leader_and_worker() -> None:
     assert _at(leader, "container", "probes", "readiness")[2] == (
         "spec.roles[0].leaderWorkerPattern.leaderTemplatePatch.spec.containers[0].readinessProbe"
     )
-    assert "readiness" not in worker.data["container"].get("probes", {})
-    assert worker.data["pod"]["labels"]["role"] == "worker"
+    assert "readiness" not in worker.view().data["container"].get("probes", {})
+    assert worker.view().data["pod"]["labels"]["role"] == "worker"
 
 
 def test_leader_worker_group_is_clean_when_its_leader_has_a_probe(run_line: RunLine) -> None:
@@ -151,21 +156,24 @@ def test_v1alpha1_template_patch_and_leaderworkerset_workload() -> None:
         "RoleBasedGroup/default/legacy-tp/engine/worker",
     ]
     # Run as a LeaderWorkerSet: its LWS_GROUP_SIZE / LWS_WORKER_INDEX, no RBG_LWP_*.
-    assert (leader.data["engine"]["nnodes"], leader.data["engine"]["node_rank"]) == (2, 0)
-    assert "RBG_LWP_GROUP_SIZE" not in leader.data["container"]["env"]
+    assert (leader.view().data["engine"]["nnodes"], leader.view().data["engine"]["node_rank"]) == (
+        2,
+        0,
+    )
+    assert "RBG_LWP_GROUP_SIZE" not in leader.view().data["container"]["env"]
     assert _at(leader, "container", "env", "LWS_GROUP_SIZE") == (
         43,
         9,
         "added by LeaderWorkerSet",
     )
-    assert leader.data["engine"]["tp_size"] == 8
+    assert leader.view().data["engine"]["tp_size"] == 8
     assert _at(leader, "engine", "tp_size")[2] == (
         "spec.roles[0].templatePatch.spec.containers[0].command[6]"
     )
     assert _at(leader, "gpu", "count")[2] == (
         "spec.roleTemplates[0].template.spec.containers[0].resources.limits['nvidia.com/gpu']"
     )
-    assert leader.data["pod"]["labels"]["role"] == "leader"
+    assert leader.view().data["pod"]["labels"]["role"] == "leader"
 
 
 def test_v1alpha1_findings(run_line: RunLine) -> None:
@@ -210,7 +218,8 @@ def test_a_role_whose_template_reference_is_unknown_is_not_understood(
 def test_kthena_entry_and_worker_pods() -> None:
     workloads = _workloads("kthena-pd-multinode.yaml")
     assert [
-        (w.name, w.data["role"], w.data["replicas"], w.data["multi_node"]) for w in workloads
+        (w.name, w.view().data["role"], w.view().data["replicas"], w.view().data["multi_node"])
+        for w in workloads
     ] == [
         ("ModelServing/serving/qwen-pd/prefill/entry", "prefill/entry", 2, True),
         ("ModelServing/serving/qwen-pd/prefill/worker", "prefill/worker", 2, True),
@@ -218,29 +227,29 @@ def test_kthena_entry_and_worker_pods() -> None:
     ]
     entry, worker, decode = workloads
     # GROUP_SIZE is workerReplicas + 1, replacing the container's own "4".
-    assert entry.data["engine"]["pipeline_parallel_size"] == 2
+    assert entry.view().data["engine"]["pipeline_parallel_size"] == 2
     # A flag inside the `- |` script points at its own line.
     assert _at(entry, "engine", "pipeline_parallel_size") == (
         29,
         49,
         "spec.template.roles[0].entryTemplate.spec.containers[0].args[0]",
     )
-    assert entry.data["container"]["env"]["GROUP_SIZE"] == "2"
+    assert entry.view().data["container"]["env"]["GROUP_SIZE"] == "2"
     assert _at(entry, "container", "env", "GROUP_SIZE") == (
         37,
         9,
         "added by kthena ModelServing",
     )
-    assert entry.data["container"]["env"]["WORKER_INDEX"] == "0"
-    assert "WORKER_INDEX" not in worker.data["container"]["env"]
-    assert decode.data["container"]["env"]["GROUP_SIZE"] == "1"
+    assert entry.view().data["container"]["env"]["WORKER_INDEX"] == "0"
+    assert "WORKER_INDEX" not in worker.view().data["container"]["env"]
+    assert decode.view().data["container"]["env"]["GROUP_SIZE"] == "1"
     assert _at(decode, "engine", "max_model_len") == (
         55,
         83,
         "spec.template.roles[1].entryTemplate.spec.containers[0].command[4]",
     )
     assert _at(decode, "replicas") == (48, 9, "spec.template.roles[1].replicas")
-    assert entry.data["pod"]["labels"] == {
+    assert entry.view().data["pod"]["labels"] == {
         "app": "qwen-pd",
         "modelserving.volcano.sh/name": "qwen-pd",
         "modelserving.volcano.sh/role": "prefill",
@@ -363,7 +372,7 @@ def test_roles_whose_pods_cannot_be_built_are_each_not_understood(run_line: RunL
 def test_services_select_role_pods_by_the_labels_their_controllers_add(
     run_line: RunLine,
 ) -> None:
-    exposure = {w.name: w.data.get("exposure") for w in _workloads("public-services.yaml")}
+    exposure = {w.name: w.view().data.get("exposure") for w in _workloads("public-services.yaml")}
     assert exposure == {
         "RoleBasedGroup/default/qwen/decode": [
             {
@@ -418,9 +427,9 @@ def test_controller_variables_replace_the_containers_but_leaderworkerset_ones_do
     parsed, failures = read_inputs(expand([str(path)]))
     assert failures == []
     leader = extract_workloads(parsed)[0]
-    assert leader.data["container"]["env"]["RBG_ROLE_NAME"] == "engine"
-    assert leader.data["container"]["env"]["LWS_GROUP_SIZE"] == "4"
-    assert leader.data["engine"]["nnodes"] == 4
+    assert leader.view().data["container"]["env"]["RBG_ROLE_NAME"] == "engine"
+    assert leader.view().data["container"]["env"]["LWS_GROUP_SIZE"] == "4"
+    assert leader.view().data["engine"]["nnodes"] == 4
 
 
 def test_kthena_templates_without_containers_are_not_understood(run_line: RunLine) -> None:

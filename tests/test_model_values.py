@@ -25,14 +25,14 @@ def load(name: str, settings: ModelSettings | None = None) -> list[Workload]:
 
 
 def line(workload: Workload, *path: str | int) -> tuple[int, int]:
-    origin = workload.locate(path)
+    origin = workload.view().locate(path)
     return origin.line, origin.column
 
 
 def test_flat_values_with_camel_snake_and_kebab_keys() -> None:
     [w] = load("values-prod.yaml")
-    engine = w.data["engine"]
-    assert (w.name, w.data["kind"], w.data["source"]) == (
+    engine = w.view().data["engine"]
+    assert (w.name, w.view().data["kind"], w.view().data["source"]) == (
         "file:values/values-prod.yaml",
         "HelmValues",
         "helm-values",
@@ -65,8 +65,12 @@ def test_flat_values_with_camel_snake_and_kebab_keys() -> None:
     assert line(w, "engine", "enable_prefix_caching") == (11, 3)
     assert line(w, "engine", "enforce_eager") == (13, 5)
     assert line(w, "engine", "version") == (4, 3)
-    assert w.locate(("engine", "max_model_len")).key == "vllm.maxModelLen"
-    assert (w.data["replicas"], w.data["pod"]["qos_class"], w.data["gpu"]["product"]) == (
+    assert w.view().locate(("engine", "max_model_len")).key == "vllm.maxModelLen"
+    assert (
+        w.view().data["replicas"],
+        w.view().data["pod"]["qos_class"],
+        w.view().data["gpu"]["product"],
+    ) == (
         1,
         "Burstable",
         "NVIDIA-L4",
@@ -75,7 +79,7 @@ def test_flat_values_with_camel_snake_and_kebab_keys() -> None:
 
 def test_scenario_one_capacity_numbers() -> None:
     [w] = load("values-prod.yaml")
-    capacity = w.data["capacity"]
+    capacity = w.view().data["capacity"]
     assert {
         k: capacity[k]
         for k in (
@@ -102,12 +106,12 @@ def test_scenario_one_capacity_numbers() -> None:
 
 def test_production_stack_profile() -> None:
     big, small = load("production-stack.yaml")  # the disabled entry renders nothing
-    assert (big.name, big.data["chart_profile"], big.data["renders"]) == (
+    assert (big.name, big.view().data["chart_profile"], big.view().data["renders"]) == (
         "file:values/production-stack.yaml:servingEngineSpec.modelSpec[0]",
         "vllm-production-stack",
         "Deployment",
     )
-    engine = big.data["engine"]
+    engine = big.view().data["engine"]
     assert {
         k: engine[k]
         for k in (
@@ -134,31 +138,31 @@ def test_production_stack_profile() -> None:
         "max_num_batched_tokens": 8192,
     }
     # Errata item 4: requestGPU in both requests and limits, and a 20Gi /dev/shm for TP.
-    assert big.data["container"]["resources"] == {
+    assert big.view().data["container"]["resources"] == {
         "requests": {"cpu": 8.0, "memory": 64 * 2**30, "nvidia.com/gpu": 4},
         "limits": {"nvidia.com/gpu": 4},
     }
-    assert big.data["pod"]["shm"] == {
+    assert big.view().data["pod"]["shm"] == {
         "mounted": True,
         "host_ipc": False,
         "volume": "shm",
         "medium": "Memory",
         "size_limit_bytes": 20 * 2**30,
     }
-    assert big.data["container"]["env_from_secret"] == ["HF_TOKEN"]
-    assert big.data["container"]["probes"]["startup"]["budget_seconds"] == 615
+    assert big.view().data["container"]["env_from_secret"] == ["HF_TOKEN"]
+    assert big.view().data["container"]["probes"]["startup"]["budget_seconds"] == 615
     assert line(big, "engine", "max_model_len") == (21, 9)
     assert line(big, "engine", "tensor_parallel_size") == (20, 9)
-    assert line(big, "gpu", "resources", "limits", "nvidia.com/gpu") == (18, 7)
+    assert line(big, "container", "resources", "limits", "nvidia.com/gpu") == (18, 7)
     assert line(big, "container", "probes", "startup", "period_seconds") == (5, 5)
     assert line(big, "pod", "shm", "size_limit_bytes") == (11, 7)
-    assert small.data["pod"]["shm"]["mounted"] is False  # no tensorParallelSize: no shm
+    assert small.view().data["pod"]["shm"]["mounted"] is False  # no tensorParallelSize: no shm
     assert (
-        small.data["gpu"]["resource"],
-        small.data["gpu"]["memory_bytes"],
-        small.data["replicas"],
+        small.view().data["gpu"]["resource"],
+        small.view().data["gpu"]["memory_bytes"],
+        small.view().data["replicas"],
     ) == ("nvidia.com/mig-3g.40gb", 40 * 2**30, 2)
-    assert small.data["container"]["resources"]["limits"] == {
+    assert small.view().data["container"]["resources"]["limits"] == {
         "memory": 16 * 2**30,
         "nvidia.com/mig-3g.40gb": 1,
     }
@@ -166,7 +170,7 @@ def test_production_stack_profile() -> None:
 
 def test_grpc_settings_in_values_by_side() -> None:
     [w] = load("grpc-values.yaml")
-    assert w.data["grpc"] == {
+    assert w.view().data["grpc"] == {
         "server_kind": "triton",
         "server": {
             "keepalive_time_ms": 7200000,
@@ -189,11 +193,11 @@ def test_grpc_settings_in_values_by_side() -> None:
 def test_server_configuration_file() -> None:
     [w] = load("server-config.yaml", ModelSettings(model_load_seconds=240))
     assert (
-        w.data["kind"],
-        w.data["source"],
-        w.data["engine"]["max_model_len"],
-        w.data["engine"]["enforce_eager"],
-        w.data["model_load_seconds"],
+        w.view().data["kind"],
+        w.view().data["source"],
+        w.view().data["engine"]["max_model_len"],
+        w.view().data["engine"]["enforce_eager"],
+        w.view().data["model_load_seconds"],
     ) == ("ServerConfig", "server-config", 32768, False, 240)
 
 
@@ -219,13 +223,13 @@ def test_merged_values_with_provenance() -> None:
     [w] = workloads_from_values(data, locate, "release prod", ModelSettings())
     assert (
         w.name,
-        w.data["engine"]["version"],
-        w.data["engine"]["max_model_len"],
-        w.data["engine"]["max_num_seqs"],
+        w.view().data["engine"]["version"],
+        w.view().data["engine"]["max_model_len"],
+        w.view().data["engine"]["max_num_seqs"],
     ) == ("release prod", "0.8.5", 4096, 8)
-    assert w.locate(("engine", "max_model_len")) == origins[("args", 1)]
-    assert w.locate(("engine", "max_num_seqs")) == origins[("maxNumSeqs",)]
-    assert w.locate(("engine", "version")) == origins[("image", "tag")]
+    assert w.view().locate(("engine", "max_model_len")) == origins[("args", 1)]
+    assert w.view().locate(("engine", "max_num_seqs")) == origins[("maxNumSeqs",)]
+    assert w.view().locate(("engine", "version")) == origins[("image", "tag")]
 
 
 @pytest.mark.parametrize(
@@ -263,10 +267,10 @@ def test_user_profile_directory(tmp_path: Path) -> None:
     settings = ModelSettings(profile_dirs=(str(tmp_path),))
     [w] = extract_workloads([parse("acme.yaml", text)], settings)
     assert (
-        w.data["chart_profile"],
-        w.data["engine"]["name"],
-        w.data["engine"]["max_model_len"],
-        w.data["engine"]["model_id"],
+        w.view().data["chart_profile"],
+        w.view().data["engine"]["name"],
+        w.view().data["engine"]["max_model_len"],
+        w.view().data["engine"]["model_id"],
     ) == ("acme-inference", "vllm", 4096, "Qwen/Qwen2.5-7B-Instruct")
     assert line(w, "engine", "max_model_len") == (4, 7)
 

@@ -70,7 +70,7 @@ def test_written_settings_locate_exactly() -> None:
         ("engine", "model"): ("values.yaml", 20, 3),
     }
     for path, (name, line, column) in written.items():
-        origin = workload.origins[path]  # exact: no ancestor stands in
+        origin = workload.view().origins[path]  # exact: no ancestor stands in
         assert (Path(origin.source).name, origin.line, origin.column) == (name, line, column)
 
 
@@ -86,4 +86,4 @@ def test_derived_figures_locate_to_their_inputs() -> None:
         ("effective", "max_model_len"): ("engine", "max_model_len"),
     }
     for path, source in derived.items():
-        assert workload.origins[path] == workload.origins[source], path
+        assert workload.view().origins[path] == workload.view().origins[source], path

@@ -252,8 +252,8 @@ def test_lint_chart_and_show_chart_build_the_same_release(
     [evaluated] = lint_run.workloads()
     [displayed] = show_run.workloads()
     assert evaluated.name == displayed.name == f"helm:{chart}"
-    assert evaluated.data == displayed.data
-    assert evaluated.origins == displayed.origins
+    assert evaluated.record == displayed.record
+    assert evaluated.view() == displayed.view()
     [workload] = json.loads(shown.output)["workloads"]
     [setting] = [s for s in workload["settings"] if s["setting"] == "engine.max_model_len"]
     assert setting == {
@@ -378,7 +378,7 @@ def test_show_a_values_file_shows_the_workload_lint_evaluates(
     [lint_release, show_release] = built
     [evaluated] = lint_release.workloads
     [displayed] = show_release.workloads
-    assert evaluated.data == displayed.data
-    assert evaluated.origins == displayed.origins
+    assert evaluated.record == displayed.record
+    assert evaluated.view() == displayed.view()
     [workload] = json.loads(shown.output)["workloads"]
     assert (workload["name"], workload["environment"]) == (evaluated.name, "prod")

@@ -18,43 +18,48 @@ def _workloads(path: Path) -> list[Any]:
 
 def test_kubeai_vllm_pods_get_the_operators_memory_backed_dev_shm() -> None:
     [workload] = _workloads(FIXTURES / "kubeai" / "model.yaml")
-    pod = workload.data["pod"]
+    pod = workload.view().data["pod"]
     assert pod["volumes"] == [{"name": "dshm", "type": "emptyDir", "medium": "Memory"}]
-    assert workload.data["container"]["mounts"] == [{"name": "dshm", "mount_path": "/dev/shm"}]
+    assert workload.view().data["container"]["mounts"] == [
+        {"name": "dshm", "mount_path": "/dev/shm"}
+    ]
     assert pod["shm"] == {"mounted": True, "host_ipc": False, "volume": "dshm", "medium": "Memory"}
-    assert workload.locate(("pod", "volumes", 0))[1:3] == (10, 3)  # engine: VLLM
+    assert workload.view().locate(("pod", "volumes", 0))[1:3] == (10, 3)  # engine: VLLM
 
 
 def test_vllm_shutdown_timeout_is_a_setting_in_seconds() -> None:
     [_, drain, _, _] = _workloads(FIXTURES / "shutdown" / "deployment.yaml")
-    assert drain.data["engine"]["shutdown_timeout"] == 120
-    assert drain.locate(("engine", "shutdown_timeout"))[1:3] == (31, 79)
+    assert drain.view().data["engine"]["shutdown_timeout"] == 120
+    assert drain.view().locate(("engine", "shutdown_timeout"))[1:3] == (31, 79)
 
 
 def test_nlb_annotation_in_values_is_the_load_balancer() -> None:
     [workload] = _workloads(FIXTURES / "grpc" / "values.yaml")
-    assert workload.data["grpc"]["load_balancer"] == {"kind": "aws-nlb", "idle_timeout_ms": 350000}
-    assert workload.locate(("grpc", "load_balancer"))[1:3] == (8, 5)
+    assert workload.view().data["grpc"]["load_balancer"] == {
+        "kind": "aws-nlb",
+        "idle_timeout_ms": 350000,
+    }
+    assert workload.view().locate(("grpc", "load_balancer"))[1:3] == (8, 5)
     [other] = _workloads(FIXTURES / "grpc" / "age-values.yaml")
-    assert "load_balancer" not in other.data["grpc"]
+    assert "load_balancer" not in other.view().data["grpc"]
 
 
 def test_a_docker_compose_service_is_marked_as_such() -> None:
     [service] = _workloads(FIXTURES / "compose" / "docker-compose.yaml")
-    assert (service.data["compose"], service.data["pod"]["host_ipc"]) == (True, True)
+    assert (service.view().data["compose"], service.view().data["pod"]["host_ipc"]) == (True, True)
     [values] = _workloads(FIXTURES / "gpu_values" / "values.yaml")
-    assert "compose" not in values.data
+    assert "compose" not in values.view().data
 
 
 def test_compose_image_defaults_are_what_compose_pulls(run_line: Any) -> None:
     path = FIXTURES.parent / "model" / "compose" / "defaults.yaml"
     vllm, tgi = _workloads(path)
-    assert (vllm.data["engine"]["image"], vllm.data["image"]["tag"]) == (
+    assert (vllm.view().data["engine"]["image"], vllm.view().data["image"]["tag"]) == (
         "opea/vllm:latest",
         "latest",
     )
-    assert vllm.locate(("engine", "image"))[1:3] == (5, 5)
-    assert tgi.data["engine"]["image"] == (
+    assert vllm.view().locate(("engine", "image"))[1:3] == (5, 5)
+    assert tgi.view().data["engine"]["image"] == (
         "ghcr.io/huggingface/text-generation-inference:${TGI_TAG}"
     )
     result = run_line(["lint", "--no-config", str(path)])

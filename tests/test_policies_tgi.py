@@ -424,10 +424,10 @@ def test_compose_ipc_host_shares_the_hosts_dev_shm() -> None:
 
     path = FIXTURES / "compose" / "compose.yaml"
     [workload] = extract_workloads([parse(str(path), path.read_text(encoding="utf-8"))])
-    assert workload.data["pod"]["host_ipc"] is True
-    assert workload.data["pod"]["shm"] == {"mounted": False, "host_ipc": True}
-    assert workload.data["engine"]["env"]["NVIDIA_VISIBLE_DEVICES"] == "0,1"
-    assert workload.locate(("pod", "host_ipc"))[1:3] == (11, 5)
+    assert workload.view().data["pod"]["host_ipc"] is True
+    assert workload.view().data["pod"]["shm"] == {"mounted": False, "host_ipc": True}
+    assert workload.view().data["engine"]["env"]["NVIDIA_VISIBLE_DEVICES"] == "0,1"
+    assert workload.view().locate(("pod", "host_ipc"))[1:3] == (11, 5)
 
 
 @pytest.mark.parametrize(

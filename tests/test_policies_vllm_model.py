@@ -13,7 +13,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "vllm" / "model"
 def test_version_parts_and_extra_args_beside_the_serving_keys() -> None:
     path = FIXTURES / "nested-extra-args.yaml"
     [workload] = extract_workloads([parse(str(path), path.read_text(encoding="utf-8"))])
-    engine = workload.data["engine"]
+    engine = workload.view().data["engine"]
     assert (engine["version"], engine["version_parts"]) == ("0.8.5.post1", [0, 8, 5, 1])
     # The serving keys are settings, not arguments: args are the values' own lists.
     assert engine["args"] == ["--enforce-eager", "--swap-space", "8"]
@@ -32,7 +32,10 @@ def test_version_parts_and_extra_args_beside_the_serving_keys() -> None:
     # Only what is written as a flag is judged as one.
     assert [f["written"] for f in engine["cli_flags"]] == ["--enforce-eager", "--swap-space"]
     where = {
-        name: (workload.origins[("engine", name)].line, workload.origins[("engine", name)].column)
+        name: (
+            workload.view().origins[("engine", name)].line,
+            workload.view().origins[("engine", name)].column,
+        )
         for name in ("model", "max_model_len", "enforce_eager", "swap_space")
     }
     assert where == {
@@ -48,11 +51,11 @@ def test_effective_keeps_written_values_and_resolves_the_capture_size() -> None:
     unpinned, h100, sizes, tgi = extract_workloads(
         [parse(str(path), path.read_text(encoding="utf-8"))]
     )
-    effective = unpinned.data["effective"]
+    effective = unpinned.view().data["effective"]
     assert (effective["max_num_seqs"], effective["max_num_batched_tokens"]) == (64, 4096)
     assert "max_cudagraph_capture_size" not in effective  # needs the version
     # H100 defaults of 0.11.1: 1024 sequences, 8192 tokens; min(1024 × 2 × 2, 512).
-    effective = h100.data["effective"]
+    effective = h100.view().data["effective"]
     assert (effective["max_num_seqs"], effective["max_cudagraph_capture_size"]) == (1024, 512)
-    assert sizes.data["effective"]["max_cudagraph_capture_size"] == 128  # 512 > 256 dropped
-    assert tgi.data["effective"]["max_total_tokens"] == 8192
+    assert sizes.view().data["effective"]["max_cudagraph_capture_size"] == 128  # 512 > 256 dropped
+    assert tgi.view().data["effective"]["max_total_tokens"] == 8192

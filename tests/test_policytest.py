@@ -393,14 +393,20 @@ def test_model_settings_of_a_test_reach_workload_policies(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_line: Callable[..., Result]
 ) -> None:
     from linter.model import extract
+    from linter.model.records import Located, ServingModel
     from linter.model.settings import ModelSettings
     from linter.model.workload import Workload
     from linter.positions import Origin
 
     def extractor(files: object, settings: ModelSettings) -> list[Workload]:
-        return [
-            Workload("w", {"gpu_memory": settings.gpu_memory_bytes or 0}, Origin("in.yaml", 1, 1))
-        ]
+        record = ServingModel(
+            id=Located("w"),
+            kind=Located("Test"),
+            name=Located("w"),
+            source=Located("manifest"),
+            extra={"gpu_memory": Located(settings.gpu_memory_bytes or 0)},
+        )
+        return [Workload("w", record, Origin("in.yaml", 1, 1))]
 
     monkeypatch.setattr(extract, "EXTRACTORS", [extractor])
     monkeypatch.chdir(tmp_path)

@@ -24,13 +24,13 @@ def _workload(text: str) -> Workload:
 
 
 def _at(workload: Workload, *path: Any) -> tuple[int, int]:
-    origin = workload.origins[path]
+    origin = workload.view().origins[path]
     return origin.line, origin.column
 
 
 def test_a_flag_in_extra_args_wins_over_the_key() -> None:
     workload = _workload(_IMAGE + "maxModelLen: 8192\nextraArgs: [--max-model-len, '4096']\n")
-    engine = workload.data["engine"]
+    engine = workload.view().data["engine"]
     assert engine["max_model_len"] == 4096
     assert _at(workload, "engine", "max_model_len") == (5, 30)
     assert engine["flags"] == {"--max-model-len": "4096"}
@@ -42,7 +42,7 @@ def test_the_key_wins_over_a_flag_of_the_command() -> None:
     workload = _workload(
         _IMAGE + "command: [vllm, serve, m, --max-model-len, '2048']\nmaxModelLen: 8192\n"
     )
-    engine = workload.data["engine"]
+    engine = workload.view().data["engine"]
     assert (engine["entrypoint"], engine["model"], engine["max_model_len"]) == (
         "vllm serve",
         "m",
@@ -57,14 +57,14 @@ def test_a_shell_script_takes_the_arguments_and_the_keys_do_not_reach_the_server
     workload = _workload(
         _IMAGE + "command: [sh, -c, 'vllm serve m --max-model-len 2048']\nmaxModelLen: 8192\n"
     )
-    engine = workload.data["engine"]
+    engine = workload.view().data["engine"]
     assert engine["max_model_len"] == 2048
     assert engine["flags"] == {"--max-model-len": "2048"}
 
 
 def test_a_switch_written_off_and_a_value_that_is_not_the_setting_s_type() -> None:
     workload = _workload(_IMAGE + "enforceEager: false\nmaxModelLen: $(MAX_LEN)\n")
-    engine = workload.data["engine"]
+    engine = workload.view().data["engine"]
     assert engine["enforce_eager"] is False
     assert "max_model_len" not in engine
     assert engine["unparsed"] == {"max_model_len": "$(MAX_LEN)"}
@@ -77,6 +77,6 @@ def test_a_kubernetes_variable_in_a_key_is_expanded_from_the_section_s_env() -> 
     workload = _workload(
         _IMAGE + "env: {MAX_LEN: '16384'}\nmaxModelLen: $(MAX_LEN)\nmaxNumSeqs: 64\n"
     )
-    engine = workload.data["engine"]
+    engine = workload.view().data["engine"]
     assert (engine["max_model_len"], engine["max_num_seqs"]) == (16384, 64)
     assert engine["flags"]["--max-model-len"] == "16384"

@@ -447,18 +447,19 @@ def test_model_findings_are_suppressed_where_they_point(
 ) -> None:
     """The workload lives in the manifest, but the setting (and the finding) in the values."""
     from linter.model import extract
+    from linter.model.records import Located, ServingModel
 
     values, manifest = tmp_path / "values.yaml", tmp_path / "deploy.yaml"
 
     def extractor(files: object, settings: object) -> list[Workload]:
-        return [
-            Workload(
-                "llama",
-                {"eager": True},
-                Origin(str(manifest), 4, 3),
-                {("eager",): Origin(str(values), 3, 3, 0, "vllm.enforceEager")},
-            )
-        ]
+        record = ServingModel(
+            id=Located("llama"),
+            kind=Located("Deployment"),
+            name=Located("llama"),
+            source=Located("manifest"),
+            extra={"eager": Located(True, Origin(str(values), 3, 3, 0, "vllm.enforceEager"))},
+        )
+        return [Workload("llama", record, Origin(str(manifest), 4, 3))]
 
     monkeypatch.setattr(extract, "EXTRACTORS", [extractor])
     (tmp_path / "policies").mkdir()

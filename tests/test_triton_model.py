@@ -24,13 +24,15 @@ def _workload(path: Path, text: str | None = None) -> Workload:
 
 
 def _model(case: str) -> dict[str, Any]:
-    model: dict[str, Any] = _workload(FIXTURES / case / "config.pbtxt").data["triton"]["models"][0]
+    model: dict[str, Any] = (
+        _workload(FIXTURES / case / "config.pbtxt").view().data["triton"]["models"][0]
+    )
     return model
 
 
 def test_workload_top_level() -> None:
     workload = _workload(FIXTURES / "trtllm_filled" / "config.pbtxt")
-    data = workload.data
+    data = workload.view().data
     assert {k: data[k] for k in ("id", "kind", "name", "source", "engine")} == {
         "id": f"file:{FIXTURES}/trtllm_filled/config.pbtxt",
         "kind": "TritonModelConfig",
@@ -38,7 +40,9 @@ def test_workload_top_level() -> None:
         "source": "triton-config",
         "engine": {"name": "trtllm"},
     }
-    assert _workload(FIXTURES / "onnx_ok" / "config.pbtxt").data["engine"] == {"name": "triton"}
+    assert _workload(FIXTURES / "onnx_ok" / "config.pbtxt").view().data["engine"] == {
+        "name": "triton"
+    }
 
 
 def test_name_falls_back_to_the_model_directory() -> None:
@@ -175,19 +179,19 @@ def test_origins_point_at_the_line_to_edit() -> None:
     source = f"{FIXTURES}/trtllm_filled/config.pbtxt"
     workload = _workload(FIXTURES / "trtllm_filled" / "config.pbtxt")
     model = ("triton", "models", 0)
-    assert workload.locate((*model, "derived", "unfilled_parameters")) == Origin(
+    assert workload.view().locate((*model, "derived", "unfilled_parameters")) == Origin(
         source, 19, 12, 0, "parameters.gpt_model_type.string_value"
     )
-    assert workload.locate((*model, "derived", "max_batch_size")) == Origin(
+    assert workload.view().locate((*model, "derived", "max_batch_size")) == Origin(
         source, 4, 1, 0, "max_batch_size"
     )
-    assert workload.locate((*model, "parameters", "gpt_model_type", "string_value")) == Origin(
-        source, 19, 12, 0, "parameters.gpt_model_type.string_value"
-    )
+    assert workload.view().locate(
+        (*model, "parameters", "gpt_model_type", "string_value")
+    ) == Origin(source, 19, 12, 0, "parameters.gpt_model_type.string_value")
     graphs = _workload(FIXTURES / "trt_graphs_default" / "config.pbtxt")
-    assert graphs.locate((*model, "derived", "cuda_graphs", "ungraphed_batch_sizes")) == Origin(
-        f"{FIXTURES}/trt_graphs_default/config.pbtxt", 7, 5, 0, "optimization.cuda.graphs"
-    )
+    assert graphs.view().locate(
+        (*model, "derived", "cuda_graphs", "ungraphed_batch_sizes")
+    ) == Origin(f"{FIXTURES}/trt_graphs_default/config.pbtxt", 7, 5, 0, "optimization.cuda.graphs")
 
 
 def test_json_form_reads_like_the_pbtxt(tmp_path: Path) -> None:
@@ -203,8 +207,10 @@ def test_json_form_reads_like_the_pbtxt(tmp_path: Path) -> None:
         "instance_group [ { kind: KIND_GPU count: 1 gpus: [ 0 ]\n"
         "  secondary_devices [ { kind: KIND_NVDLA device_id: 1 } ] } ]\n"
     )
-    from_pbtxt = _workload(pbtxt).data["triton"]["models"][0]
-    from_json = _workload(FIXTURES / "json" / "graph_spec_strings.json").data["triton"]["models"][0]
+    from_pbtxt = _workload(pbtxt).view().data["triton"]["models"][0]
+    from_json = (
+        _workload(FIXTURES / "json" / "graph_spec_strings.json").view().data["triton"]["models"][0]
+    )
     # The JSON file writes every 64-bit value the other way round from Triton's choice.
     assert from_json["input"][0]["dims"] == [128]
     assert from_json["dynamic_batching"]["max_queue_delay_microseconds"] == 100
@@ -249,7 +255,7 @@ def test_sequence_batcher_preferred_sizes_choose_the_graphs(tmp_path: Path) -> N
         "sequence_batching { oldest { preferred_batch_size: [ 4 ] } }\n"
         "optimization { cuda { graphs: true } }\n"
     )
-    graphs = _workload(config).data["triton"]["models"][0]["derived"]["cuda_graphs"]
+    graphs = _workload(config).view().data["triton"]["models"][0]["derived"]["cuda_graphs"]
     assert (graphs["default_basis"], graphs["captured_batch_sizes"], graphs["ungraphed_text"]) == (
         "sequence_batching",
         [1, 4, 8],

@@ -62,17 +62,17 @@ def entry(
     workload: Workload, policies: Sequence[Policy], environment: str | None = None
 ) -> WorkloadEntry:
     """The coverage entry of one workload evaluated with ``policies``."""
-    data = workload.data
-    engine = _mapping(data.get("engine"))
-    model = _mapping(data.get("model"))
-    gpu = _mapping(data.get("gpu"))
+    record = workload.record
+    engine = record.engine.value.plain() if record.engine is not None else {}
+    model = record.model.value.plain() if record.model is not None else {}
+    gpu = record.gpu.value.plain() if record.gpu is not None else {}
     server = engine.get("name") if isinstance(engine.get("name"), str) else None
     version = engine.get("version") if isinstance(engine.get("version"), str) else None
     model_id = model.get("id") if isinstance(model.get("id"), str) else None
     gaps = _gaps(workload, server, version, model_id, model, gpu, _needs(tuple(policies)))
     return WorkloadEntry(
         name=workload.name,
-        kind=str(data.get("kind", "")),
+        kind=record.kind.value,
         file=workload.anchor.source,
         line=workload.anchor.line,
         server=server,
@@ -110,7 +110,7 @@ def _gaps(
                     "did not run",
                     model_rules,
                     MODEL_FIX.format(model=model_id),
-                    workload.locate(("engine", "model_id")),
+                    _at(workload, "model_id"),
                 )
             )
         if capacity_rules and not isinstance(gpu.get("memory_bytes"), int) and _asks_for_gpus(gpu):
@@ -133,9 +133,10 @@ def _gaps(
     gated = [n.rule for n in mine if n.version_gated and n.rule.severity is Severity.ERROR]
     # A model configuration (config.pbtxt) runs on whatever server loads it: the version
     # belongs to the deployment that does, not to the file.
-    deployed = workload.data.get("kind") != TRITON_MODEL_KIND
-    if version is None and gated and deployed and isinstance(workload.data.get("engine"), Mapping):
-        image = workload.data["engine"].get("image")
+    record = workload.record
+    deployed = record.kind.value != TRITON_MODEL_KIND
+    if version is None and gated and deployed and record.engine is not None:
+        image = record.engine.value.get("image")
         detail = (
             f"image {image} names no release" if isinstance(image, str) else "no image is named"
         )
@@ -146,7 +147,7 @@ def _gaps(
                 "report warnings instead of errors",
                 gated,
                 VERSION_FIX.format(example=_VERSION_EXAMPLES[server]),
-                workload.locate(("engine", "image")),
+                _at(workload, "image"),
             )
         )
     return tuple(gaps)
@@ -168,14 +169,26 @@ def _gap(
     )
 
 
+def _at(workload: Workload, name: str) -> Origin:
+    """Where the engine fact ``name`` was written; the workload's position otherwise."""
+    engine = workload.record.engine
+    origin = engine.value.origin_of(name) if engine is not None else None
+    return origin or (engine.origin if engine is not None else None) or workload.anchor
+
+
 def _gpu_request(workload: Workload, gpu: Mapping[str, Any]) -> Origin:
     """Where the pod asks for GPUs: the fact the missing GPU type is about."""
+    record = workload.record
     resource = gpu.get("resource")
+    container = record.container.value if record.container is not None else None
+    resources = container.resources.value if container is not None else None
     for side in ("limits", "requests"):
-        origin = workload.origins.get(("gpu", "resources", side, str(resource)))
-        if origin is not None:
-            return origin
-    return workload.locate(("gpu",))
+        section = getattr(resources, side) if resources is not None else None
+        found = section.value.get(str(resource)) if section is not None else None
+        if found is not None and found.origin is not None:
+            return found.origin
+    located = record.gpu
+    return (located.origin if located is not None else None) or workload.anchor
 
 
 def _asks_for_gpus(gpu: Mapping[str, Any]) -> bool:
@@ -188,10 +201,6 @@ def _model_source(model: Mapping[str, Any]) -> str | None:
         return None
     source = str(model.get("source", ""))
     return {"preset": "catalogue", "settings": "configuration"}.get(source, "config.json")
-
-
-def _mapping(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
 
 
 # Keyed by the identity of a run's policies, which the entry keeps alive.

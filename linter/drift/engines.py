@@ -66,7 +66,8 @@ class EngineSide:
 
     @property
     def server(self) -> str:
-        return str(self.workload.data.get("engine", {}).get("name", ""))
+        engine = self.workload.record.engine
+        return str(engine.value.get("name") or "") if engine is not None else ""
 
     def locate(self, original: PathT) -> Origin:
         if not original:
@@ -74,8 +75,9 @@ class EngineSide:
         names = [original[0]] + [
             old for old, new in ALIASES.get(self.server, {}).items() if new == original[0]
         ]
+        engine = self.workload.record.engine
         for name in names:
-            origin = self.workload.origins.get(("engine", name))
+            origin = engine.value.origin_of(str(name)) if engine is not None else None
             if origin is not None:
                 return origin
         return self.workload.anchor
@@ -117,7 +119,8 @@ def canonical_names(server: str, settings: dict[str, Any]) -> dict[str, Any]:
 
 
 def engine_settings(workload: Workload) -> dict[str, Any]:
-    engine = workload.data.get("engine") or {}
+    record = workload.record.engine
+    engine = record.value.plain() if record is not None else {}
     settings = {k: v for k, v in engine.items() if k not in _META and k not in _NOT_FROM_VALUES}
     return canonical_names(str(engine.get("name", "")), settings)
 
@@ -129,7 +132,7 @@ def desired_engines(values: MergedValues) -> list[EngineSide]:
     return [
         EngineSide(w, normalize(engine_settings(w)))
         for w in workloads
-        if (w.data.get("engine") or {}).get("name")
+        if w.record.engine is not None and w.record.engine.value.get("name")
     ]
 
 
@@ -176,10 +179,11 @@ def live_from_pod(pod: dict[str, Any], container: str, source: str) -> LiveEngin
     from linter.model.manifests import workloads_from_manifest
 
     for workload in workloads_from_manifest(Document(source, 0, pod, {})):
-        if (workload.data.get("container") or {}).get("name") == container:
-            engine = workload.data.get("engine") or {}
-            if engine.get("name"):
-                return LiveEngine(str(engine["name"]), engine_settings(workload))
+        record = workload.record
+        if record.container is not None and record.container.value.name.value == container:
+            name = record.engine.value.get("name") if record.engine is not None else None
+            if name:
+                return LiveEngine(str(name), engine_settings(workload))
     raise LiveError(
         "unrecognised",
         f"container '{container}' does not run an inference "

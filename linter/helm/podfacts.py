@@ -33,6 +33,7 @@ from linter.helm.podscan import HOST_IPC, MEMORY, NCCL_ENV, SHM, Mark, PodScan, 
 from linter.helm.unread import ChartKeys, chart_keys
 from linter.helm.values import MergedValues
 from linter.model import quantities as q
+from linter.model.records import Located, Mount, Shm, Volume
 from linter.model.workload import Workload
 from linter.positions import Origin, PathT, format_path, parse_path
 
@@ -40,7 +41,7 @@ FACT = "chart_pod"
 _SHM_PATH = "/dev/shm"
 _VOLUME = "dshm"
 # Model paths whose values keys must reach the pod for the values reading to be the pod's.
-_NEEDED: tuple[PathT, ...] = (
+_NEEDED: tuple[tuple[str, str], ...] = (
     ("engine", "name"),
     ("engine", "tensor_parallel_size"),
     ("engine", "pipeline_parallel_size"),
@@ -71,18 +72,17 @@ def add_chart_pod(workloads: Sequence[Workload], directory: str, merged: MergedV
             _forget_guessed_shm(workload)
             if mount is not None:
                 _mount_memory_volume(workload, merged, *mount)
-        workload.data[FACT] = fact
-        workload.origins[(FACT,)] = workload.anchor
+        workload.record.chart_pod = Located(fact, workload.anchor)
 
 
 def _applies(workload: Workload) -> bool:
-    data = workload.data
+    record = workload.record
     return (
-        data.get("source") == "helm-values"
-        and not data.get("chart_profile")  # a chart profile already says what renders
-        and not data.get("compose")
-        and isinstance(data.get("pod"), dict)
-        and isinstance(data.get("container"), dict)
+        record.source.value == "helm-values"
+        and not record.get("chart_profile")  # a chart profile already says what renders
+        and not record.get("compose")
+        and record.pod is not None
+        and record.container is not None
     )
 
 
@@ -209,8 +209,16 @@ def _leaves(data: Any, path: PathT) -> Iterator[tuple[PathT, object, Any]]:
 def _unread_source(workload: Workload, reads: KeyTree) -> str:
     """A values key the workload's ranks, GPUs or engine came from that no template
     reads: the rendered pod may not have what the values reading saw."""
-    for model_path in _NEEDED:
-        origin: Origin | None = workload.origins.get(model_path)
+    record = workload.record
+    engine = record.engine.value if record.engine is not None else None
+    gpu = record.gpu.value if record.gpu is not None else None
+    for section, name in _NEEDED:
+        origin: Origin | None = None
+        if section == "engine" and engine is not None:
+            origin = engine.origin_of(name)
+        elif section == "gpu" and gpu is not None:
+            found = getattr(gpu, name)
+            origin = found.origin if found is not None else None
         if origin is None or not origin.key:
             continue
         if not _is_read(reads, parse_path(origin.key)):
@@ -236,88 +244,69 @@ def _mount_memory_volume(
     has it, with its sizeLimit when the template writes one."""
     # Where the user turns it on, or (always there) the template line of the volume.
     origin = merged.locate(guard) if guard else _template_origin(volume)
-    pod, container = workload.data["pod"], workload.data["container"]
-    volumes = pod.setdefault("volumes", [])
-    mounts = container.setdefault("mounts", [])
-    record: dict[str, Any] = {"name": _VOLUME, "type": "emptyDir", "medium": "Memory"}
+    record = workload.record
+    assert record.pod is not None and record.container is not None
+    pod, container = record.pod.value, record.container.value
+    if pod.volumes is None:
+        pod.volumes = Located([])
     size = volume.size
     size_origin = _template_origin(volume)
     if isinstance(size, tuple):
         size_origin = merged.locate(size)
         size = _get(merged.data, size)
     size_bytes = q.memory_bytes(size) if size is not None else None
-    if size_bytes is not None:
-        record["size_limit_bytes"] = size_bytes
-        workload.origins[("pod", "volumes", len(volumes), "size_limit_bytes")] = size_origin
-        workload.origins[("pod", "shm", "size_limit_bytes")] = size_origin
+    size_fact = Located(size_bytes, size_origin) if size_bytes is not None else None
     # The volume is declared in the template; the mount is turned on in the values.
-    workload.origins[("pod", "volumes", len(volumes))] = _template_origin(volume)
-    volumes.append(record)
-    workload.origins[("container", "mounts", len(mounts))] = origin
-    # The server container is also an entry of pod.containers: the same origin there.
-    for index, entry in enumerate(pod.get("containers", [])):
-        if entry is container:
-            workload.origins[("pod", "containers", index, "mounts", len(mounts))] = origin
-    mounts.append({"name": _VOLUME, "mount_path": _SHM_PATH})
-    shm = pod.setdefault("shm", {"mounted": False, "host_ipc": False})
-    shm.update({"mounted": True, "volume": _VOLUME, "medium": "Memory"})
-    if size_bytes is not None:
-        shm["size_limit_bytes"] = size_bytes
-    workload.origins[("pod", "shm")] = origin
+    pod.volumes.value.append(
+        Located(
+            Volume(
+                name=Located(_VOLUME),
+                type=Located("emptyDir"),
+                medium=Located("Memory"),
+                size_limit_bytes=size_fact,
+            ),
+            _template_origin(volume),
+        )
+    )
+    mount = Mount(name=Located(_VOLUME), mount_path=Located(_SHM_PATH))
+    container.mounts.value.append(Located(mount, origin))
+    host_ipc = pod.shm.value.host_ipc if pod.shm is not None else Located(False)
+    shm = Shm(
+        mounted=Located(True),
+        host_ipc=host_ipc,
+        volume=Located(_VOLUME),
+        medium=Located("Memory"),
+        size_limit_bytes=size_fact,
+    )
+    pod.shm = Located(shm, origin)
 
 
 def _forget_guessed_shm(workload: Workload) -> None:
     """Drop the /dev/shm the values model guessed from a values key (``shm:``,
     ``shmSize``): the templates, not the key's name, say whether the pod gets one."""
-    pod = workload.data["pod"]
-    containers = pod.get("containers", [])
-    dropped: set[str] = set()
-    for index, container in enumerate(containers):
-        mounts = container.get("mounts", [])
-        gone = {i for i, m in enumerate(mounts) if _is_shm(m)}
-        if not gone:
-            continue
-        dropped.update(str(mounts[i].get("name", "")) for i in gone)
-        prefixes: list[PathT] = [("pod", "containers", index, "mounts")]
-        if container is workload.data["container"]:
-            prefixes.append(("container", "mounts"))
-        _drop(workload, mounts, prefixes, gone)
-    still = {str(m.get("name", "")) for c in containers for m in c.get("mounts", [])}
-    volumes = pod.get("volumes", [])
-    unused = {i for i, v in enumerate(volumes) if v.get("name") in dropped - still}
-    _drop(workload, volumes, [("pod", "volumes")], unused)
-    shm = pod.get("shm", {})
-    pod["shm"] = {"mounted": False, "host_ipc": bool(shm.get("host_ipc", False))}
-    for key in [k for k in workload.origins if k[:2] == ("pod", "shm") and len(k) > 2]:
-        del workload.origins[key]
-
-
-def _is_shm(mount: Mapping[str, Any]) -> bool:
-    return str(mount.get("mount_path", "")).rstrip("/") == _SHM_PATH
-
-
-def _drop(workload: Workload, items: list[Any], prefixes: list[PathT], gone: set[int]) -> None:
-    """Remove ``items[i]`` for ``i`` in ``gone``, keeping the origins of the others."""
-    if not gone:
+    pod = workload.record.pod
+    if pod is None:
         return
-    kept = [i for i in range(len(items)) if i not in gone]
-    renumber = {old: new for new, old in enumerate(kept)}
-    items[:] = [items[i] for i in kept]
-    origins: dict[PathT, Origin] = {}
-    for key, origin in workload.origins.items():
-        for prefix in prefixes:
-            size = len(prefix)
-            index = key[size] if key[:size] == prefix and len(key) > size else None
-            if isinstance(index, int):
-                if index in gone:
-                    break
-                key = (*prefix, renumber[index], *key[size + 1 :])
-                origins[key] = origin
-                break
-        else:
-            origins[key] = origin
-    workload.origins.clear()
-    workload.origins.update(origins)
+    containers = pod.value.all_containers()
+    dropped: set[str] = set()
+    for container in containers:
+        mounts = container.mounts.value
+        dropped.update(m.value.name.value for m in mounts if _is_shm(m.value))
+        mounts[:] = [m for m in mounts if not _is_shm(m.value)]
+    still = {m.value.name.value for c in containers for m in c.mounts.value}
+    if pod.value.volumes is not None:
+        volumes = pod.value.volumes.value
+        volumes[:] = [v for v in volumes if v.value.name.value not in dropped - still]
+    shm = pod.value.shm
+    host_ipc = shm.value.host_ipc.value if shm is not None else False
+    pod.value.shm = Located(
+        Shm(mounted=Located(False), host_ipc=Located(bool(host_ipc))),
+        shm.origin if shm is not None else None,
+    )
+
+
+def _is_shm(mount: Mount) -> bool:
+    return mount.mount_path.value.rstrip("/") == _SHM_PATH
 
 
 def _template_origin(mark: Mark) -> Origin:

@@ -8,7 +8,6 @@ per server container; the workload's ``container`` is that container's entry of 
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
@@ -16,11 +15,24 @@ from typing import Any, NamedTuple
 from linter.model import command, defaults, gpus, grpc, presets
 from linter.model.args import Token
 from linter.model.capacity import capacity
-from linter.model.facts import Facts, Locate
+from linter.model.facts import Locate
 from linter.model.facts import lookup as facts_lookup
 from linter.model.image_entrypoints import derived_command
 from linter.model.images import ImageInfo, parse_image
 from linter.model.pod import ContainerView, pod_facts
+from linter.model.records import (
+    Capacity,
+    Container,
+    Effective,
+    Engine,
+    Gpu,
+    Grpc,
+    Image,
+    Located,
+    ModelFacts,
+    Pod,
+    ServingModel,
+)
 from linter.model.server import EnvValue, engine_facts, tokens_of
 from linter.model.setting_input import SettingInput
 from linter.model.settings import ModelSettings
@@ -70,10 +82,8 @@ class Meta:
 def build_workloads(
     spec: Mapping[str, Any], locate: Locate, meta: Meta, settings: ModelSettings
 ) -> list[Workload]:
-    base = Facts()
-    _meta_facts(meta, base)
-    views = pod_facts(spec, locate, base)
     known = meta.server_hint if meta.server_known else ""
+    first, views = pod_facts(spec, locate)
     candidates = [
         (view, _server_of(view, locate, meta.blocks, known)) for view in views if not view.init
     ]
@@ -85,15 +95,17 @@ def build_workloads(
         )
         servers = [(main[0], main[1]._replace(server=meta.server_hint))]
     if not servers:
-        chosen = _fallback(candidates, base)
+        chosen = _fallback(candidates)
         if chosen is None:
             return []
         servers = [chosen]
     workloads = []
     for number, (view, found) in enumerate(servers):
-        facts = base if len(servers) == 1 else copy.deepcopy(base)
+        # Each workload owns its pod record: a later step may change one (chart pods).
+        pod, own = pod_facts(spec, locate) if number else (first, views)
+        mine = next(v for v in own if v.path == view.path) if number else view
         suffix = f"/{view.spec.get('name', number)}" if len(servers) > 1 else ""
-        workloads.append(_workload(spec, view, found, locate, meta, settings, facts, suffix))
+        workloads.append(_workload(spec, mine, found, locate, meta, settings, suffix, pod))
     return workloads
 
 
@@ -189,34 +201,40 @@ def container_env(view: ContainerView, locate: Locate) -> dict[str, EnvValue]:
 
 
 def _fallback(
-    candidates: list[tuple[ContainerView, Found]], facts: Facts
+    candidates: list[tuple[ContainerView, Found]],
 ) -> tuple[ContainerView, Found] | None:
-    pod = facts.data["pod"]
     for view, found in candidates:
-        container = pod["containers"][view.model_path[2]]
-        resources = container.get("resources", {})
-        names = [*resources.get("limits", {}), *resources.get("requests", {})]
+        container = view.record.value
+        resources = container.resources.value
+        names = [
+            *(resources.limits.value if resources.limits else {}),
+            *(resources.requests.value if resources.requests else {}),
+        ]
         if any(gpus.is_gpu_resource(n) for n in names) or any(
-            grpc.knob_for(n) for n in container.get("env", {})
+            grpc.knob_for(n) for n in container.env.value
         ):
             return view, found
     return None
 
 
-def _meta_facts(meta: Meta, facts: Facts) -> None:
-    facts.put(("id",), meta.id, meta.anchor)
-    facts.put(("kind",), meta.kind, meta.anchor)
-    facts.put(("name",), meta.name, meta.anchor)
-    facts.put(("source",), meta.source, meta.anchor)
-    if meta.namespace:
-        facts.put(("namespace",), meta.namespace, meta.anchor)
-    if meta.replicas is not None:
-        facts.put(("replicas",), meta.replicas, meta.replicas_origin or meta.anchor)
-    if meta.role:
-        facts.put(("role",), meta.role, meta.anchor)
-    facts.put(("multi_node",), meta.multi_node, meta.anchor)
+def _identity(meta: Meta) -> ServingModel:
+    at = meta.anchor
+    record = ServingModel(
+        id=Located(meta.id, at),
+        kind=Located(meta.kind, at),
+        name=Located(meta.name, at),
+        source=Located(meta.source, at),
+        namespace=Located(meta.namespace, at) if meta.namespace else None,
+        replicas=Located(meta.replicas, meta.replicas_origin or at)
+        if meta.replicas is not None
+        else None,
+        role=Located(meta.role, at) if meta.role else None,
+        multi_node=Located(meta.multi_node, at),
+    )
     for key, value in meta.extra.items():
-        facts.put((key,), value, meta.anchor)
+        # A name outside the record's fields fails here (``ServingModel`` has slots).
+        setattr(record, key, Located(value, at))
+    return record
 
 
 def _workload(
@@ -226,67 +244,72 @@ def _workload(
     locate: Locate,
     meta: Meta,
     settings: ModelSettings,
-    facts: Facts,
     suffix: str,
+    pod: Pod,
 ) -> Workload:
     server, image, call, args_start = found
-    facts.put((*view.model_path, "is_server"), bool(server))
+    record = _identity(meta)
+    record.pod = Located(pod)
+    container = view.record
+    container.value.is_server = Located(bool(server), container.value.is_server.origin)
     env = container_env(view, locate)
     image_origin = locate((*view.path, "image")) if image else locate(view.path)
-    engine_facts(server, image, image_origin, call, env, facts, meta.setting_inputs, args_start)
+    engine = engine_facts(server, image, image_origin, call, env, meta.setting_inputs, args_start)
+    record.engine = Located(engine)
     if image is not None:
         # The server image as written, for the unpinned-image rule (outside ``engine``,
         # which holds server settings only).
-        image_facts: dict[str, Any] = {
-            "tag": image.tag,
-            "digest": image.digest,
-            "official": image.official,
-        }
-        if image.build_date:
-            image_facts["build_date"] = image.build_date
-        facts.put(("image",), image_facts, image_origin)
-    for hint in meta.hints:
-        if not facts.has(("engine", hint.name)):
-            facts.put(("engine", hint.name), hint.value, hint.origin)
-    nim_model = _nim_image_model(server, image)
-    if nim_model and not facts.has(("engine", "model")):
-        facts.put(("engine", "model"), nim_model, image_origin)
-    if facts.has(("engine", "model")) and not facts.has(("engine", "model_id")):
-        facts.put(
-            ("engine", "model_id"),
-            facts.get(("engine", "model")),
-            facts.origins.get(("engine", "model")),
+        record.image = Located(
+            Image(
+                tag=Located(image.tag),
+                digest=Located(image.digest),
+                official=Located(image.official),
+                build_date=Located(image.build_date) if image.build_date else None,
+            ),
+            image_origin,
         )
-    facts.put(("container",), facts.get(view.model_path), facts.origins.get(view.model_path))
-    facts.alias(view.model_path, ("container",))
-    container = facts.get(view.model_path)
-    facts.put(
-        ("gpu",), gpus.gpu_facts(spec, container.get("resources", {}), settings), locate(view.path)
-    )
-    facts.alias((*view.model_path, "resources"), ("gpu", "resources"))
-    _locate_gpu(spec, view, locate, facts)
-    _model_and_capacity(server, facts, settings)
-    _grpc(server, container, facts)
-    _effective_pod(facts)
+    for hint in meta.hints:
+        engine.settings.setdefault(hint.name, Located(hint.value, hint.origin))
+    nim_model = _nim_image_model(server, image)
+    if nim_model:
+        engine.settings.setdefault("model", Located(nim_model, image_origin))
+    if "model" in engine.settings and engine.model_id is None:
+        engine.model_id = engine.settings["model"]
+    record.container = container
+    gpu = Gpu.of(gpus.gpu_facts(spec, container.value.resources.value.plain(), settings), _nowhere)
+    _locate_gpu(spec, view, locate, gpu)
+    record.gpu = Located(gpu, locate(view.path))
+    _model_and_capacity(server, record, settings)
+    record.grpc = Located(_grpc(server, engine, container.value))
+    _effective_pod(record)
     if settings.model_load_seconds is not None:
         # The user's measured start-up time, for the probe rules (policies/probes.yaml).
-        facts.put(("model_load_seconds",), settings.model_load_seconds, meta.anchor)
+        record.model_load_seconds = Located(settings.model_load_seconds, meta.anchor)
     if settings.load_bandwidth_bytes is not None:
         # The user's weight-read bandwidth, for the probe rules' load-time estimate.
-        facts.put(("load_bandwidth_bytes",), settings.load_bandwidth_bytes, meta.anchor)
+        record.load_bandwidth_bytes = Located(settings.load_bandwidth_bytes, meta.anchor)
     name = f"{meta.id}{suffix}"
-    return Workload(name, facts.data, meta.anchor, facts.origins)
+    return Workload(name, record, meta.anchor)
+
+
+def _nowhere(name: str) -> None:
+    return None
 
 
 # GPU facts read from the node's product (the catalogue's entry for it).
 _PRODUCT_FACTS = ("product", "candidates", "memory_bytes", "peer_to_peer", "interconnect")
 
 
-def _locate_gpu(spec: Mapping[str, Any], view: ContainerView, locate: Locate, facts: Facts) -> None:
+def _locate_gpu(spec: Mapping[str, Any], view: ContainerView, locate: Locate, gpu: Gpu) -> None:
     """Each ``gpu`` fact at what it was read from: the count and resource at the GPU
     request or limit, the product and its catalogue figures at the node label that names
     it (a ``nodeSelector`` key; a required node affinity at its expression)."""
-    gpu = facts.data.get("gpu", {})
+
+    def place(field: str, origin: Origin | None) -> None:
+        current = getattr(gpu, field)
+        if origin is not None and current is not None:
+            setattr(gpu, field, Located(current.value, origin))
+
     resource = gpu.get("resource")
     if isinstance(resource, str):
         resources = view.spec.get("resources")
@@ -306,9 +329,8 @@ def _locate_gpu(spec: Mapping[str, Any], view: ContainerView, locate: Locate, fa
             ("mig", first),
             ("memory_bytes", first if gpu.get("mig") else None),
         ):
-            if origin is not None and field in gpu:
-                facts.origins[("gpu", field)] = origin
-    if gpu.get("product_source", "manifest") != "manifest" or "candidates" not in gpu:
+            place(field, origin)
+    if (gpu.get("product_source") or "manifest") != "manifest" or gpu.candidates is None:
         return
     labelled = gpus.node_label_values(spec)
     selector = spec.get("nodeSelector")
@@ -318,8 +340,8 @@ def _locate_gpu(spec: Mapping[str, Any], view: ContainerView, locate: Locate, fa
     else:
         origin = _affinity_origin(spec, label, locate)
     for field in (*_PRODUCT_FACTS, "product_source"):
-        if field in gpu and not (field == "memory_bytes" and gpu.get("mig")):
-            facts.origins[("gpu", field)] = origin
+        if not (field == "memory_bytes" and gpu.get("mig")):
+            place(field, origin)
 
 
 def _affinity_origin(spec: Mapping[str, Any], label: str, locate: Locate) -> Origin:
@@ -350,31 +372,35 @@ def _nim_image_model(server: str, image: ImageInfo | None) -> str:
     return f"{publisher}/{model}"
 
 
-def _model_and_capacity(server: str, facts: Facts, settings: ModelSettings) -> None:
-    engine = facts.data.get("engine", {})
-    model_id = engine.get("model_id")
+def _model_and_capacity(server: str, record: ServingModel, settings: ModelSettings) -> None:
+    assert record.engine is not None and record.gpu is not None
+    engine = record.engine.value
+    plain_engine = engine.plain()
+    model_id = engine.model_id
     model: dict[str, Any] = {}
-    if isinstance(model_id, str) and model_id:
-        model = presets.model_facts(model_id, engine, settings)
-        facts.put(("model",), model, facts.origins.get(("engine", "model_id")))
-    gpu = facts.data.get("gpu", {})
-    resolved, defaulted = defaults.effective(engine, gpu, model)
-    resolved["defaulted"] = defaulted
-    facts.put(("effective",), resolved, facts.origins.get(("engine", "image")))
-    for key in resolved:
-        origin = facts.origins.get(("engine", key))
-        if origin is not None:
-            facts.origins[("effective", key)] = origin
+    if model_id is not None and isinstance(model_id.value, str) and model_id.value:
+        model = presets.model_facts(model_id.value, plain_engine, settings)
+        record.model = Located(ModelFacts.of(model, _nowhere), model_id.origin)
+    gpu = record.gpu.value
+    resolved, defaulted = defaults.effective(plain_engine, gpu.plain(), model)
+    # A default is at the image it comes with; a written setting at its line.
+    effective = Effective(
+        settings={key: Located(value, engine.origin_of(key)) for key, value in resolved.items()},
+        defaulted=Located(defaulted),
+    )
+    record.effective = Located(effective, engine.image.origin if engine.image else None)
     if model.get("known"):
         try:
-            result = capacity(server, resolved, model, gpu)
+            result = capacity(server, resolved, model, gpu.plain())
         except (OverflowError, ValueError, ZeroDivisionError):
             # A setting out of any sensible range (1e308): the rules on the setting
             # itself report it at its line; the memory budget cannot be computed.
             result = None
         if result is not None:
-            facts.put(("capacity",), result, facts.origins.get(("engine", "model_id")))
-            _locate_capacity(facts)
+            at = _capacity_origins(effective, gpu, record.gpu.origin)
+            record.capacity = Located(
+                Capacity.of(result, at.get), model_id.origin if model_id else None
+            )
 
 
 # The settings each capacity figure is derived from, first written one first: a finding on
@@ -398,54 +424,64 @@ _CAPACITY_INPUTS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _locate_capacity(facts: Facts) -> None:
+def _capacity_origins(
+    effective: Effective, gpu: Gpu, gpu_origin: Origin | None
+) -> dict[str, Origin]:
+    """Each capacity figure at the first written setting it derives from."""
+    out: dict[str, Origin] = {}
     for field, inputs in _CAPACITY_INPUTS.items():
         origin = next(
-            (o for name in inputs if (o := facts.origins.get(("effective", name))) is not None),
+            (
+                found.origin
+                for name in inputs
+                if (found := effective.settings.get(name)) is not None and found.origin is not None
+            ),
             None,
         )
-        if origin is not None and facts.has(("capacity", field)):
-            facts.origins[("capacity", field)] = origin
-    gpu_origin = facts.origins.get(("gpu", "memory_bytes")) or facts.origins.get(("gpu",))
-    if gpu_origin is not None and facts.has(("capacity", "gpu_memory_bytes")):
-        facts.origins[("capacity", "gpu_memory_bytes")] = gpu_origin
+        if origin is not None:
+            out[field] = origin
+    memory = gpu.memory_bytes.origin if gpu.memory_bytes is not None else None
+    if (memory or gpu_origin) is not None:
+        out["gpu_memory_bytes"] = memory or gpu_origin  # type: ignore[assignment]
+    return out
 
 
-def _grpc(server: str, container: Mapping[str, Any], facts: Facts) -> None:
-    engine = facts.data.get("engine", {})
+def _grpc(server: str, engine: Engine, container: Container) -> Grpc:
+    record = Grpc()
     if server in GRPC_SERVERS:
-        grpc.grpc_from_triton(engine, facts.origins, facts)
-        facts.put(("grpc", "server_kind"), "triton", facts.origins.get(("engine", "name")))
-    env = container.get("env", {})
-    env_origins = {name: facts.origins.get(("container", "env", name)) for name in env}
-    grpc.grpc_from_env(env, env_origins, facts, "server" if server in GRPC_SERVERS else "client")
-    facts.put(("grpc",), facts.get(("grpc",), {}))
+        grpc.grpc_from_triton(engine, record)
+        record.server_kind = Located("triton", engine.name.origin if engine.name else None)
+    grpc.grpc_from_env(
+        container.env.value, record, "server" if server in GRPC_SERVERS else "client"
+    )
+    return record
 
 
-def _effective_pod(facts: Facts) -> None:
-    grace = facts.get(("pod", "termination_grace_period_seconds"))
-    effective = facts.data.setdefault("effective", {})
-    effective["termination_grace_period_seconds"] = grace if isinstance(grace, int) else 30
-    if not isinstance(grace, int):
-        effective.setdefault("defaulted", []).append("termination_grace_period_seconds")
+def _effective_pod(record: ServingModel) -> None:
+    assert record.pod is not None and record.effective is not None
+    grace = record.pod.value.termination_grace_period_seconds
+    effective = record.effective.value
+    if grace is not None:
+        effective.termination_grace_period_seconds = grace
     else:
-        facts.origins[("effective", "termination_grace_period_seconds")] = facts.origins[
-            ("pod", "termination_grace_period_seconds")
-        ]
+        effective.termination_grace_period_seconds = Located(30)
+        assert effective.defaulted is not None
+        effective.defaulted.value.append("termination_grace_period_seconds")
 
 
-def grpc_tree_facts(data: Any, locate: Locate) -> Facts:
+def grpc_tree_facts(data: Any, locate: Locate) -> Grpc:
     """Keepalive settings written anywhere in a values tree: read once per tree, and added
     to each of its workloads with ``add_grpc_facts``."""
-    facts = Facts()
-    grpc.grpc_from_tree(data, locate, facts, "unspecified")
-    return facts
+    record = Grpc()
+    grpc.grpc_from_tree(data, locate, record, "unspecified")
+    return record
 
 
-def add_grpc_facts(workload: Workload, facts: Facts) -> None:
-    for side, values in facts.data.get("grpc", {}).items():
-        workload.data.setdefault("grpc", {}).setdefault(side, {}).update(copy.deepcopy(values))
-    workload.origins.update(facts.origins)
+def add_grpc_facts(workload: Workload, facts: Grpc) -> None:
+    model = workload.record
+    if model.grpc is None:
+        model.grpc = Located(Grpc())
+    model.grpc.value.merge(facts)
 
 
 def relative(locate: Locate, prefix: PathT) -> Locate:

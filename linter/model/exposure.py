@@ -24,6 +24,7 @@ from typing import Any
 
 from linter.model.facts import lookup
 from linter.model.manifests import document_locate
+from linter.model.records import Located
 from linter.model.workload import Workload
 from linter.parsing.documents import Document, ParsedFile
 from linter.positions import Origin, PathT
@@ -40,7 +41,9 @@ def link_exposure(files: Sequence[ParsedFile], workloads: Sequence[Workload]) ->
     """Add ``exposure`` to every manifest workload that a Service of its file selects."""
     by_source: dict[str, list[Workload]] = {}
     for workload in workloads:
-        if workload.data.get("source") == "manifest" and "labels" in workload.data.get("pod", {}):
+        record = workload.record
+        pod = record.pod.value if record.pod is not None else None
+        if record.source.value == "manifest" and pod is not None and pod.labels is not None:
             by_source.setdefault(workload.anchor.source, []).append(workload)
     for parsed in files:
         targets = by_source.get(parsed.source)
@@ -54,9 +57,11 @@ def _link_file(documents: Sequence[Document], workloads: Sequence[Workload]) -> 
     if not services:
         return
     for workload in workloads:
-        namespace = _namespace_of(workload.data.get("namespace"))
-        labels = workload.data["pod"]["labels"]
-        per_pod = _PER_POD.get(str(workload.data.get("kind")), ())
+        record = workload.record
+        namespace = _namespace_of(record.get("namespace"))
+        assert record.pod is not None and record.pod.value.labels is not None
+        labels = {name: item.value for name, item in record.pod.value.labels.value.items()}
+        per_pod = _PER_POD.get(str(record.kind.value), ())
         entries: list[tuple[dict[str, Any], Origin]] = []
         for service in services:
             if _namespace_of(lookup(service.data, ("metadata", "namespace"))) != namespace:
@@ -67,9 +72,7 @@ def _link_file(documents: Sequence[Document], workloads: Sequence[Workload]) -> 
             entries.append(entry)
             entries.extend(_route_entries(routes, entry[0], namespace))
         if entries:
-            workload.data["exposure"] = [entry for entry, _ in entries]
-            for index, (_, origin) in enumerate(entries):
-                workload.origins[("exposure", index)] = origin
+            record.exposure = Located([Located(entry, origin) for entry, origin in entries])
 
 
 def _is(document: Document, kind: str, api: str | None = None) -> bool:

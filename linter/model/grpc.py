@@ -22,8 +22,9 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from linter.model import quantities as q
-from linter.model.facts import Facts, Locate
-from linter.positions import PathT
+from linter.model.facts import Locate
+from linter.model.records import Engine, Grpc, LoadBalancer, Located
+from linter.positions import Origin, PathT
 
 
 class Knob(NamedTuple):
@@ -151,12 +152,12 @@ def side_of(path: PathT, knob: Knob, default: str) -> str:
     return "server" if knob.server_only else default
 
 
-def put_knob(facts: Facts, side: str, knob: Knob, value: Any, origin: Any) -> None:
-    facts.put(("grpc", side, knob.name), value, origin)
+def put_knob(record: Grpc, side: str, knob: Knob, value: Any, origin: Origin | None) -> None:
+    record.side(side)[knob.name] = Located(value, origin)
 
 
 def grpc_from_tree(
-    data: object, locate: Locate, facts: Facts, default_side: str, base: PathT = ()
+    data: object, locate: Locate, record: Grpc, default_side: str, base: PathT = ()
 ) -> None:
     """Every keepalive setting in a values tree (or any mapping), wherever it sits, and
     the load balancer a Service annotation there asks for."""
@@ -171,9 +172,10 @@ def grpc_from_tree(
                     stack.append((value, child))
                     continue
                 if key == AWS_LB_TYPE and str(value).lower() in AWS_NLB_TYPES:
-                    facts.put(
-                        ("grpc", "load_balancer"),
-                        {"kind": "aws-nlb", "idle_timeout_ms": NLB_IDLE_TIMEOUT_MS},
+                    record.load_balancer = Located(
+                        LoadBalancer(
+                            kind=Located("aws-nlb"), idle_timeout_ms=Located(NLB_IDLE_TIMEOUT_MS)
+                        ),
                         locate(child),
                     )
                     continue
@@ -191,16 +193,14 @@ def grpc_from_tree(
                 converted = convert(knob, value, str(key))
                 if converted is not None:
                     put_knob(
-                        facts, side_of(where, knob, default_side), knob, converted, locate(child)
+                        record, side_of(where, knob, default_side), knob, converted, locate(child)
                     )
         elif isinstance(node, list):
             stack.extend((item, (*path, i)) for i, item in enumerate(node))
 
 
-def grpc_from_env(
-    env: Mapping[str, Any], origins: Mapping[str, Any], facts: Facts, default_side: str
-) -> None:
-    for name, value in env.items():
+def grpc_from_env(env: Mapping[str, Located[str]], record: Grpc, default_side: str) -> None:
+    for name, (value, origin) in env.items():
         if not name.upper().startswith(("GRPC_", "GRPC")):
             continue
         knob = knob_for(name)
@@ -217,13 +217,13 @@ def grpc_from_env(
             if "server" in lowered
             else ("server" if knob.server_only else default_side)
         )
-        put_knob(facts, side, knob, converted, origins.get(name))
+        put_knob(record, side, knob, converted, origin)
 
 
-def grpc_from_triton(engine: Mapping[str, Any], origins: Mapping[PathT, Any], facts: Facts) -> None:
+def grpc_from_triton(engine: Engine, record: Grpc) -> None:
     for flag, name in TRITON_FLAGS.items():
-        if flag in engine:
-            value = engine[flag]
+        found = engine.setting(flag)
+        if found is not None:
             knob = _K[name]
-            converted = q.to_bool(value) if knob.kind == "bool" else value
-            put_knob(facts, "server", knob, converted, origins.get(("engine", flag)))
+            converted = q.to_bool(found.value) if knob.kind == "bool" else found.value
+            put_knob(record, "server", knob, converted, found.origin)

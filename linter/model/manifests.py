@@ -20,6 +20,7 @@ from linter.model import custom
 from linter.model.build import Meta, build_workloads, relative
 from linter.model.facts import Locate, lookup
 from linter.model.platform_pods import lws_env, with_platform_defaults
+from linter.model.records import Located
 from linter.model.role_groups import role_group_pods
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Workload
@@ -162,13 +163,20 @@ def workloads_from_manifest(
         found = build_workloads(completed, located, meta, settings)
         labels = pod_labels(data, path, role)
         written = _get(data, (*path[:-1], "metadata", "labels"))
+        keys = {str(k): k for k in written} if isinstance(written, Mapping) else {}
         for workload in found:
-            workload.data.setdefault("pod", {})["labels"] = labels
-            for key in written if isinstance(written, Mapping) else ():
-                if str(key) in labels:
-                    workload.origins[("pod", "labels", str(key))] = locate(
-                        (*path[:-1], "metadata", "labels", key)
+            set_labels(
+                workload,
+                {
+                    name: Located(
+                        value,
+                        locate((*path[:-1], "metadata", "labels", keys[name]))
+                        if name in keys
+                        else None,
                     )
+                    for name, value in labels.items()
+                },
+            )
         out.extend(found)
     return out
 
@@ -208,10 +216,23 @@ def _role_pod_workloads(
         )
     found = build_workloads(completed, completed_at, meta, settings)
     for workload in found:
-        workload.data.setdefault("pod", {})["labels"] = dict(pod.labels)
-        for key, path in pod.label_paths.items():
-            workload.origins[("pod", "labels", key)] = locate(path)
+        set_labels(
+            workload,
+            {
+                name: Located(
+                    value, locate(pod.label_paths[name]) if name in pod.label_paths else None
+                )
+                for name, value in pod.labels.items()
+            },
+        )
     return found
+
+
+def set_labels(workload: Workload, labels: dict[str, Located[str]]) -> None:
+    """The labels of the workload's pods, for a Service's selector (``exposure.py``)."""
+    pod = workload.record.pod
+    if pod is not None:
+        pod.value.labels = Located(labels)
 
 
 def pod_labels(data: Mapping[str, Any], spec_path: PathT, role: str) -> dict[str, str]:

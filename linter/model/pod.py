@@ -12,9 +12,10 @@ from typing import Any, NamedTuple
 
 from linter.model import quantities as q
 from linter.model import resources as res
-from linter.model.facts import Facts, Locate
+from linter.model.facts import Locate
 from linter.model.probes import pre_stop_facts, probe_facts
-from linter.positions import PathT
+from linter.model.records import Container, EnvRef, Located, Mount, Pod, Resources, Shm, Volume
+from linter.positions import Origin, PathT
 
 # A redirection or tee into a cgroup memory file. The path may be built by the shell:
 # ``pod$(echo $POD_UID | tr - _).slice``, ``${POD_CGROUP}``, or backquotes, whose spaces
@@ -31,17 +32,20 @@ ADDED_BY = "servelint.io/added-by"
 
 
 class ContainerView(NamedTuple):
-    """A container of the pod: where it sits and its raw spec."""
+    """A container of the pod: where it sits, its raw spec and its record."""
 
     position: int
     init: bool
     path: PathT  # path of the container in the pod spec
     spec: Mapping[str, Any]
-    model_path: PathT  # path of its facts in the workload (``pod.containers[i]``)
+    record: Located[Container]
 
 
-def pod_facts(spec: Mapping[str, Any], locate: Locate, facts: Facts) -> list[ContainerView]:
-    volumes = _volumes(spec, locate, facts)
+def pod_facts(spec: Mapping[str, Any], locate: Locate) -> tuple[Pod, list[ContainerView]]:
+    """The pod's record and a view of each of its containers."""
+    volumes = _volumes(spec, locate)
+    pod = Pod(volumes=volumes)
+    by_name = {v.value.name.value: v.value for v in volumes.value}
     views: list[ContainerView] = []
     for key, init, target in (
         ("initContainers", True, "init_containers"),
@@ -50,30 +54,30 @@ def pod_facts(spec: Mapping[str, Any], locate: Locate, facts: Facts) -> list[Con
         items = spec.get(key)
         if not isinstance(items, list):
             continue
-        facts.put(("pod", target), [], locate((key,)))
+        group: list[Located[Container]] = []
+        setattr(pod, target, Located(group, locate((key,))))
         for index, container in enumerate(items):
             if not isinstance(container, Mapping):
                 continue
-            mpath: PathT = ("pod", target, len(facts.data["pod"][target]))
-            facts.data["pod"][target].append({})
-            _container(container, (key, index), locate, facts, mpath, volumes, init)
-            views.append(ContainerView(index, init, (key, index), container, mpath))
-    _pod_level(spec, locate, facts, views, volumes)
-    return views
+            record = _container(container, (key, index), locate, by_name, init)
+            group.append(record)
+            views.append(ContainerView(index, init, (key, index), container, record))
+    _pod_level(spec, locate, pod, views, by_name)
+    return pod, views
 
 
 def _pod_level(
     spec: Mapping[str, Any],
     locate: Locate,
-    facts: Facts,
+    pod: Pod,
     views: list[ContainerView],
-    volumes: dict[str, dict[str, Any]],
+    volumes: Mapping[str, Volume],
 ) -> None:
     containers = [v.spec.get("resources") for v in views]
     pod_resources = spec.get("resources")
-    facts.put(("pod", "qos_class"), res.qos_class(containers, pod_resources), locate(()))
+    pod.qos_class = Located(res.qos_class(containers, pod_resources), locate(()))
     if isinstance(pod_resources, Mapping) and pod_resources:
-        facts.put(("pod", "resources"), res.normalise(pod_resources), locate(("resources",)))
+        pod.resources = located_resources(pod_resources, locate, ("resources",))
     for key, name in (
         ("hostIPC", "host_ipc"),
         ("hostNetwork", "host_network"),
@@ -81,79 +85,42 @@ def _pod_level(
     ):
         value = spec.get(key)
         if isinstance(value, bool):
-            facts.put(("pod", name), value, locate((key,)))
+            setattr(pod, name, Located(value, locate((key,))))
     grace = q.to_int(spec.get("terminationGracePeriodSeconds"))
     if grace is not None:
-        facts.put(
-            ("pod", "termination_grace_period_seconds"),
-            grace,
-            locate(("terminationGracePeriodSeconds",)),
+        pod.termination_grace_period_seconds = Located(
+            grace, locate(("terminationGracePeriodSeconds",))
         )
     for key, name in (
         ("runtimeClassName", "runtime_class_name"),
         ("serviceAccountName", "service_account_name"),
     ):
         if isinstance(spec.get(key), str):
-            facts.put(("pod", name), spec[key], locate((key,)))
+            setattr(pod, name, Located(spec[key], locate((key,))))
     selector = spec.get("nodeSelector")
     if isinstance(selector, Mapping):
-        facts.put(
-            ("pod", "node_selector"),
-            {str(k): str(v) for k, v in selector.items()},
+        pod.node_selector = Located(
+            {str(k): Located(str(v), locate(("nodeSelector", k))) for k, v in selector.items()},
             locate(("nodeSelector",)),
         )
-        for key in selector:
-            facts.origins[("pod", "node_selector", str(key))] = locate(("nodeSelector", key))
-    facts.put(
-        ("pod", "privileged"), any(c.get("privileged") is True for c in _all(facts)), locate(())
+    every = pod.all_containers()
+    pod.privileged = Located(any(c.privileged.value is True for c in every), locate(()))
+    pod.writes_cgroup_memory = Located(
+        any(c.writes_cgroup_memory.value is True for c in every), locate(())
     )
-    facts.put(
-        ("pod", "writes_cgroup_memory"),
-        any(c.get("writes_cgroup_memory") is True for c in _all(facts)),
-        locate(()),
-    )
-    _shm(spec, locate, facts, volumes)
+    pod.shm = shm_facts(pod, spec.get("hostIPC") is True, volumes, locate(()))
 
 
-def _all(facts: Facts) -> list[dict[str, Any]]:
-    pod = facts.data.get("pod", {})
-    return [*pod.get("init_containers", []), *pod.get("containers", [])]
-
-
-def _volumes(spec: Mapping[str, Any], locate: Locate, facts: Facts) -> dict[str, dict[str, Any]]:
+def _volumes(spec: Mapping[str, Any], locate: Locate) -> Located[list[Located[Volume]]]:
     items = spec.get("volumes")
-    out: list[dict[str, Any]] = []
-    by_name: dict[str, dict[str, Any]] = {}
+    out: list[Located[Volume]] = []
     if isinstance(items, list):
         for index, volume in enumerate(items):
-            if not isinstance(volume, Mapping):
-                continue
-            record = _volume(volume)
-            facts.origins[("pod", "volumes", len(out))] = locate(("volumes", index))
-            for field, where in _volume_keys(record):
-                facts.origins[("pod", "volumes", len(out), field)] = locate(
-                    ("volumes", index, *where)
+            if isinstance(volume, Mapping):
+                out.append(
+                    Located(_volume(volume, locate, ("volumes", index)), locate(("volumes", index)))
                 )
-            # ``image`` with a map is an image volume (ImageVolumeSource), with text a
-            # container's image.
-            misplaced = [
-                str(k)
-                for k, v in volume.items()
-                if k in CONTAINER_FIELDS and not (k == "image" and isinstance(v, Mapping))
-            ]
-            if misplaced:
-                record["misplaced"] = misplaced
-                facts.origins[("pod", "volumes", len(out), "misplaced")] = locate(
-                    ("volumes", index, misplaced[0])
-                )
-                for number, name in enumerate(misplaced):
-                    facts.origins[("pod", "volumes", len(out), "misplaced", number)] = locate(
-                        ("volumes", index, name)
-                    )
-            out.append(record)
-            by_name[record["name"]] = record
-    facts.put(("pod", "volumes"), out, locate(("volumes",)))
-    return by_name
+    return Located(out, locate(("volumes",)))
 
 
 # Fields of a container that never belong to a volume: written in a volume entry, they are
@@ -177,10 +144,13 @@ CONTAINER_FIELDS = frozenset(
 )
 
 
-def _volume(volume: Mapping[str, Any]) -> dict[str, Any]:
-    record: dict[str, Any] = {"name": str(volume.get("name", ""))}
+def _volume(volume: Mapping[str, Any], locate: Locate, at: PathT) -> Volume:
+    def here(*key: str | int) -> Origin:
+        return locate((*at, *key))
+
+    record = Volume(name=Located(str(volume.get("name", "")), here("name")))
     if isinstance(volume.get(ADDED_BY), str):
-        record["added_by"] = volume[ADDED_BY]
+        record.added_by = Located(volume[ADDED_BY], here(ADDED_BY))
     for kind in (
         "emptyDir",
         "hostPath",
@@ -194,93 +164,104 @@ def _volume(volume: Mapping[str, Any]) -> dict[str, Any]:
         "downwardAPI",
     ):
         if kind in volume:
-            record["type"] = kind
+            record.type = Located(kind, here(kind))
             body = volume.get(kind)
             if kind == "emptyDir" and isinstance(body, Mapping):
                 if isinstance(body.get("medium"), str):
-                    record["medium"] = body["medium"]
+                    record.medium = Located(body["medium"], here(kind, "medium"))
                 size = q.memory_bytes(body.get("sizeLimit"))
                 if size is not None:
-                    record["size_limit_bytes"] = size
+                    record.size_limit_bytes = Located(size, here(kind, "sizeLimit"))
             elif kind == "hostPath" and isinstance(body, Mapping):
-                record["path"] = str(body.get("path", ""))
+                record.path = Located(str(body.get("path", "")), here(kind, "path"))
             elif kind == "persistentVolumeClaim" and isinstance(body, Mapping):
-                record["claim_name"] = str(body.get("claimName", ""))
+                record.claim_name = Located(str(body.get("claimName", "")), here(kind, "claimName"))
             break
     else:
-        record["type"] = "other"
+        record.type = Located("other")
+    # ``image`` with a map is an image volume (ImageVolumeSource), with text a container's
+    # image.
+    misplaced = [
+        str(k)
+        for k, v in volume.items()
+        if k in CONTAINER_FIELDS and not (k == "image" and isinstance(v, Mapping))
+    ]
+    if misplaced:
+        record.misplaced = Located(
+            [Located(name, here(name)) for name in misplaced], here(misplaced[0])
+        )
     return record
-
-
-def _volume_keys(record: Mapping[str, Any]) -> list[tuple[str, PathT]]:
-    """Each field of a volume record and the key of the volume it was read from."""
-    kind = str(record.get("type", ""))
-    keys: dict[str, PathT] = {
-        "name": ("name",),
-        "added_by": (ADDED_BY,),
-        "type": (kind,),
-        "medium": (kind, "medium"),
-        "size_limit_bytes": (kind, "sizeLimit"),
-        "path": (kind, "path"),
-        "claim_name": (kind, "claimName"),
-    }
-    return [(field, keys[field]) for field in record if field in keys and kind != "other"] + (
-        [("name", ("name",))] if kind == "other" else []
-    )
 
 
 def _container(
     container: Mapping[str, Any],
     cpath: PathT,
     locate: Locate,
-    facts: Facts,
-    target: PathT,
-    volumes: dict[str, dict[str, Any]],
+    volumes: Mapping[str, Volume],
     init: bool,
-) -> None:
-    facts.origins[target] = locate(cpath)
-    put = _putter(facts, target, cpath, locate)
-    put("name", str(container.get("name", "")), ("name",))
-    if isinstance(container.get("image"), str):
-        put("image", container["image"], ("image",))
-    put("is_init", init, ())
-    put("is_server", False, ())
-    if init and container.get("restartPolicy") == "Always":
-        put("sidecar", True, ("restartPolicy",))
-    for key in ("command", "args"):
-        if isinstance(container.get(key), list):
-            put(key, [_text(part) for part in container[key]], (key,))
-    put("resources", res.normalise(container.get("resources")), ("resources",))
-    _resource_origins(container.get("resources"), cpath, locate, facts, target)
-    _env(container, cpath, locate, facts, target)
-    probe_facts(container, cpath, locate, facts, (*target, "probes"))
-    facts.put((*target, "probes"), facts.get((*target, "probes"), {}))
-    pre_stop_facts(container, cpath, locate, facts, target)
+) -> Located[Container]:
+    def at(*sub: str | int) -> Origin:
+        return locate((*cpath, *sub))
+
+    def text_list(key: str) -> Located[list[str]] | None:
+        items = container.get(key)
+        return Located([_text(p) for p in items], at(key)) if isinstance(items, list) else None
+
     security = container.get("securityContext")
     privileged = isinstance(security, Mapping) and security.get("privileged") is True
-    put("privileged", privileged, ("securityContext", "privileged") if privileged else ())
-    if isinstance(security, Mapping) and isinstance(security.get("capabilities"), Mapping):
-        added = security["capabilities"].get("add")
-        if isinstance(added, list):
-            put(
-                "capabilities_add",
-                [str(c) for c in added],
-                ("securityContext", "capabilities", "add"),
-            )
-    _mounts(container, cpath, locate, facts, target, volumes)
     words = [container.get(key) for key in ("command", "args")]
     text = " ".join(_text(p) for part in words if isinstance(part, list) for p in part)
     files = sorted(set(_CGROUP_WRITE.findall(text)))
-    put("writes_cgroup_memory", bool(files), ("command",) if files else ())
-    if files:
-        put("cgroup_memory_files", files, ("command",))
+    env, secrets, refs, env_from = _env(container, cpath, locate)
+    mounts, cgroup = _mounts(container, cpath, locate, volumes)
+    record = Container(
+        name=Located(str(container.get("name", "")), at("name")),
+        image=Located(container["image"], at("image"))
+        if isinstance(container.get("image"), str)
+        else None,
+        is_init=Located(init, at()),
+        is_server=Located(False, at()),
+        sidecar=Located(True, at("restartPolicy"))
+        if init and container.get("restartPolicy") == "Always"
+        else None,
+        command=text_list("command"),
+        args=text_list("args"),
+        resources=located_resources(container.get("resources"), locate, (*cpath, "resources")),
+        env=env,
+        env_from_secret=secrets,
+        env_refs=refs,
+        env_from=env_from,
+        probes=probe_facts(container, cpath, locate),
+        privileged=Located(privileged, at("securityContext", "privileged") if privileged else at()),
+        mounts=mounts,
+        mounts_host_cgroup=cgroup,
+        writes_cgroup_memory=Located(bool(files), at("command") if files else at()),
+        cgroup_memory_files=Located(files, at("command")) if files else None,
+    )
+    pre_stop_facts(container, cpath, locate, record)
+    if isinstance(security, Mapping) and isinstance(security.get("capabilities"), Mapping):
+        added = security["capabilities"].get("add")
+        if isinstance(added, list):
+            record.capabilities_add = Located(
+                [str(c) for c in added], at("securityContext", "capabilities", "add")
+            )
+    return Located(record, at())
 
 
-def _putter(facts: Facts, target: PathT, cpath: PathT, locate: Locate) -> Any:
-    def put(name: str, value: Any, sub: PathT) -> None:
-        facts.put((*target, name), value, locate((*cpath, *sub)))
-
-    return put
+def located_resources(raw: object, locate: Locate, at: PathT) -> Located[Resources]:
+    """Resources in numbers (``resources.normalise``), each at its own quantity."""
+    plain = res.normalise(raw)
+    record = Resources()
+    for section in ("requests", "limits"):
+        if section in plain:
+            values = {
+                name: Located(value, locate((*at, section, name)))
+                for name, value in plain[section].items()
+            }
+            setattr(record, section, Located(values))
+    if "invalid" in plain:
+        record.invalid = Located(plain["invalid"])
+    return Located(record, locate(at))
 
 
 def _text(value: object) -> str:
@@ -289,26 +270,17 @@ def _text(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def _resource_origins(
-    resources: object, cpath: PathT, locate: Locate, facts: Facts, target: PathT
-) -> None:
-    if not isinstance(resources, Mapping):
-        return
-    for section in ("requests", "limits"):
-        values = resources.get(section)
-        if isinstance(values, Mapping):
-            for name in values:
-                facts.origins[(*target, "resources", section, str(name))] = locate(
-                    (*cpath, "resources", section, name)
-                )
-
-
 def _env(
-    container: Mapping[str, Any], cpath: PathT, locate: Locate, facts: Facts, target: PathT
-) -> None:
-    env: dict[str, str] = {}
+    container: Mapping[str, Any], cpath: PathT, locate: Locate
+) -> tuple[
+    Located[dict[str, Located[str]]],
+    Located[list[str]],
+    Located[dict[str, Located[EnvRef]]],
+    Located[list[dict[str, str]]],
+]:
+    env: dict[str, Located[str]] = {}
     secrets: list[str] = []
-    refs: dict[str, dict[str, str]] = {}
+    refs: dict[str, Located[EnvRef]] = {}
     items = container.get("env")
     if isinstance(items, list):
         for index, item in enumerate(items):
@@ -320,25 +292,22 @@ def _env(
             if isinstance(source, Mapping):
                 kind = next((str(k) for k in source), "")
                 ref = source.get(kind) if kind else None
-                refs[name] = {
-                    "type": kind,
-                    "name": str(ref.get("name", "")) if isinstance(ref, Mapping) else "",
-                }
+                source_path = (*cpath, "env", index, "valueFrom", kind)
+                named = isinstance(ref, Mapping) and "name" in ref
+                refs[name] = Located(
+                    EnvRef(
+                        type=Located(kind, locate(source_path)),
+                        name=Located(
+                            str(ref.get("name", "")) if isinstance(ref, Mapping) else "",
+                            locate((*source_path, "name")) if named else None,
+                        ),
+                    ),
+                    origin,
+                )
                 if kind == "secretKeyRef":
                     secrets.append(name)
-                facts.origins[(*target, "env_refs", name)] = origin
-                source_path = (*cpath, "env", index, "valueFrom", kind)
-                facts.origins[(*target, "env_refs", name, "type")] = locate(source_path)
-                if isinstance(ref, Mapping) and "name" in ref:
-                    facts.origins[(*target, "env_refs", name, "name")] = locate(
-                        (*source_path, "name")
-                    )
                 continue
-            env[name] = _text(item.get("value"))
-            facts.origins[(*target, "env", name)] = origin
-    facts.put((*target, "env"), env, locate((*cpath, "env")))
-    facts.put((*target, "env_from_secret"), secrets, locate((*cpath, "env")))
-    facts.put((*target, "env_refs"), refs, locate((*cpath, "env")))
+            env[name] = Located(_text(item.get("value")), origin)
     sources: list[dict[str, str]] = []
     env_from = container.get("envFrom")
     if isinstance(env_from, list):
@@ -348,71 +317,84 @@ def _env(
                     ref = item.get(kind)
                     if isinstance(ref, Mapping):
                         sources.append({"type": kind, "name": str(ref.get("name", ""))})
-    facts.put((*target, "env_from"), sources, locate((*cpath, "envFrom")))
+    at = locate((*cpath, "env"))
+    return (
+        Located(env, at),
+        Located(secrets, at),
+        Located(refs, at),
+        Located(sources, locate((*cpath, "envFrom"))),
+    )
 
 
 def _mounts(
     container: Mapping[str, Any],
     cpath: PathT,
     locate: Locate,
-    facts: Facts,
-    target: PathT,
-    volumes: dict[str, dict[str, Any]],
-) -> None:
-    mounts: list[dict[str, Any]] = []
+    volumes: Mapping[str, Volume],
+) -> tuple[Located[list[Located[Mount]]], Located[bool]]:
+    mounts: list[Located[Mount]] = []
     cgroup = False
     items = container.get("volumeMounts")
     if isinstance(items, list):
         for index, item in enumerate(items):
             if not isinstance(item, Mapping):
                 continue
-            record: dict[str, Any] = {
-                "name": str(item.get("name", "")),
-                "mount_path": str(item.get("mountPath", "")),
-            }
-            if item.get("readOnly") is True:
-                record["read_only"] = True
-            where = (*target, "mounts", len(mounts))
-            facts.origins[where] = locate((*cpath, "volumeMounts", index))
-            for field, key in (
-                ("name", "name"),
-                ("mount_path", "mountPath"),
-                ("read_only", "readOnly"),
-            ):
-                if key in item:
-                    facts.origins[(*where, field)] = locate((*cpath, "volumeMounts", index, key))
-            mounts.append(record)
-            volume = volumes.get(record["name"], {})
+            base = (*cpath, "volumeMounts", index)
+
+            def key_at(
+                key: str, base: PathT = base, item: Mapping[str, Any] = item
+            ) -> Origin | None:
+                return locate((*base, key)) if key in item else None
+
+            record = Mount(
+                name=Located(str(item.get("name", "")), key_at("name")),
+                mount_path=Located(str(item.get("mountPath", "")), key_at("mountPath")),
+                read_only=Located(True, key_at("readOnly"))
+                if item.get("readOnly") is True
+                else None,
+            )
+            mounts.append(Located(record, locate(base)))
+            volume = volumes.get(record.name.value)
+            kind = volume.get("type") if volume is not None else None
+            path = str(volume.get("path") or "") if volume is not None else ""
             if (
-                volume.get("type") == "hostPath"
-                and str(volume.get("path", "")).rstrip("/") in ("/sys/fs/cgroup", "/sys/fs", "/sys")
-            ) or str(volume.get("path", "")).startswith("/sys/fs/cgroup/"):
+                kind == "hostPath" and path.rstrip("/") in ("/sys/fs/cgroup", "/sys/fs", "/sys")
+            ) or path.startswith("/sys/fs/cgroup/"):
                 cgroup = True
-    facts.put((*target, "mounts"), mounts, locate((*cpath, "volumeMounts")))
-    facts.put((*target, "mounts_host_cgroup"), cgroup, locate((*cpath, "volumeMounts")))
+    at = locate((*cpath, "volumeMounts"))
+    return Located(mounts, at), Located(cgroup, at)
 
 
-def _shm(
-    spec: Mapping[str, Any], locate: Locate, facts: Facts, volumes: dict[str, dict[str, Any]]
-) -> None:
-    shm: dict[str, Any] = {"mounted": False, "host_ipc": spec.get("hostIPC") is True}
-    origin = locate(())
-    for container in _all(facts):
-        for mount in container.get("mounts", []):
-            if mount["mount_path"].rstrip("/") != _SHM_PATH:
+def shm_facts(
+    pod: Pod, host_ipc: bool, volumes: Mapping[str, Volume], fallback: Origin
+) -> Located[Shm]:
+    """What the pod mounts at ``/dev/shm``: at the volume that backs it, its size at the
+    volume's ``sizeLimit``."""
+    shm = Shm(mounted=Located(False), host_ipc=Located(host_ipc))
+    origin = fallback
+    for container in pod.all_containers():
+        for item in container.mounts.value:
+            mount = item.value
+            if mount.mount_path.value.rstrip("/") != _SHM_PATH:
                 continue
-            volume = volumes.get(mount["name"], {})
-            shm["volume"] = mount["name"]
-            shm["medium"] = volume.get("medium", "")
-            if volume.get("type") == "emptyDir" and volume.get("medium") == "Memory":
-                shm["mounted"] = True
-                if "size_limit_bytes" in volume:
-                    shm["size_limit_bytes"] = volume["size_limit_bytes"]
-            for index, record in enumerate(facts.data["pod"]["volumes"]):
-                if record is volume:
-                    origin = facts.origins.get(("pod", "volumes", index), origin)
-                    size_origin = facts.origins.get(("pod", "volumes", index, "size_limit_bytes"))
-                    if size_origin is not None:
-                        facts.origins[("pod", "shm", "size_limit_bytes")] = size_origin
+            name = mount.name.value
+            volume = volumes.get(name)
+            shm.volume = Located(name)
+            shm.medium = Located(volume.get("medium") or "" if volume is not None else "")
+            if volume is not None and (
+                volume.get("type") == "emptyDir" and volume.get("medium") == "Memory"
+            ):
+                shm.mounted = Located(True)
+                if volume.size_limit_bytes is not None:
+                    shm.size_limit_bytes = volume.size_limit_bytes
+            located = _entry_of(pod, volume)
+            if located is not None:
+                origin = located.origin or origin
             break
-    facts.put(("pod", "shm"), shm, origin)
+    return Located(shm, origin)
+
+
+def _entry_of(pod: Pod, volume: Volume | None) -> Located[Volume] | None:
+    if volume is None or pod.volumes is None:
+        return None
+    return next((v for v in pod.volumes.value if v.value is volume), None)

@@ -8,7 +8,8 @@ from typing import Any
 
 from linter.model import quantities as q
 from linter.model.command import split_script
-from linter.model.facts import Facts, Locate
+from linter.model.facts import Locate
+from linter.model.records import Container, Located, Probe
 from linter.positions import Origin, PathT
 
 # kubernetes/kubernetes:staging/src/k8s.io/api/core/v1/types.go (Probe defaults).
@@ -39,35 +40,35 @@ _NOWHERE = Origin("", 1, 1)
 
 
 def probe_facts(
-    container: Mapping[str, Any], cpath: PathT, locate: Locate, facts: Facts, target: PathT
-) -> None:
+    container: Mapping[str, Any], cpath: PathT, locate: Locate
+) -> Located[dict[str, Located[Probe]]]:
+    """The container's probes by kind (``liveness``, ``readiness``, ``startup``)."""
+    probes: dict[str, Located[Probe]] = {}
     for key, kind in PROBE_KINDS.items():
         probe = container.get(key)
         if not isinstance(probe, Mapping):
             continue
         ppath = (*cpath, key)
         out: dict[str, Any] = {}
-        origins: dict[PathT, Origin] = {(): locate(ppath)}
+        origins: dict[str, Origin] = {}
         defaulted: list[str] = []
         for field, name in _FIELDS.items():
             value = q.to_int(probe.get(field))
             if value is not None:
                 out[name] = value
-                origins[(name,)] = locate((*ppath, field))
+                origins[name] = locate((*ppath, field))
             elif name in PROBE_DEFAULTS:
                 out[name] = PROBE_DEFAULTS[name]
                 defaulted.append(name)
         out["defaulted"] = defaulted
         for name, where in _handler(probe, out).items():
-            origins[(name,)] = locate((*ppath, *where))
+            origins[name] = locate((*ppath, *where))
         # The kubelet restarts after initialDelay + failureThreshold × period (infra-rules §4).
         out["budget_seconds"] = (
             out["initial_delay_seconds"] + out["failure_threshold"] * out["period_seconds"]
         )
-        facts.put((*target, kind), out, origins[()])
-        for sub, origin in origins.items():
-            if sub:
-                facts.origins[(*target, kind, *sub)] = origin
+        probes[kind] = Located(Probe.of(out, origins.get), locate(ppath))
+    return Located(probes)
 
 
 def _handler(probe: Mapping[str, Any], out: dict[str, Any]) -> dict[str, PathT]:
@@ -95,8 +96,9 @@ def _handler(probe: Mapping[str, Any], out: dict[str, Any]) -> dict[str, PathT]:
 
 
 def pre_stop_facts(
-    container: Mapping[str, Any], cpath: PathT, locate: Locate, facts: Facts, target: PathT
+    container: Mapping[str, Any], cpath: PathT, locate: Locate, record: Container
 ) -> None:
+    """``pre_stop`` and how long it sleeps (``pre_stop_seconds``) into ``record``."""
     lifecycle = container.get("lifecycle")
     hook = lifecycle.get("preStop") if isinstance(lifecycle, Mapping) else None
     if not isinstance(hook, Mapping):
@@ -105,22 +107,22 @@ def pre_stop_facts(
     origin = locate(hpath)
     sleep = hook.get("sleep")
     if isinstance(sleep, Mapping):
-        facts.put((*target, "pre_stop"), {"type": "sleep"}, origin)
+        record.pre_stop = Located({"type": "sleep"}, origin)
         seconds = q.to_number(sleep.get("seconds"))
         if seconds is not None:
-            facts.put((*target, "pre_stop_seconds"), seconds, locate((*hpath, "sleep", "seconds")))
+            record.pre_stop_seconds = Located(seconds, locate((*hpath, "sleep", "seconds")))
         return
     exec_ = hook.get("exec")
     if isinstance(exec_, Mapping) and isinstance(exec_.get("command"), list):
         command = [str(part) for part in exec_["command"]]
-        facts.put((*target, "pre_stop"), {"type": "exec", "command": command}, origin)
-        seconds = sleep_seconds(command)
-        if seconds is not None:
-            facts.put((*target, "pre_stop_seconds"), seconds, locate((*hpath, "exec", "command")))
+        record.pre_stop = Located({"type": "exec", "command": command}, origin)
+        found = sleep_seconds(command)
+        if found is not None:
+            record.pre_stop_seconds = Located(found, locate((*hpath, "exec", "command")))
         return
     for handler in ("httpGet", "tcpSocket"):
         if isinstance(hook.get(handler), Mapping):
-            facts.put((*target, "pre_stop"), {"type": handler}, origin)
+            record.pre_stop = Located({"type": handler}, origin)
             return
 
 

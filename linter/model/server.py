@@ -15,8 +15,8 @@ from typing import Any, NamedTuple
 from linter.model import registry
 from linter.model.args import ParsedArgs, Token, convert, parse_args
 from linter.model.command import Invocation, expand_k8s_vars
-from linter.model.facts import Facts
 from linter.model.images import ImageInfo, version_tuple
+from linter.model.records import CliFlag, Engine, Located
 from linter.model.registry import Setting
 from linter.model.setting_input import SettingInput
 from linter.positions import Origin
@@ -41,67 +41,63 @@ def engine_facts(
     image_origin: Origin,
     call: Invocation,
     env: Mapping[str, EnvValue],
-    facts: Facts,
     inputs: Sequence[SettingInput] = (),
     args_start: int | None = None,
-) -> None:
-    """The ``engine`` facts of a server container.
+) -> Engine:
+    """The ``engine`` record of a server container.
 
     ``inputs`` are the settings the front end read from keys; ``args_start`` is where the
     container's ``args`` begin in ``call.args`` (None when they do not reach the server's
     parser as a whole: a shell script, an unknown wrapper): the chart renders the keys
     there, so they win over the command's flags and lose to the args."""
-    put = facts.put
+    engine = Engine()
     if server:
-        put(("engine", "name"), server, image_origin)
+        engine.name = Located(server, image_origin)
     if image is not None:
-        put(("engine", "image"), image.image, image_origin)
+        engine.image = Located(image.image, image_origin)
         if image.version:
-            put(("engine", "version"), image.version, image_origin)
+            engine.version = Located(image.version, image_origin)
             # Numbers for comparisons in CEL: 0.8.5.post1 → [0, 8, 5, 1].
-            put(("engine", "version_parts"), list(version_tuple(image.version)), image_origin)
-        put(("engine", "version_pinned"), image.pinned, image_origin)
+            engine.version_parts = Located(list(version_tuple(image.version)), image_origin)
+        engine.version_pinned = Located(image.pinned, image_origin)
     if call.entrypoint:
         origin = call.args[0].origin if call.args else image_origin
-        put(("engine", "entrypoint"), call.entrypoint, origin)
-    put(
-        ("engine", "args"),
-        [t.text for t in call.args],
-        call.args[0].origin if call.args else image_origin,
+        engine.entrypoint = Located(call.entrypoint, origin)
+    engine.args = Located(
+        [t.text for t in call.args], call.args[0].origin if call.args else image_origin
     )
     all_env = {**env, **{k: EnvValue(t.text, t.origin) for k, t in call.env.items()}}
-    put(("engine", "env"), {k: v.value for k, v in all_env.items()}, image_origin)
-    for name, item in all_env.items():
-        facts.origins[("engine", "env", name)] = item.origin
+    engine.env = Located({k: Located(v.value, v.origin) for k, v in all_env.items()}, image_origin)
     if server in _ENV_SERVERS:
-        _env_settings(server, all_env, facts)
+        _env_settings(server, all_env, engine)
     version = image.version if image is not None else ""
     # Keys reach the server only where the container's args do (see ``args_start``).
     keyed = inputs if args_start is not None else ()
     literal_env = {k: v.value for k, v in env.items()}
     parsed = _flag_settings(
-        server, call, facts, image_origin, version, keyed, args_start or 0, literal_env
+        server, call, engine, image_origin, version, keyed, args_start or 0, literal_env
     )
     official = image is not None and image.official
-    _cli_flags(parsed, call, official, facts, image_origin)
+    _cli_flags(parsed, call, official, engine, image_origin)
+    return engine
 
 
-def _env_settings(server: str, env: Mapping[str, EnvValue], facts: Facts) -> None:
+def _env_settings(server: str, env: Mapping[str, EnvValue], engine: Engine) -> None:
     for name, item in env.items():
         setting = registry.by_env(server, name)
         if setting is None:
             continue
         value = convert(setting.kind, item.value)
         if value is None:
-            _unparsed(facts, setting.name, item.value, item.origin)
+            _unparsed(engine, setting.name, item.value, item.origin)
         else:
-            facts.put(("engine", setting.name), value, item.origin)
+            engine.settings[setting.name] = Located(value, item.origin)
 
 
 def _flag_settings(
     server: str,
     call: Invocation,
-    facts: Facts,
+    engine: Engine,
     fallback: Origin,
     version: str,
     inputs: Sequence[SettingInput],
@@ -121,53 +117,50 @@ def _flag_settings(
     else:
         parsed = parse_args(server, call.args, version)
         keys_at = 0 if args_start == 0 else len(parsed.flags)
-    flags: dict[str, str] = {}
-    inline: list[str] = []
+    flags: dict[str, Located[str]] = {}
+    inline: list[Located[str]] = []
 
     for index, flag in enumerate(parsed.flags):
         if index == keys_at:
-            _apply_inputs(inputs, env, flags, facts)
-        flags[flag.flag] = flag.raw
-        facts.origins[("engine", "flags", flag.flag)] = flag.origin
+            _apply_inputs(inputs, env, flags, engine)
+        flags[flag.flag] = Located(flag.raw, flag.origin)
         if flag.inline_bool is not None:
-            facts.origins[("engine", "inline_bool_flags", len(inline))] = flag.origin
-            inline.append(flag.inline_bool)
+            inline.append(Located(flag.inline_bool, flag.origin))
         if flag.setting is not None:
-            _apply(facts, flag.setting, flag.raw, flag.value, flag.origin, flag.subkey)
+            _apply(engine, flag.setting, flag.raw, flag.value, flag.origin, flag.subkey)
     if keys_at >= len(parsed.flags):
-        _apply_inputs(inputs, env, flags, facts)
-    facts.put(("engine", "flags"), flags, fallback)
-    facts.put(("engine", "inline_bool_flags"), inline, fallback)
+        _apply_inputs(inputs, env, flags, engine)
+    engine.flags = Located(flags, fallback)
+    engine.inline_bool_flags = Located(inline, fallback)
     if server == "vllm" and parsed.positionals and call.entrypoint in ("vllm serve", "image"):
         model = parsed.positionals[0]
-        if not facts.has(("engine", "model")):
-            facts.put(("engine", "model"), model.text, model.origin)
+        engine.settings.setdefault("model", Located(model.text, model.origin))
     if parsed.positionals:
-        facts.put(
-            ("engine", "positionals"),
-            [t.text for t in parsed.positionals],
-            parsed.positionals[0].origin,
+        engine.positionals = Located(
+            [t.text for t in parsed.positionals], parsed.positionals[0].origin
         )
-    _derived(server, facts)
+    _derived(server, engine)
     return parsed
 
 
 def _apply_inputs(
-    inputs: Sequence[SettingInput], env: Mapping[str, str], flags: dict[str, str], facts: Facts
+    inputs: Sequence[SettingInput],
+    env: Mapping[str, str],
+    flags: dict[str, Located[str]],
+    engine: Engine,
 ) -> None:
     """The settings read from keys, each under its flag in ``engine.flags``."""
     for item in inputs:
         # Kubernetes expands $(VAR) in the args the chart renders the key into.
         raw = expand_k8s_vars(item.text(), env)
-        flags[item.flag] = raw
-        facts.origins[("engine", "flags", item.flag)] = item.origin
+        flags[item.flag] = Located(raw, item.origin)
         if item.setting is None:
             continue
         if item.setting.kind == "bool":
             value: Any = not item.switched_off
         else:
             value = convert(item.setting.kind, raw)
-        _apply(facts, item.setting, raw, value, item.origin)
+        _apply(engine, item.setting, raw, value, item.origin)
 
 
 # Entry points whose arguments go straight to the server's own parser.
@@ -184,7 +177,7 @@ _SERVER_ENTRYPOINTS = frozenset(
 
 
 def _cli_flags(
-    parsed: ParsedArgs, call: Invocation, official: bool, facts: Facts, fallback: Origin
+    parsed: ParsedArgs, call: Invocation, official: bool, engine: Engine, fallback: Origin
 ) -> None:
     """``engine.cli_flags``: every flag as written on the command line, with the server's
     verdict for the image's release (see ``flagtables.Verdict``), each at its own token.
@@ -204,12 +197,12 @@ def _cli_flags(
     dispatched = call.entrypoint == "sglang serve"
     model_type = next((f.raw for f in parsed.flags if f.flag == "--model-type"), "")
     parser_known = not dispatched or model_type == "llm"
-    items = []
-    for index, flag in enumerate(parsed.written):
+    items: list[Located[CliFlag]] = []
+    for flag in parsed.written:
         verdict = flag.verdict
         if dispatched and flag.name == "--model-type":
             verdict = verdict._replace(status="accepted", flag="--model-type")
-        items.append(
+        record = CliFlag.of(
             {
                 "written": flag.name,
                 "flag": verdict.flag,
@@ -229,15 +222,21 @@ def _cli_flags(
                 # The command line reaches one parser the table knows (not a dispatcher
                 # that may start another server).
                 "parser_known": parser_known,
-            }
+            },
+            _nowhere,
         )
-        facts.origins[("engine", "cli_flags", index)] = flag.origin
+        items.append(Located(record, flag.origin))
     if items:
-        facts.put(("engine", "cli_flags"), items, fallback)
+        engine.cli_flags = Located(items, fallback)
+
+
+def _nowhere(name: str) -> None:
+    """Facts of the server's flag tables: written nowhere in the input."""
+    return None
 
 
 def _apply(
-    facts: Facts,
+    engine: Engine,
     setting: Setting,
     raw: str,
     value: Any,
@@ -246,61 +245,52 @@ def _apply(
 ) -> None:
     """Put one setting's typed value (None: ``raw`` does not read as its kind)."""
     name = setting.name
+    settings = engine.settings
     if subkey is not None:  # -cc.cudagraph_mode=FULL merges into compilation_config
-        current = facts.get(("engine", name))
+        current = engine.value(name)
         merged = dict(current) if isinstance(current, dict) else {}
         merged[subkey] = value
-        facts.put(("engine", name), merged, origin)
+        settings[name] = Located(merged, origin)
         return
     if value is None:
         # argparse keeps the last occurrence: an unreadable last value hides earlier ones.
-        facts.data.get("engine", {}).pop(name, None)
-        _unparsed(facts, name, raw, origin)
+        settings.pop(name, None)
+        _unparsed(engine, name, raw, origin)
         return
     if setting.kind == "multi":
-        current = facts.get(("engine", name))
+        current = engine.value(name)
         value = [*current, *value] if isinstance(current, list) else value
-        facts.put(("engine", name), value, origin)
+        settings[name] = Located(value, origin)
         return
-    facts.put(("engine", name), value, origin)
-    unparsed = facts.get(("engine", "unparsed"))
-    if isinstance(unparsed, dict):
-        unparsed.pop(name, None)
+    settings[name] = Located(value, origin)
+    if engine.unparsed is not None:
+        engine.unparsed.value.pop(name, None)
 
 
-def _unparsed(facts: Facts, name: str, raw: str, origin: Origin) -> None:
+def _unparsed(engine: Engine, name: str, raw: str, origin: Origin) -> None:
     """A value that does not read as the setting's type (a Helm leftover, ``$(VAR)``, …)."""
-    current = facts.get(("engine", "unparsed"))
-    table = current if isinstance(current, dict) else {}
-    table[name] = raw
-    facts.put(("engine", "unparsed"), table, origin)
-    facts.origins[("engine", "unparsed", name)] = origin
+    table = engine.unparsed.value if engine.unparsed is not None else {}
+    table[name] = Located(raw, origin)
+    engine.unparsed = Located(table, origin)
 
 
-def _derived(server: str, facts: Facts) -> None:
+def _derived(server: str, engine: Engine) -> None:
     model_setting = MODEL_SETTING.get(server)
-    if model_setting and facts.has(("engine", model_setting)):
-        facts.put(
-            ("engine", "model_id"),
-            facts.get(("engine", model_setting)),
-            facts.origins.get(("engine", model_setting)),
-        )
+    found = engine.setting(model_setting) if model_setting else None
+    if found is not None:
+        engine.model_id = found
     if server == "vllm":
-        config = facts.get(("engine", "compilation_config"))
-        if isinstance(config, dict):
-            origin = facts.origins.get(("engine", "compilation_config"))
+        config = engine.setting("compilation_config")
+        if config is not None and isinstance(config.value, dict):
             for key in _CC_LIFTED:
-                if key in config and not facts.has(("engine", key)):
+                if key in config.value and key not in engine.settings:
                     kind = registry.by_name("vllm", key)
-                    value = convert(kind.kind, config[key]) if kind else None
+                    value = convert(kind.kind, config.value[key]) if kind else None
                     if value is not None:
-                        facts.put(("engine", key), value, origin)
-    if facts.has(("engine", "config")):
-        facts.put(
-            ("engine", "config_file"),
-            facts.get(("engine", "config")),
-            facts.origins.get(("engine", "config")),
-        )
+                        engine.settings[key] = Located(value, config.origin)
+    found = engine.setting("config")
+    if found is not None:
+        engine.config_file = found
 
 
 def tokens_of(values: list[Any], origin_of: Any) -> list[Token]:

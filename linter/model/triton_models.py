@@ -8,10 +8,11 @@ the configuration as ``triton.models[0]`` in that JSON form, plus ``derived`` fa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 from typing import Any
 
+from linter.model.records import DROPPED, Engine, Located, ServingModel, located_tree
 from linter.model.settings import ModelSettings
 from linter.model.workload import Workload
 from linter.parsing.documents import Document, ParsedFile
@@ -23,7 +24,6 @@ from linter.triton.fields import MODEL_CONFIG_KIND
 
 KIND = MODEL_CONFIG_KIND
 SOURCE = "triton-config"
-_MODEL: PathT = ("triton", "models", 0)
 _TRTLLM_PARAMETERS = frozenset({"gpt_model_type", "gpt_model_path"})
 
 
@@ -50,23 +50,51 @@ def _workload(document: Document) -> Workload:
         _TRTLLM_PARAMETERS & set(derived["parameters"])
     )
     suffix = f"#{document.index}" if document.index else ""
-    data = {
-        "id": f"file:{document.source}{suffix}",
-        "kind": KIND,
-        "name": derived["name"],
-        "source": SOURCE,
-        "engine": {"name": "trtllm" if derived["trtllm"] else "triton"},
-        "triton": {"models": [{**config, "derived": derived}]},
-    }
     anchor = _origin(document, ())
-    origins = {(*_MODEL, *path): _origin(document, path) for path in document.line_map}
-    origins[(*_MODEL, "derived")] = anchor
+    written = document.line_map
+
+    def config_origin(path: PathT) -> Origin | None:
+        return _origin(document, path) if path in written else None
+
+    located = located_tree(config, config_origin)
+    _keep_dropped(located, written, document)
+    derived_at: dict[PathT, Origin] = {(): anchor}
     for derived_path, config_path in sources.items():
-        origins[(*_MODEL, "derived", *derived_path)] = _origin(document, config_path)
+        derived_at[derived_path] = _origin(document, config_path)
     for derived_path, config_path in _written_inputs(derived):
-        if config_path in document.line_map and (*_MODEL, "derived", *derived_path) not in origins:
-            origins[(*_MODEL, "derived", *derived_path)] = _origin(document, config_path)
-    return Workload(derived["name"], data, anchor, origins)
+        if config_path in written and derived_path not in derived_at:
+            derived_at[derived_path] = _origin(document, config_path)
+    located.value["derived"] = located_tree(derived, derived_at.get)
+    # Derived from the whole configuration (its backend and parameters): at its start.
+    engine = Engine(name=Located("trtllm" if derived["trtllm"] else "triton"))
+    record = ServingModel(
+        id=Located(f"file:{document.source}{suffix}", anchor),
+        kind=Located(KIND, anchor),
+        name=Located(derived["name"], anchor),
+        source=Located(SOURCE, anchor),
+        engine=Located(engine),
+        triton=Located({"models": Located([located])}),
+    )
+    return Workload(derived["name"], record, anchor)
+
+
+def _keep_dropped(config: Located[Any], written: Mapping[PathT, Any], document: Document) -> None:
+    """Written keys the JSON form leaves out, kept for their origin (``records.DROPPED``)."""
+    for path in written:
+        node: Located[Any] | None = config
+        for key in path[:-1]:
+            node = _child(node.value, key) if node is not None else None
+        if node is not None and path and isinstance(node.value, dict):
+            node.value.setdefault(path[-1], Located(DROPPED, _origin(document, path)))
+
+
+def _child(inner: Any, key: str | int) -> Located[Any] | None:
+    if isinstance(inner, dict):
+        return inner.get(key)
+    if isinstance(inner, list) and isinstance(key, int) and 0 <= key < len(inner):
+        found: Located[Any] = inner[key]
+        return found
+    return None
 
 
 def _written_inputs(derived: dict[str, Any]) -> list[tuple[PathT, PathT]]:

@@ -28,11 +28,12 @@ from linter.model.build import (
 )
 from linter.model.compose import project_env
 from linter.model.exposure import compose_exposure
-from linter.model.facts import Facts, Locate
+from linter.model.facts import Locate
 from linter.model.images import parse_image
 from linter.model.nim import nim_chart_additions
 from linter.model.profile_apply import apply_profile
 from linter.model.profiles import matching_profile
+from linter.model.records import Engine, Grpc, Located, ServingModel
 from linter.model.server import MODEL_SETTING
 from linter.model.setting_input import SettingInput
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
@@ -179,24 +180,24 @@ def workloads_from_values(
 GRPC_SETTINGS_KIND = "GrpcSettings"
 
 
-def _has_keepalive(facts: Facts) -> bool:
-    sides = facts.data.get("grpc", {})
-    return any(sides.get(side) for side in ("server", "client"))
+def _has_keepalive(facts: Grpc) -> bool:
+    return bool(facts.server or facts.client)
 
 
-def _grpc_settings_workload(facts: Facts, locate: Locate, label: str) -> Workload:
+def _grpc_settings_workload(facts: Grpc, locate: Locate, label: str) -> Workload:
     """Values that configure gRPC keepalive but run no inference server of their own (a
     gateway's or client's chart): the keepalive rules still compare both sides."""
     anchor = locate(())
-    for key, value in (
-        ("id", label),
-        ("kind", GRPC_SETTINGS_KIND),
-        ("name", label.rsplit("/", 1)[-1]),
-        ("source", "helm-values"),
-        ("engine", {}),  # no server: the rules that judge one do not apply
-    ):
-        facts.put((key,), value, anchor)
-    return Workload(label, facts.data, anchor, facts.origins)
+    record = ServingModel(
+        id=Located(label, anchor),
+        kind=Located(GRPC_SETTINGS_KIND, anchor),
+        name=Located(label.rsplit("/", 1)[-1], anchor),
+        source=Located("helm-values", anchor),
+        # No server: the rules that judge one do not apply.
+        engine=Located(Engine(), anchor),
+        grpc=Located(facts),
+    )
+    return Workload(label, record, anchor)
 
 
 TRITON_VLLM_KIND = "TritonVLLMModel"
@@ -498,9 +499,9 @@ def _section_workloads(
     if compose:
         published = compose_exposure(node, locate, section)
         for workload in workloads if published else ():
-            workload.data["exposure"] = [entry for entry, _ in published]
-            for index, (_, origin) in enumerate(published):
-                workload.origins[("exposure", index)] = origin
+            workload.record.exposure = Located(
+                [Located(entry, origin) for entry, origin in published]
+            )
     return workloads
 
 

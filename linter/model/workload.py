@@ -1,26 +1,37 @@
-"""A serving-model workload: what CEL sees as ``workload``, and where each value came from."""
+"""A serving-model workload: its record, and the view CEL sees as ``workload``."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any
 
+from linter.model.records import ServingModel, cel_view
 from linter.positions import Origin, PathT, nearest
 
 
-@dataclasses.dataclass
-class Workload:
-    """One inference workload.
+@dataclasses.dataclass(frozen=True)
+class WorkloadView:
+    """A workload as policies see it: plain JSON-ready ``data`` and, for every path that
+    has one, its ``Origin`` (``records.cel_view``)."""
 
-    ``data`` holds plain JSON-compatible values only (it is handed to CEL); ``origins``
-    maps model paths such as ``('engine', 'max_model_len')`` to where the value was set.
-    """
-
-    name: str
     data: dict[str, Any]
+    origins: dict[PathT, Origin]
     anchor: Origin
-    origins: dict[PathT, Origin] = dataclasses.field(default_factory=dict)
 
     def locate(self, path: PathT) -> Origin:
         """Origin of ``path`` or its closest ancestor; the workload's own position otherwise."""
         return nearest(self.origins, path, self.anchor, shortest=1)
+
+
+@dataclasses.dataclass
+class Workload:
+    """One inference workload: ``record`` holds its settings, each with its origin."""
+
+    name: str
+    record: ServingModel
+    anchor: Origin
+
+    def view(self) -> WorkloadView:
+        """What CEL sees: converted from the record on each call (the engine calls it once)."""
+        data, origins = cel_view(self.record)
+        return WorkloadView(data, origins, self.anchor)

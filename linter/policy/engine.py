@@ -21,7 +21,6 @@ from linter.policy.expr import (
     Bindings,
     EvaluationLimit,
     activation,
-    cel_safe,
     memory_limit,
 )
 from linter.policy.model import Policy, Rule
@@ -48,8 +47,10 @@ def document_subject(document: Document) -> Subject:
 
 
 def workload_subject(workload: Workload) -> Subject:
-    data = cel_safe(workload.data)
-    return Subject("workload", "workload", data, workload.locate, workload.name)
+    """The one conversion of a workload's record to what CEL sees (``records.cel_view``,
+    which also narrows integers wider than CEL's 64 bits)."""
+    view = workload.view()
+    return Subject("workload", "workload", view.data, view.locate, workload.name)
 
 
 # A policy may spend this much evaluation time in one run; then it is stopped and

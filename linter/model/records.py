@@ -1,0 +1,532 @@
+"""The serving model as typed records: every value carries the origin it was read from.
+
+A workload is a ``ServingModel``: its identity, the ``pod`` and the server ``container``,
+the server's ``engine`` settings, the ``model``, ``gpu`` and ``capacity`` facts, the
+``effective`` settings (defaults filled in), ``grpc`` keepalive settings and, for a Triton
+model configuration, ``triton``. A value is a ``Located``: the value and its ``Origin``
+(None when it was not written anywhere, a default). Derived values carry the origin of the
+input they were derived from (``capacity.tokens_requested`` the line that set
+``max_model_len``).
+
+``cel_view`` is the one conversion of a record to what policies see as ``workload``
+(docs/serving-model.md): plain JSON-ready data and, for every path, its origin. The
+policy engine calls it once per workload (``policy/engine.py`` ``workload_subject``).
+``tests/test_model_records.py`` checks ``schemas/workload.schema.json`` against the
+records' fields.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Generic, NamedTuple, TypeVar
+
+from linter.positions import Origin, PathT
+
+T = TypeVar("T")
+R = TypeVar("R", bound="Record")
+
+
+class Located(NamedTuple, Generic[T]):
+    """A value and where it was written (None: nowhere, a default or a constant)."""
+
+    value: T
+    origin: Origin | None = None
+
+
+class Record:
+    """Base of the model's records: dataclasses whose fields are ``Located`` values,
+    nested records, or lists and maps of them. A field holding None is absent."""
+
+    __slots__ = ()
+
+    # Fields whose map is spread into the record's own keys in the CEL view (the
+    # engine's settings sit beside its name and image: ``engine.max_model_len``).
+    SPREAD: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls: type[R], values: Mapping[str, Any], origin_of: Callable[[str], Origin | None]) -> R:
+        """A record from computed values (a calculator's result), each at ``origin_of(name)``.
+
+        An unknown name is a programming error and raises ``TypeError``."""
+        return cls(**{name: Located(value, origin_of(name)) for name, value in values.items()})
+
+    def get(self, name: str) -> Any:
+        """The plain value of field ``name`` (None when absent)."""
+        item = getattr(self, name)
+        return item.value if isinstance(item, Located) else item
+
+    def plain(self) -> dict[str, Any]:
+        """The record's values without origins, as calculators take them."""
+        return cel_view(self)[0]
+
+
+class _Dropped:
+    """The value of a key that was written but that the model's form of the input leaves
+    out (proto3's JSON form drops a zero ``max_batch_size``): CEL does not see the key,
+    a finding about it still points at the line that wrote it."""
+
+    def __repr__(self) -> str:
+        return "DROPPED"
+
+
+DROPPED: Any = _Dropped()
+
+
+def located_tree(
+    data: Any, locate: Callable[[PathT], Origin | None], path: PathT = ()
+) -> Located[Any]:
+    """Plain data (a parsed document's subtree) with every node at ``locate(its path)``."""
+    if isinstance(data, Mapping):
+        value: Any = {k: located_tree(v, locate, (*path, k)) for k, v in data.items()}
+    elif isinstance(data, list):
+        value = [located_tree(v, locate, (*path, i)) for i, v in enumerate(data)]
+    else:
+        value = data
+    return Located(value, locate(path))
+
+
+# ---- pod and containers -----------------------------------------------------------
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class Resources(Record):
+    """A container's or pod's resources in numbers (cpu in cores, memory in bytes)."""
+
+    requests: Located[dict[str, Located[Any]]] | None = None
+    limits: Located[dict[str, Located[Any]]] | None = None
+    invalid: Located[list[Any]] | None = None
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class Probe(Record):
+    """A probe with the Kubernetes API defaults filled in."""
+
+    initial_delay_seconds: Located[int] | None = None
+    period_seconds: Located[int] | None = None
+    timeout_seconds: Located[int] | None = None
+    failure_threshold: Located[int] | None = None
+    success_threshold: Located[int] | None = None
+    termination_grace_period_seconds: Located[int] | None = None
+    defaulted: Located[list[str]] | None = None
+    type: Located[str] | None = None
+    port: Located[int | str] | None = None
+    http_path: Located[str] | None = None
+    scheme: Located[str] | None = None
+    command: Located[list[str]] | None = None
+    budget_seconds: Located[int] | None = None
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class Mount(Record):
+    name: Located[str]
+    mount_path: Located[str]
+    read_only: Located[bool] | None = None
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class EnvRef(Record):
+    """An env variable whose value comes from elsewhere (``valueFrom``)."""
+
+    type: Located[str]
+    name: Located[str]
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class Container(Record):
+    name: Located[str]
+    image: Located[str] | None = None
+    is_init: Located[bool]
+    is_server: Located[bool]
+    sidecar: Located[bool] | None = None
+    command: Located[list[str]] | None = None
+    args: Located[list[str]] | None = None
+    resources: Located[Resources]
+    env: Located[dict[str, Located[str]]]
+    env_from_secret: Located[list[str]]
+    env_refs: Located[dict[str, Located[EnvRef]]]
+    env_from: Located[list[dict[str, str]]]
+    probes: Located[dict[str, Located[Probe]]]
+    pre_stop: Located[dict[str, Any]] | None = None
+    pre_stop_seconds: Located[int | float] | None = None
+    privileged: Located[bool]
+    capabilities_add: Located[list[str]] | None = None
+    mounts: Located[list[Located[Mount]]]
+    mounts_host_cgroup: Located[bool]
+    writes_cgroup_memory: Located[bool]
+    cgroup_memory_files: Located[list[str]] | None = None
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class Volume(Record):
+    name: Located[str]
+    added_by: Located[str] | None = None
+    type: Located[str] | None = None
+    medium: Located[str] | None = None
+    size_limit_bytes: Located[int] | None = None
+    path: Located[str] | None = None
+    claim_name: Located[str] | None = None
+    # Container fields written in the volume entry (an indentation slip).
+    misplaced: Located[list[Located[str]]] | None = None
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class Shm(Record):
+    """What the pod has at ``/dev/shm``."""
+
+    mounted: Located[bool]
+    host_ipc: Located[bool]
+    volume: Located[str] | None = None
+    medium: Located[str] | None = None
+    size_limit_bytes: Located[int] | None = None
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class Pod(Record):
+    volumes: Located[list[Located[Volume]]] | None = None
+    init_containers: Located[list[Located[Container]]] | None = None
+    containers: Located[list[Located[Container]]] | None = None
+    qos_class: Located[str] | None = None
+    resources: Located[Resources] | None = None
+    host_ipc: Located[bool] | None = None
+    host_network: Located[bool] | None = None
+    host_pid: Located[bool] | None = None
+    termination_grace_period_seconds: Located[int] | None = None
+    runtime_class_name: Located[str] | None = None
+    service_account_name: Located[str] | None = None
+    node_selector: Located[dict[str, Located[str]]] | None = None
+    privileged: Located[bool] | None = None
+    writes_cgroup_memory: Located[bool] | None = None
+    shm: Located[Shm] | None = None
+    labels: Located[dict[str, Located[str]]] | None = None
+
+    def all_containers(self) -> list[Container]:
+        return [
+            item.value
+            for group in (self.init_containers, self.containers)
+            if group is not None
+            for item in group.value
+        ]
+
+
+# ---- the server ---------------------------------------------------------------------
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class CliFlag(Record):
+    """A flag as written on the command line, with the server's verdict for the image's
+    release (``flagtables.Verdict``)."""
+
+    written: Located[str]
+    flag: Located[str]
+    dest: Located[str]
+    status: Located[str]
+    accepted_in: Located[str]
+    removed_in: Located[str]
+    removed_on: Located[str]
+    replacement: Located[str]
+    candidates: Located[list[str]]
+    newest: Located[str]
+    oldest: Located[str]
+    source: Located[str]
+    command_line: Located[bool]
+    official_image: Located[bool]
+    parser_known: Located[bool]
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class Engine(Record):
+    """The server and its settings. ``settings`` are the typed settings of the server's
+    registry (``registry.py``: ``max_model_len``, ``tensor_parallel_size``, …), by name."""
+
+    SPREAD = frozenset({"settings"})
+
+    name: Located[str] | None = None
+    image: Located[str] | None = None
+    version: Located[str] | None = None
+    version_parts: Located[list[int]] | None = None
+    version_pinned: Located[bool] | None = None
+    entrypoint: Located[str] | None = None
+    args: Located[list[str]] | None = None
+    env: Located[dict[str, Located[str]]] | None = None
+    settings: dict[str, Located[Any]] = dataclasses.field(default_factory=dict)
+    unparsed: Located[dict[str, Located[str]]] | None = None
+    flags: Located[dict[str, Located[str]]] | None = None
+    inline_bool_flags: Located[list[Located[str]]] | None = None
+    positionals: Located[list[str]] | None = None
+    model_id: Located[str] | None = None
+    config_file: Located[Any] | None = None
+    cli_flags: Located[list[Located[CliFlag]]] | None = None
+
+    def setting(self, name: str) -> Located[Any] | None:
+        return self.settings.get(name)
+
+    def value(self, name: str, default: Any = None) -> Any:
+        """A setting's value (``default`` when it is not set)."""
+        found = self.settings.get(name)
+        return default if found is None else found.value
+
+    def origin_of(self, name: str) -> Origin | None:
+        """Where the setting (or the engine's own fact) ``name`` was written."""
+        found = self.settings.get(name)
+        if found is None and name in _ENGINE_FACTS:
+            found = getattr(self, name)
+        return found.origin if isinstance(found, Located) else None
+
+
+_ENGINE_FACTS = frozenset(f.name for f in dataclasses.fields(Engine)) - {"settings"}
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class Image(Record):
+    """The server image as written."""
+
+    tag: Located[str]
+    digest: Located[str]
+    official: Located[bool]
+    build_date: Located[str] | None = None
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class ModelFacts(Record):
+    """The served model's architecture (its config.json's fields, from the packaged presets
+    or the user's settings) and what its weights take (``presets.model_facts``)."""
+
+    id: Located[str] | None = None
+    known: Located[bool] | None = None
+    source: Located[str] | None = None
+    preset: Located[str] | None = None
+    config_url: Located[str] | None = None
+    num_hidden_layers: Located[int] | None = None
+    num_attention_heads: Located[int] | None = None
+    num_key_value_heads: Located[int] | None = None
+    head_dim: Located[int] | None = None
+    hidden_size: Located[int] | None = None
+    intermediate_size: Located[int] | None = None
+    moe_intermediate_size: Located[int] | None = None
+    max_position_embeddings: Located[int] | None = None
+    vocab_size: Located[int] | None = None
+    sliding_window: Located[int] | None = None
+    use_sliding_window: Located[bool] | None = None
+    attention_chunk_size: Located[int] | None = None
+    rope_scaling: Located[dict[str, Any]] | None = None
+    tie_word_embeddings: Located[bool] | None = None
+    model_type: Located[str] | None = None
+    num_local_experts: Located[int] | None = None
+    num_experts: Located[int] | None = None
+    n_routed_experts: Located[int] | None = None
+    n_shared_experts: Located[int] | None = None
+    num_experts_per_tok: Located[int] | None = None
+    kv_lora_rank: Located[int] | None = None
+    qk_rope_head_dim: Located[int] | None = None
+    q_lora_rank: Located[int] | None = None
+    dtype: Located[str] | None = None
+    checkpoint_dtype: Located[str] | None = None
+    quantization: Located[str] | None = None
+    parameters: Located[int] | None = None
+    weight_bytes: Located[int] | None = None
+    weight_bytes_exact: Located[bool] | None = None
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class Gpu(Record):
+    """Which GPU resource the server asks for and which product it lands on."""
+
+    resource: Located[str] | None = None
+    limits: Located[int | float] | None = None
+    requests: Located[int | float] | None = None
+    count: Located[int] | None = None
+    mig: Located[bool] | None = None
+    candidates: Located[list[str]] | None = None
+    instance_types: Located[list[str]] | None = None
+    node_gpus: Located[int] | None = None
+    product: Located[str] | None = None
+    product_source: Located[str] | None = None
+    memory_bytes: Located[int] | None = None
+    peer_to_peer: Located[bool] | None = None
+    interconnect: Located[str] | None = None
+    memory_source: Located[str] | None = None
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class Capacity(Record):
+    """The memory arithmetic of one GPU (``capacity.py``)."""
+
+    tensor_parallel_size: Located[int] | None = None
+    pipeline_parallel_size: Located[int] | None = None
+    gpu_memory_bytes: Located[int] | None = None
+    memory_fraction: Located[float] | None = None
+    kv_dtype_bytes: Located[float] | None = None
+    kv_bytes_per_token_per_gpu: Located[int] | None = None
+    memory_budget_bytes_per_gpu: Located[int] | None = None
+    overhead_bytes_per_gpu: Located[int] | None = None
+    kv_estimate_exact: Located[bool] | None = None
+    weight_bytes_per_gpu: Located[int] | None = None
+    weight_bytes_exact: Located[bool] | None = None
+    weights_exceed_gpu_memory: Located[bool] | None = None
+    weights_exceed_budget: Located[bool] | None = None
+    free_after_weights_bytes_per_gpu: Located[int] | None = None
+    kv_budget_bytes_per_gpu: Located[int] | None = None
+    kv_tokens_per_gpu: Located[int] | None = None
+    kv_tokens_upper_per_gpu: Located[int] | None = None
+    tokens_requested: Located[int] | None = None
+    kv_bytes_requested: Located[int] | None = None
+    tokens_for_all_sequences: Located[int] | None = None
+    assumptions: Located[list[str]] | None = None
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class Effective(Record):
+    """The settings the server runs with: written ones, else the release's defaults
+    (``defaults.py``); ``defaulted`` names those that were not written."""
+
+    SPREAD = frozenset({"settings"})
+
+    settings: dict[str, Located[Any]] = dataclasses.field(default_factory=dict)
+    defaulted: Located[list[str]] | None = None
+    termination_grace_period_seconds: Located[int] | None = None
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class LoadBalancer(Record):
+    kind: Located[str]
+    idle_timeout_ms: Located[int | float]
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class Grpc(Record):
+    """Keepalive settings by side, in gRPC core names and milliseconds (``grpc.py``)."""
+
+    server: dict[str, Located[Any]] | None = None
+    client: dict[str, Located[Any]] | None = None
+    unspecified: dict[str, Located[Any]] | None = None
+    server_kind: Located[str] | None = None
+    load_balancer: Located[LoadBalancer] | None = None
+
+    def side(self, name: str) -> dict[str, Located[Any]]:
+        """The settings of one side, made on first use."""
+        current: dict[str, Located[Any]] | None = getattr(self, name)
+        if current is None:
+            current = {}
+            setattr(self, name, current)
+        return current
+
+    def merge(self, other: Grpc) -> None:
+        """Add ``other``'s settings (a values tree's) to this one's sides."""
+        for name in ("server", "client", "unspecified"):
+            theirs: dict[str, Located[Any]] | None = getattr(other, name)
+            if theirs:
+                self.side(name).update(theirs)
+        if other.load_balancer is not None:
+            self.load_balancer = other.load_balancer
+        if other.server_kind is not None:
+            self.server_kind = other.server_kind
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class ServingModel(Record):
+    """One workload: what CEL sees as ``workload``."""
+
+    SPREAD = frozenset({"extra"})
+
+    id: Located[str]
+    kind: Located[str]
+    name: Located[str]
+    source: Located[str]
+    namespace: Located[str] | None = None
+    replicas: Located[int] | None = None
+    role: Located[str] | None = None
+    multi_node: Located[bool] | None = None
+    # A Docker Compose service; the chart profile that read a values entry and the kind
+    # its chart renders.
+    compose: Located[bool] | None = None
+    chart_profile: Located[str] | None = None
+    renders: Located[str] | None = None
+    # Facts of an extractor outside this vocabulary (``extract.EXTRACTORS`` is open).
+    extra: dict[str, Located[Any]] = dataclasses.field(default_factory=dict)
+    pod: Located[Pod] | None = None
+    engine: Located[Engine] | None = None
+    image: Located[Image] | None = None
+    container: Located[Container] | None = None
+    gpu: Located[Gpu] | None = None
+    model: Located[ModelFacts] | None = None
+    effective: Located[Effective] | None = None
+    capacity: Located[Capacity] | None = None
+    grpc: Located[Grpc] | None = None
+    model_load_seconds: Located[int | float] | None = None
+    load_bandwidth_bytes: Located[int] | None = None
+    exposure: Located[list[Located[dict[str, Any]]]] | None = None
+    chart_pod: Located[dict[str, Any]] | None = None
+    triton: Located[dict[str, Any]] | None = None
+
+
+# ---- the one conversion to what CEL sees ---------------------------------------------
+
+_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
+# cel-expr-python holds 64-bit integers: a wider one (a computed budget of an absurd
+# setting) becomes a float, as JSON readers make it, instead of failing every rule.
+_INT64 = 1 << 63
+
+
+def _fields(kind: type) -> tuple[tuple[str, bool], ...]:
+    found = _FIELDS.get(kind)
+    if found is None:
+        spread: frozenset[str] = getattr(kind, "SPREAD", frozenset())
+        found = tuple((f.name, f.name in spread) for f in dataclasses.fields(kind))
+        _FIELDS[kind] = found
+    return found
+
+
+def cel_view(record: Record) -> tuple[dict[str, Any], dict[PathT, Origin]]:
+    """The record as CEL sees it, and the origin of every path that has one."""
+    origins: dict[PathT, Origin] = {}
+    data = _convert(record, (), origins)
+    return data, origins
+
+
+def _convert(node: Any, path: PathT, origins: dict[PathT, Origin]) -> Any:
+    kind = node.__class__
+    out: dict[Any, Any]
+    if kind is Located:
+        if node.origin is not None:
+            origins[path] = node.origin
+        return _convert(node.value, path, origins)
+    if kind is str or kind is bool or kind is float or node is None:
+        return node
+    if kind is int:
+        return node if -_INT64 <= node < _INT64 else float(node)
+    if kind is dict:
+        out = {}
+        for key, item in node.items():
+            if item.__class__ is Located and item.value is DROPPED:
+                if item.origin is not None:
+                    origins[(*path, key)] = item.origin
+                continue
+            out[key] = _convert(item, (*path, key), origins)
+        return out
+    if kind is list:
+        return [_convert(v, (*path, i), origins) for i, v in enumerate(node)]
+    if isinstance(node, Record):
+        out = {}
+        for name, spread in _fields(kind):
+            value = getattr(node, name)
+            if value is None:
+                continue
+            if spread:
+                for key, item in value.items():
+                    out[key] = _convert(item, (*path, key), origins)
+            else:
+                out[name] = _convert(value, (*path, name), origins)
+        return out
+    if isinstance(node, Mapping):
+        return {k: _convert(v, (*path, k), origins) for k, v in node.items()}
+    if isinstance(node, tuple | list):
+        return [_convert(v, (*path, i), origins) for i, v in enumerate(node)]
+    return node
+
+
+def located_values(
+    items: Iterable[tuple[str, Any]], origin: Origin | None
+) -> dict[str, Located[Any]]:
+    """Plain ``(name, value)`` pairs at one origin."""
+    return {name: Located(value, origin) for name, value in items}

@@ -1,0 +1,269 @@
+"""The serving model's records: the schema and the vocabulary page are checked against
+them, values carry their origins, and the one conversion to what CEL sees."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from linter import _resources
+from linter.evaluate.parsers import parse
+from linter.model import records, registry
+from linter.model.extract import extract_workloads
+from linter.model.records import (
+    DROPPED,
+    Capacity,
+    CliFlag,
+    Container,
+    Effective,
+    Engine,
+    EnvRef,
+    Gpu,
+    Grpc,
+    Image,
+    LoadBalancer,
+    Located,
+    ModelFacts,
+    Mount,
+    Pod,
+    Probe,
+    Record,
+    Resources,
+    ServingModel,
+    Shm,
+    Volume,
+    cel_view,
+)
+from linter.model.workload import Workload
+from linter.positions import Origin
+
+DOC = Path(__file__).parent.parent / "docs" / "serving-model.md"
+
+# Each record and where the schema describes it (a path of property names from the root).
+SCHEMA_OF: list[tuple[type[Record], tuple[str, ...]]] = [
+    (ServingModel, ()),
+    (Image, ("image",)),
+    (ModelFacts, ("model",)),
+    (Gpu, ("gpu",)),
+    (Capacity, ("capacity",)),
+    (Effective, ("effective",)),
+    (Pod, ("pod",)),
+    (Container, ("container",)),
+    (Resources, ("container", "resources")),
+    (Probe, ("container", "probes", "liveness")),
+    (Mount, ("container", "mounts", "[]")),
+    (EnvRef, ("container", "env_refs", "{}")),
+    (Volume, ("pod", "volumes", "[]")),
+    (Shm, ("pod", "shm")),
+    (CliFlag, ("engine", "cli_flags", "[]")),
+    (Grpc, ("grpc",)),
+    (LoadBalancer, ("grpc", "load_balancer")),
+]
+# Each record and the section of docs/serving-model.md that names its fields.
+DOC_SECTION_OF: dict[type[Record], str] = {
+    ServingModel: "Top level",
+    Image: "Top level",
+    Engine: "`engine`",
+    CliFlag: "`engine`",
+    Effective: "`effective`",
+    ModelFacts: "`model`",
+    Gpu: "`gpu`",
+    Capacity: "`capacity`",
+    Pod: "`pod` and `container`",
+    Container: "`pod` and `container`",
+    Resources: "`pod` and `container`",
+    Probe: "`pod` and `container`",
+    Mount: "`pod` and `container`",
+    EnvRef: "`pod` and `container`",
+    Volume: "`pod` and `container`",
+    Shm: "`pod` and `container`",
+    Grpc: "`grpc`",
+    LoadBalancer: "`grpc`",
+}
+
+
+def _fields(kind: type[Record]) -> set[str]:
+    """The names a record shows in CEL (a spread field's keys are not fixed)."""
+    return {f.name for f in dataclasses.fields(kind)} - set(kind.SPREAD)  # type: ignore[arg-type]
+
+
+def _schema_node(path: tuple[str, ...]) -> dict[str, Any]:
+    schema = _resources.load_schema("workload.schema.json")
+
+    def resolve(node: dict[str, Any]) -> dict[str, Any]:
+        while "$ref" in node:
+            node = schema["$defs"][node["$ref"].rsplit("/", 1)[-1]]
+        return node
+
+    node = resolve(schema)
+    for step in path:
+        if step == "[]":
+            node = resolve(node["items"])
+        elif step == "{}":
+            node = resolve(node["additionalProperties"])
+        else:
+            node = resolve(node["properties"][step])
+    return node
+
+
+@pytest.mark.parametrize("kind,path", SCHEMA_OF, ids=lambda x: getattr(x, "__name__", ""))
+def test_the_schema_names_exactly_the_fields_of_each_record(
+    kind: type[Record], path: tuple[str, ...]
+) -> None:
+    assert set(_schema_node(path)["properties"]) == _fields(kind)
+
+
+def test_the_schema_names_the_engine_facts_and_only_registry_settings_besides() -> None:
+    properties = set(_schema_node(("engine",))["properties"])
+    settings = {s.name for table in registry.REGISTRIES.values() for s in table}
+    assert _fields(Engine) <= properties
+    assert properties - _fields(Engine) <= settings
+    # A setting under an engine fact's name would be hidden by it in CEL: only TGI's
+    # model_id is both, and the fact is that setting.
+    assert settings & _fields(Engine) == {"model_id"}
+
+
+@pytest.mark.parametrize("kind", list(DOC_SECTION_OF), ids=lambda k: k.__name__)
+def test_the_vocabulary_page_names_every_field(kind: type[Record]) -> None:
+    text = DOC.read_text(encoding="utf-8")
+    heading = DOC_SECTION_OF[kind]
+    start = text.index(f"\n## {heading}\n")
+    end = text.find("\n## ", start + 1)
+    section = text[start : end if end != -1 else None]
+    missing = [
+        name
+        for name in sorted(_fields(kind) - {"extra"})
+        if not re.search(rf"`(?:[\w.]*\.)?{name}`", section)
+    ]
+    assert missing == []
+
+
+def _workloads(tmp_path: Path, name: str, text: str) -> list[Workload]:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return extract_workloads([parse(str(path), text)])
+
+
+MANIFEST = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llama}
+spec:
+  template:
+    spec:
+      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.10.1
+          args:
+            - --model=meta-llama/Llama-3.1-8B-Instruct
+            - --max-model-len=32768
+          resources:
+            limits: {nvidia.com/gpu: 1}
+"""
+
+
+def test_values_carry_the_origin_they_were_read_from(tmp_path: Path) -> None:
+    [workload] = _workloads(tmp_path, "deploy.yaml", MANIFEST)
+    record = workload.record
+    assert record.engine is not None and record.capacity is not None and record.gpu is not None
+    engine, capacity, gpu = record.engine.value, record.capacity.value, record.gpu.value
+    written = engine.settings["max_model_len"]
+    assert (written.value, written.origin) == (
+        32768,
+        Origin(
+            str(tmp_path / "deploy.yaml"), 13, 15, 0, "spec.template.spec.containers[0].args[1]"
+        ),
+    )
+    # Derived values carry the origin of their input.
+    assert capacity.tokens_requested == Located(32768, written.origin)
+    assert engine.model_id is not None and record.model is not None
+    assert record.model.origin == engine.model_id.origin
+    assert gpu.product == Located("NVIDIA-L4", gpu.product.origin if gpu.product else None)
+    assert gpu.product is not None and gpu.product.origin is not None
+    assert (gpu.product.origin.line, gpu.product.origin.column) == (7, 22)
+    # Defaults were written nowhere: they locate to the section they belong to.
+    effective = record.effective
+    assert effective is not None
+    assert effective.value.settings["gpu_memory_utilization"] == Located(0.9, None)
+    assert effective.value.settings["max_model_len"] == written
+
+
+def test_the_view_is_what_cel_sees_with_every_origin(tmp_path: Path) -> None:
+    [workload] = _workloads(tmp_path, "deploy.yaml", MANIFEST)
+    view = workload.view()
+    assert view.data["engine"]["max_model_len"] == 32768
+    assert view.data["container"] == view.data["pod"]["containers"][0]
+    assert view.locate(("capacity", "tokens_requested"))[1:3] == (13, 15)
+    gpus = ("resources", "limits", "nvidia.com/gpu")
+    assert view.locate(("container", *gpus))[1:3] == (15, 22)
+    assert view.locate(("pod", "containers", 0, *gpus))[1:3] == (15, 22)
+    # A value without an origin of its own locates at its closest located ancestor.
+    assert view.locate(("effective", "gpu_memory_utilization")) == view.origins[("effective",)]
+
+
+def test_the_view_narrows_integers_wider_than_cel_holds() -> None:
+    at = Origin("x.yaml", 1, 1)
+    record = ServingModel(
+        id=Located("x"),
+        kind=Located("Test"),
+        name=Located("x"),
+        source=Located("manifest"),
+        extra={"budget": Located(10**30, at), "small": Located(7)},
+    )
+    data, origins = cel_view(record)
+    assert data == {
+        "id": "x",
+        "kind": "Test",
+        "name": "x",
+        "source": "manifest",
+        "budget": 1e30,
+        "small": 7,
+    }
+    assert origins == {("budget",): at}
+
+
+def test_a_written_key_the_json_form_drops_keeps_its_origin() -> None:
+    at = Origin("config.pbtxt", 3, 1)
+    data, origins = cel_view(
+        Located({"max_batch_size": Located(DROPPED, at), "name": Located("m")})
+    )
+    assert (data, origins) == ({"name": "m"}, {("max_batch_size",): at})
+
+
+def test_a_triton_max_batch_size_of_zero_locates_at_its_line(tmp_path: Path) -> None:
+    text = 'name: "m"\nbackend: "onnxruntime"\nmax_batch_size: 0\n'
+    [workload] = _workloads(tmp_path, "config.pbtxt", text)
+    view = workload.view()
+    assert "max_batch_size" not in view.data["triton"]["models"][0]
+    assert view.locate(("triton", "models", 0, "max_batch_size"))[1:3] == (3, 1)
+
+
+def test_a_record_refuses_a_name_it_does_not_have() -> None:
+    with pytest.raises(TypeError, match="no_such_figure"):
+        Capacity.of({"no_such_figure": 1}, lambda name: None)
+    record = ServingModel(
+        id=Located("x"), kind=Located("Test"), name=Located("x"), source=Located("manifest")
+    )
+    with pytest.raises(AttributeError):
+        record.no_such_fact = Located(1)  # type: ignore[attr-defined]
+
+
+def test_records_own_their_pods_when_a_pod_has_two_servers(tmp_path: Path) -> None:
+    text = MANIFEST.replace(
+        "          resources:\n",
+        "        - name: sglang\n          image: lmsysorg/sglang:v0.4.9\n"
+        "          command: [python3, -m, sglang.launch_server, --model-path, Qwen/Qwen2.5-7B]\n"
+        "          resources:\n",
+    )
+    first, second = _workloads(tmp_path, "deploy.yaml", text)
+    assert (first.name.rsplit("/", 1)[-1], second.name.rsplit("/", 1)[-1]) == ("vllm", "sglang")
+    servers = [
+        [c["is_server"] for c in w.view().data["pod"]["containers"]] for w in (first, second)
+    ]
+    assert servers == [[True, False], [False, True]]
+    assert records.Record.get(first.record, "kind") == "Deployment"
