@@ -35,6 +35,9 @@ from linter.model.records import (
     Resources,
     ServingModel,
     Shm,
+    Triton,
+    TritonDerived,
+    TritonModel,
     Volume,
     cel_view,
 )
@@ -62,6 +65,8 @@ SCHEMA_OF: list[tuple[type[Record], tuple[str, ...]]] = [
     (CliFlag, ("engine", "cli_flags", "[]")),
     (Grpc, ("grpc",)),
     (LoadBalancer, ("grpc", "load_balancer")),
+    (Triton, ("triton",)),
+    (TritonDerived, ("triton", "models", "[]", "derived")),
 ]
 # Each record and the section of docs/serving-model.md that names its fields.
 DOC_SECTION_OF: dict[type[Record], str] = {
@@ -83,6 +88,7 @@ DOC_SECTION_OF: dict[type[Record], str] = {
     Shm: "`pod` and `container`",
     Grpc: "`grpc`",
     LoadBalancer: "`grpc`",
+    TritonDerived: "`triton`",
 }
 
 
@@ -115,6 +121,12 @@ def test_the_schema_names_exactly_the_fields_of_each_record(
     kind: type[Record], path: tuple[str, ...]
 ) -> None:
     assert set(_schema_node(path)["properties"]) == _fields(kind)
+
+
+def test_a_triton_model_is_its_configuration_and_what_is_derived_from_it() -> None:
+    node = _schema_node(("triton", "models", "[]"))
+    assert set(node["properties"]) == _fields(TritonModel) == {"derived"}
+    assert {"config"} == TritonModel.SPREAD
 
 
 def test_the_schema_names_the_engine_facts_and_only_registry_settings_besides() -> None:

@@ -424,6 +424,48 @@ class Grpc(Record):
 
 
 @dataclasses.dataclass(slots=True, kw_only=True)
+class TritonDerived(Record):
+    """What Triton and its backends compute from a model configuration
+    (``triton/derive.py``), each at the field it was read from."""
+
+    name: Located[str]
+    backend_kind: Located[str]
+    max_batch_size: Located[int] | None = None
+    decoupled: Located[bool] | None = None
+    dynamic_batching: Located[bool] | None = None
+    sequence_batching: Located[bool] | None = None
+    preferred_batch_size_written: Located[list[int]] | None = None
+    preferred_batch_size: Located[list[int]] | None = None
+    max_queue_delay_microseconds: Located[int] | None = None
+    priority_levels: Located[int] | None = None
+    default_priority_level: Located[int] | None = None
+    priority_queue_policy_levels: Located[list[int]] | None = None
+    cuda_graphs: Located[dict[str, Any]] | None = None
+    instance_groups: Located[list[Any]] | None = None
+    parameters: Located[dict[str, Any]] | None = None
+    unfilled_parameters: Located[list[str]] | None = None
+    unfilled_fields: Located[list[str]] | None = None
+    max_batch_size_written: Located[bool] | None = None
+    trtllm: Located[bool] | None = None
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class TritonModel(Record):
+    """One model configuration in Triton's JSON form (every node at its line) and what
+    the server derives from it."""
+
+    SPREAD = frozenset({"config"})
+
+    config: dict[str, Located[Any]]
+    derived: Located[TritonDerived]
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class Triton(Record):
+    models: Located[list[Located[TritonModel]]]
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
 class ServingModel(Record):
     """One workload: what CEL sees as ``workload``."""
 
@@ -457,7 +499,7 @@ class ServingModel(Record):
     load_bandwidth_bytes: Located[int] | None = None
     exposure: Located[list[Located[dict[str, Any]]]] | None = None
     chart_pod: Located[dict[str, Any]] | None = None
-    triton: Located[dict[str, Any]] | None = None
+    triton: Located[Triton] | None = None
 
 
 # ---- the one conversion to what CEL sees ---------------------------------------------
@@ -497,12 +539,7 @@ def _convert(node: Any, path: PathT, origins: dict[PathT, Origin]) -> Any:
         return node if -_INT64 <= node < _INT64 else float(node)
     if kind is dict:
         out = {}
-        for key, item in node.items():
-            if item.__class__ is Located and item.value is DROPPED:
-                if item.origin is not None:
-                    origins[(*path, key)] = item.origin
-                continue
-            out[key] = _convert(item, (*path, key), origins)
+        _entries(node, path, origins, out)
         return out
     if kind is list:
         return [_convert(v, (*path, i), origins) for i, v in enumerate(node)]
@@ -513,8 +550,7 @@ def _convert(node: Any, path: PathT, origins: dict[PathT, Origin]) -> Any:
             if value is None:
                 continue
             if spread:
-                for key, item in value.items():
-                    out[key] = _convert(item, (*path, key), origins)
+                _entries(value, path, origins, out)
             else:
                 out[name] = _convert(value, (*path, name), origins)
         return out
@@ -523,6 +559,18 @@ def _convert(node: Any, path: PathT, origins: dict[PathT, Origin]) -> Any:
     if isinstance(node, tuple | list):
         return [_convert(v, (*path, i), origins) for i, v in enumerate(node)]
     return node
+
+
+def _entries(
+    items: Mapping[Any, Any], path: PathT, origins: dict[PathT, Origin], out: dict[Any, Any]
+) -> None:
+    """A map's entries into ``out``; a ``DROPPED`` one leaves only its origin."""
+    for key, item in items.items():
+        if item.__class__ is Located and item.value is DROPPED:
+            if item.origin is not None:
+                origins[(*path, key)] = item.origin
+            continue
+        out[key] = _convert(item, (*path, key), origins)
 
 
 def located_values(

@@ -8,11 +8,20 @@ the configuration as ``triton.models[0]`` in that JSON form, plus ``derived`` fa
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import PurePath
 from typing import Any
 
-from linter.model.records import DROPPED, Engine, Located, ServingModel, located_tree
+from linter.model.records import (
+    DROPPED,
+    Engine,
+    Located,
+    ServingModel,
+    Triton,
+    TritonDerived,
+    TritonModel,
+    located_tree,
+)
 from linter.model.settings import ModelSettings
 from linter.model.workload import Workload
 from linter.parsing.documents import Document, ParsedFile
@@ -58,13 +67,19 @@ def _workload(document: Document) -> Workload:
 
     located = located_tree(config, config_origin)
     _keep_dropped(located, written, document)
-    derived_at: dict[PathT, Origin] = {(): anchor}
+    derived_at: dict[PathT, Origin] = {}
     for derived_path, config_path in sources.items():
         derived_at[derived_path] = _origin(document, config_path)
     for derived_path, config_path in _written_inputs(derived):
         if config_path in written and derived_path not in derived_at:
             derived_at[derived_path] = _origin(document, config_path)
-    located.value["derived"] = located_tree(derived, derived_at.get)
+    computed = TritonDerived(
+        **{
+            field: located_tree(value, _under(derived_at, field))
+            for field, value in derived.items()
+        }
+    )
+    model = TritonModel(config=located.value, derived=Located(computed, anchor))
     # Derived from the whole configuration (its backend and parameters): at its start.
     engine = Engine(name=Located("trtllm" if derived["trtllm"] else "triton"))
     record = ServingModel(
@@ -73,9 +88,14 @@ def _workload(document: Document) -> Workload:
         name=Located(derived["name"], anchor),
         source=Located(SOURCE, anchor),
         engine=Located(engine),
-        triton=Located({"models": Located([located])}),
+        triton=Located(Triton(models=Located([Located(model, located.origin)]))),
     )
     return Workload(derived["name"], record, anchor)
+
+
+def _under(table: Mapping[PathT, Origin], field: str) -> Callable[[PathT], Origin | None]:
+    """Origins of the paths under one derived field."""
+    return lambda path: table.get((field, *path))
 
 
 def _keep_dropped(config: Located[Any], written: Mapping[PathT, Any], document: Document) -> None:
