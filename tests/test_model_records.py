@@ -3,7 +3,6 @@ them, values carry their origins, and the one conversion to what CEL sees."""
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -94,7 +93,7 @@ DOC_SECTION_OF: dict[type[Record], str] = {
 
 def _fields(kind: type[Record]) -> set[str]:
     """The names a record shows in CEL (a spread field's keys are not fixed)."""
-    return {f.name for f in dataclasses.fields(kind)} - set(kind.SPREAD)  # type: ignore[arg-type]
+    return set(kind.FIELDS) - kind.SPREAD
 
 
 def _schema_node(path: tuple[str, ...]) -> dict[str, Any]:

@@ -3,24 +3,38 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+import functools
 
-from linter.model.records import ServingModel, cel_view
-from linter.positions import Origin, PathT, nearest
+from linter.model.records import ServingModel, cel_data, cel_view, origin_in
+from linter.positions import Origin, PathT
 
 
-@dataclasses.dataclass(frozen=True)
 class WorkloadView:
-    """A workload as policies see it: plain JSON-ready ``data`` and, for every path that
-    has one, its ``Origin`` (``records.cel_view``)."""
+    """A workload as policies see it: plain JSON-ready ``data`` (``records.cel_data``)
+    and where each path was written."""
 
-    data: dict[str, Any]
-    origins: dict[PathT, Origin]
-    anchor: Origin
+    def __init__(self, record: ServingModel, anchor: Origin) -> None:
+        self.record = record
+        self.anchor = anchor
+        self.data = cel_data(record)
 
     def locate(self, path: PathT) -> Origin:
         """Origin of ``path`` or its closest ancestor; the workload's own position otherwise."""
-        return nearest(self.origins, path, self.anchor, shortest=1)
+        return origin_in(self.record, path) or self.anchor
+
+    @functools.cached_property
+    def origins(self) -> dict[PathT, Origin]:
+        """Every path that has an origin of its own, and that origin (``servelint show``)."""
+        return cel_view(self.record)[1]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, WorkloadView) and (self.data, self.origins, self.anchor) == (
+            other.data,
+            other.origins,
+            other.anchor,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclasses.dataclass
@@ -33,5 +47,4 @@ class Workload:
 
     def view(self) -> WorkloadView:
         """What CEL sees: converted from the record on each call (the engine calls it once)."""
-        data, origins = cel_view(self.record)
-        return WorkloadView(data, origins, self.anchor)
+        return WorkloadView(self.record, self.anchor)
