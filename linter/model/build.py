@@ -232,7 +232,8 @@ def _identity(meta: Meta) -> ServingModel:
         multi_node=Located(meta.multi_node, at),
     )
     for key, value in meta.extra.items():
-        # A name outside the record's fields fails here (``ServingModel`` has slots).
+        if key not in ServingModel.FIELDS:
+            raise ValueError(f"the serving model has no fact {key!r}")
         setattr(record, key, Located(value, at))
     return record
 
