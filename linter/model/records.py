@@ -8,11 +8,12 @@ model configuration, ``triton``. A value is a ``Located``: the value and its ``O
 input they were derived from (``capacity.tokens_requested`` the line that set
 ``max_model_len``).
 
-``cel_view`` is the one conversion of a record to what policies see as ``workload``
-(docs/serving-model.md): plain JSON-ready data and, for every path, its origin. The
-policy engine calls it once per workload (``policy/engine.py`` ``workload_subject``).
-``tests/test_model_records.py`` checks ``schemas/workload.schema.json`` against the
-records' fields.
+``cel_data`` is the one conversion of a record to what policies see as ``workload``
+(docs/serving-model.md): plain JSON-ready data. The policy engine calls it once per
+workload (``policy/engine.py`` ``workload_subject``); ``origins_of`` gives the origin of
+every path, for locating a finding with ``positions.nearest``.
+``tests/test_model_records.py`` checks ``schemas/workload.schema.json`` and the
+vocabulary page against the records' fields.
 """
 
 from __future__ import annotations
@@ -595,27 +596,17 @@ def cel_data(record: Record) -> dict[str, Any]:
     return data
 
 
-def cel_view(record: Record) -> tuple[dict[str, Any], dict[PathT, Origin]]:
-    """``cel_data`` and the origin of every path that has one (``servelint show``)."""
+def origins_of(record: Record) -> dict[PathT, Origin]:
+    """The origin of every path of the record's CEL data that has one of its own (for
+    ``positions.nearest``, when a finding is located or ``servelint show`` prints)."""
     origins: dict[PathT, Origin] = {}
     _collect_origins(record, (), origins)
-    return cel_data(record), origins
+    return origins
 
 
-def origin_in(record: Record, path: PathT) -> Origin | None:
-    """The origin of ``path`` in the record, or of its closest ancestor that has one: a
-    walk down the path, so that a finding is located without a map of every origin."""
-    best: Origin | None = None
-    node: Any = record
-    for key in path:
-        node = _step(node, key)
-        if node is _UNSET:
-            break
-        if node.__class__ is Located:
-            if node.origin is not None:
-                best = node.origin
-            node = node.value
-    return best
+def cel_view(record: Record) -> tuple[dict[str, Any], dict[PathT, Origin]]:
+    """``cel_data`` and ``origins_of``."""
+    return cel_data(record), origins_of(record)
 
 
 # Exact types of the JSON scalars a record holds (dispatch on the class: a workload has a
@@ -703,31 +694,9 @@ def _collect_origins(node: Any, path: PathT, origins: dict[PathT, Origin]) -> No
                 _collect_origins(value, path if spread else (*path, name), origins)
 
 
-def _step(node: Any, key: str | int) -> Any:
-    """The child of ``node`` at ``key`` as CEL names it (``_UNSET``: there is none)."""
-    kind = node.__class__
-    if kind is dict:
-        return node.get(key, _UNSET)
-    if kind is list:
-        return node[key] if isinstance(key, int) and 0 <= key < len(node) else _UNSET
-    if kind in _FIELDS or isinstance(node, Record):
-        if key in kind.FIELDS and key not in kind.SPREAD:
-            value = getattr(node, str(key))
-            if value is not None:
-                return value
-        for name in kind.SPREAD:
-            spread = getattr(node, name)
-            if spread and key in spread:
-                return spread[key]
-        return _UNSET
-    if isinstance(node, Mapping):
-        return node.get(key, _UNSET)
-    return _UNSET
-
-
 def plain(node: Any) -> Any:
-    """``node`` without origins (what ``cel_view`` makes, without the origin map and with
-    integers as they are): the form calculators take."""
+    """``node`` without origins, integers as they are (``cel_data`` narrows wide ones):
+    the form calculators take."""
     kind = node.__class__
     if kind is Located:
         node = node.value

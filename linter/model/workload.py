@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from linter.model.records import ServingModel, cel_data, cel_view, origin_in
-from linter.positions import Origin, PathT
+from linter.model.records import ServingModel, cel_data, origins_of
+from linter.positions import Origin, PathT, nearest
 
 
 class WorkloadView:
@@ -20,12 +20,13 @@ class WorkloadView:
 
     def locate(self, path: PathT) -> Origin:
         """Origin of ``path`` or its closest ancestor; the workload's own position otherwise."""
-        return origin_in(self.record, path) or self.anchor
+        return nearest(self.origins, path, self.anchor, shortest=1)
 
     @functools.cached_property
     def origins(self) -> dict[PathT, Origin]:
-        """Every path that has an origin of its own, and that origin (``servelint show``)."""
-        return cel_view(self.record)[1]
+        """Every path that has an origin of its own, and that origin: made when a finding
+        is located (most workloads have none) or ``servelint show`` prints."""
+        return origins_of(self.record)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, WorkloadView) and (self.data, self.origins, self.anchor) == (
