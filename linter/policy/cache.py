@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib
 import json
 import os
 import sys
@@ -123,12 +122,13 @@ def _code_key() -> bytes:
     digest.update(runtime_fingerprint().encode())
     digest.update(declarations().encode())
     digest.update(schema_file(_SCHEMA).read_bytes())
+    # Read from the package folder, not imported: a run that does not use one of them
+    # (the schema check of user policies, say) does not pay for its import.
+    package = Path(__file__).resolve().parent.parent
     for name in _CODE:
-        source = getattr(importlib.import_module(name), "__file__", None)
-        digest.update(Path(source).read_bytes() if source else name.encode())
+        digest.update(package.joinpath(*name.split(".")[1:]).with_suffix(".py").read_bytes())
     # Any other module of the package, by size and time: a module split or moved (where
     # the line of a rule is computed, say) must not leave stale entries behind.
-    package = Path(__file__).resolve().parent.parent
     for folder, _, names in sorted(os.walk(package)):
         for name in sorted(n for n in names if n.endswith(".py")):
             found = os.stat(os.path.join(folder, name))

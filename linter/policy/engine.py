@@ -9,13 +9,12 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linter.errors import ExpressionError
 from linter.findings import Finding
 from linter.model.workload import Workload
 from linter.parsing.documents import Document
-from linter.policy import sandbox
 from linter.policy.expr import (
     EVALUATION_MEMORY,
     Bindings,
@@ -26,6 +25,9 @@ from linter.policy.expr import (
 )
 from linter.policy.model import Policy, Rule
 from linter.positions import Origin, PathT, format_path, parse_path
+
+if TYPE_CHECKING:
+    from linter.policy import sandbox
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,7 +83,12 @@ def evaluate_each(
     (a caller that gathered subjects from several sources takes each its own back)."""
     subjects = list(subjects)
     per_subject: list[list[Finding]] = [[] for _ in subjects]
-    if sandbox.needed(policies):
+    # Only policies from the repository are sandboxed; the module (with its imports) is
+    # loaded only for them.
+    sandboxed = any(not p.builtin for p in policies)
+    if sandboxed:
+        from linter.policy import sandbox
+    if sandboxed and sandbox.needed(policies):
         # Policies from the repository: each evaluation has a deadline (sandbox.py).
         def run_from(
             first: int,
