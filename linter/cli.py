@@ -587,7 +587,21 @@ class _PodProgress:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    """Run the command line ``argv``; None: this process's own, from the console script or
+    ``python -m linter``, which exit right after."""
+    code = _main(list(sys.argv[1:] if argv is None else argv))
+    if argv is None:
+        # The process ends now: everything it built is moved out of the collector's
+        # sight, so that the interpreter's collections at exit do not walk it all again
+        # (about 20 ms of a pre-commit run). Every file and report is written and closed
+        # by now; the operating system takes the memory back either way.
+        import gc
+
+        gc.freeze()
+    return code
+
+
+def _main(args: list[str]) -> int:
     try:
         result = cli.main(args=args, prog_name="servelint", standalone_mode=False)
     except click.exceptions.Exit as exc:
