@@ -3,6 +3,7 @@ never changing what the policies find."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -322,3 +323,22 @@ def test_a_symlinked_entry_or_folder_is_not_followed(tmp_path: Path, _own_cache:
     (folder / entry.name).unlink()
     elsewhere.rename(folder / entry.name)
     assert cache.load(files) is None
+
+
+def test_a_policy_that_matches_no_subject_never_reads_its_fused_program(
+    tmp_path: Path, _own_cache: Path
+) -> None:
+    _, files = _stored_entry(tmp_path, _own_cache)
+    stored = cache.load(files)
+    assert stored is not None
+    # Evaluated in this process, as built-in policies are (a user's run in a sandbox).
+    policies = [dataclasses.replace(p, builtin=True) for p in stored]
+    [policy] = policies
+    assert policy.fused is not None and not policy.fused.loaded
+    service = parse("svc.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: a}\n")
+    assert evaluate(policies, [document_subject(d) for d in service.documents]) == []
+    assert not policy.fused.loaded  # its match condition said no: nothing deserialised
+    parsed = parse("deploy.yaml", DEPLOYMENT)
+    found = evaluate(policies, [document_subject(d) for d in parsed.documents])
+    assert [f.message for f in found] == ["needs 3, has 2"]
+    assert policy.fused.loaded

@@ -242,9 +242,14 @@ class _Scope:
 
 
 def _evaluate_policy(policy: Policy, subject: Subject, bound: Any) -> list[Finding]:
-    # The match conditions first, each on its own: a policy that matches no subject of the
-    # run never has its fused program (tens of kilobytes) read from the cache. The fused
-    # program tests the same conditions again, with the same outcome.
+    # The fused program first once it is loaded (it tests the match conditions itself);
+    # until then the match conditions first, each on its own, so that a policy that
+    # matches no subject of the run never has its fused program (tens of kilobytes) read
+    # from the cache. Either order gives the same outcome.
+    fused = policy.fused
+    asked = fused is not None and fused.loaded
+    if asked and fused is not None and fused.passes(bound):
+        return []
     for condition in policy.match_conditions:
         try:
             matched = condition.expr.evaluate(bound)
@@ -253,7 +258,7 @@ def _evaluate_policy(policy: Policy, subject: Subject, bound: Any) -> list[Findi
             return [_error_finding(rule, subject, f"matchCondition '{condition.name}': {exc}")]
         if matched is not True:
             return []
-    if policy.fused is not None and policy.fused.passes(bound):
+    if fused is not None and not asked and fused.passes(bound):
         return []
     scope = _Scope(policy, subject, bound)
     findings: list[Finding] = []

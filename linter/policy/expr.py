@@ -185,6 +185,11 @@ class CompiledExpr:
             _CURRENT.bindings = previous
 
     @property
+    def loaded(self) -> bool:
+        """Whether the plain form is compiled or deserialised already."""
+        return self._expr is not None
+
+    @property
     def compiled(self) -> bool:
         """Whether the text compiled (it may be held serialised only)."""
         return self._expr is not None or self._saved[0] is not None
