@@ -52,26 +52,46 @@ def trusted_folder(directory: Path) -> bool:
     return stat.S_ISDIR(info.st_mode) and trusted(info)
 
 
-def read_checked(path: Path, magic: bytes) -> memoryview | None:
+# A body whose checksum covers only its head starts with the head's length (these bytes).
+HEAD_LENGTH = 8
+
+
+def read_checked(path: Path, magic: bytes, *, head_only: bool = False) -> memoryview | None:
     """The body of the cache entry at ``path`` (after ``magic`` and its checksum), or None
     when the folder or file is not trusted, or the entry is of another kind or damaged.
-    One reader for every entry of the cache folder (policies, chart readings)."""
+    One reader for every entry of the cache folder (policies, chart readings).
+
+    ``head_only``: the checksum covers the head alone (``write_checked``'s ``head``); the
+    rest of the body is the caller's to check, piece by piece as it uses them."""
     if not trusted_folder(path.parent):
         return None
     raw = read_entry(path)
     if raw is None or not raw.startswith(magic):
         return None
     body = memoryview(raw)[len(magic) + _DIGEST :]  # not a copy: entries are megabytes
-    if raw[len(magic) : len(magic) + _DIGEST] != hashlib.sha256(body).digest():
+    covered = body
+    if head_only:
+        covered = body[: HEAD_LENGTH + int.from_bytes(body[:HEAD_LENGTH], "big")]
+    if raw[len(magic) : len(magic) + _DIGEST] != hashlib.sha256(covered).digest():
         return None
     return body
 
 
-def write_checked(path: Path, magic: bytes, body: bytes, keep: int) -> None:
+def write_checked(
+    path: Path, magic: bytes, body: bytes, keep: int, *, rest: bytes | None = None
+) -> None:
     """Store ``body`` behind ``magic`` and its checksum at ``path``, atomically, in a cache
     folder that is the user's own; then keep the ``keep`` newest entries of its kind (same
-    name prefix and suffix). A folder that cannot be written only costs the next run."""
+    name prefix and suffix). A folder that cannot be written only costs the next run.
+
+    With ``rest``, ``body`` is the head (its length first, then itself) and ``rest``
+    follows it unchecked: an entry whose pieces carry checks of their own, so that a run
+    reading a few of them does not hash megabytes (``read_checked(head_only=True)``)."""
     import tempfile  # only on a miss: with shutil, it costs every run its import
+
+    digest = hashlib.sha256(body if rest is None else _head(body)).digest()
+    if rest is not None:
+        body = _head(body) + rest
 
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -80,7 +100,7 @@ def write_checked(path: Path, magic: bytes, body: bytes, keep: int) -> None:
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
         try:
             with os.fdopen(handle, "wb") as out:
-                out.write(magic + hashlib.sha256(body).digest() + body)
+                out.write(magic + digest + body)
             os.replace(temporary, path)
         except OSError:
             os.unlink(temporary)
@@ -88,6 +108,10 @@ def write_checked(path: Path, magic: bytes, body: bytes, keep: int) -> None:
         _prune(path, keep)
     except OSError:
         return
+
+
+def _head(head: bytes) -> bytes:
+    return len(head).to_bytes(HEAD_LENGTH, "big") + head
 
 
 def read_entry(path: Path) -> bytes | None:

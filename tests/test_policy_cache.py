@@ -3,6 +3,7 @@ never changing what the policies find."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -78,11 +79,41 @@ def test_a_corrupted_or_truncated_entry_is_ignored_and_rewritten(
     files = _policy_texts((str(policies),), False)
     assert files is not None and cache.load(files) is not None
     raw = entry.read_bytes()
-    for damaged in (raw[: len(raw) // 2], raw[:-1] + bytes([raw[-1] ^ 0xFF]), b"", b"junk"):
+    header_end = len(raw) - len(_opened(entry)[1])
+    json_byte = header_end - 2  # inside the JSON, which the entry's checksum covers
+    for damaged in (
+        raw[: len(raw) // 2],
+        raw[:json_byte] + bytes([raw[json_byte] ^ 0xFF]) + raw[json_byte + 1 :],
+        b"",
+        b"junk",
+    ):
         entry.write_bytes(damaged)
         assert cache.load(files) is None
         assert _messages(policies) == ["needs 3, has 2"]
         assert cache.load(files) is not None  # rewritten whole
+
+
+def test_a_damaged_expression_is_compiled_again_and_its_entry_rewritten(
+    tmp_path: Path, _own_cache: Path
+) -> None:
+    entry, files = _stored_entry(tmp_path, _own_cache)
+    raw = entry.read_bytes()
+    stored, blob = _opened(entry)
+    # The fused check is stored last; its digest in the JSON no longer matches its bytes.
+    start, length, _ = stored[0]["fused"]["expr"]["forms"][0]
+    assert start + length == len(blob)
+    entry.write_bytes(raw[:-1] + bytes([raw[-1] ^ 0xFF]))
+    policies = cache.load(files)
+    assert policies is not None  # the JSON is intact: each expression is checked on use
+    parsed = parse("deploy.yaml", DEPLOYMENT)
+    found = evaluate(policies, [document_subject(d) for d in parsed.documents])
+    assert [f.message for f in found] == ["needs 3, has 2"]
+    assert not entry.exists()  # removed when the damage was found
+    assert _messages(tmp_path / "policies") == ["needs 3, has 2"]
+    stored, blob = _opened(entry)  # stored again, whole
+    start, length, digest = stored[0]["fused"]["expr"]["forms"][0]
+    assert hashlib.sha256(blob[start : start + length]).hexdigest()[:16] == digest
+    assert cache.load(files) is not None
 
 
 def test_switched_off_or_unwritable_the_policies_still_load(
@@ -170,8 +201,9 @@ def _stored_entry(tmp_path: Path, _own_cache: Path) -> tuple[Path, list[cache.Po
 
 
 def _sealed(header: bytes, blob: bytes = b"") -> bytes:
-    body = len(header).to_bytes(8, "big") + header + blob
-    return cache._MAGIC + hashlib.sha256(body).digest() + body
+    """An entry as the cache writes one: its checksum covers the JSON and its length."""
+    head = len(header).to_bytes(8, "big") + header
+    return cache._MAGIC + hashlib.sha256(head).digest() + head + blob
 
 
 def _opened(entry: Path) -> tuple[list[dict[str, Any]], bytes]:
@@ -197,8 +229,9 @@ def test_an_entry_is_data_only_and_a_forged_pickle_never_runs(
     entry, files = _stored_entry(tmp_path, _own_cache)
     stored, blob = _opened(entry)
     assert stored[0]["name"] == "team-replicas"
-    start, length = stored[0]["rules"][0]["expression"]["forms"][0]
+    start, length, digest = stored[0]["rules"][0]["expression"]["forms"][0]
     assert blob[start : start + length].startswith(b"\n(type.googleapis.com/cel.expr.CheckedExpr")
+    assert digest == hashlib.sha256(blob[start : start + length]).hexdigest()[:16]
     assert stored[0]["rules"][0]["severity"] == "ERROR"
     marker = tmp_path / "pwned"
     forged = pickle.dumps([_RunsCode(marker)])
@@ -290,3 +323,22 @@ def test_a_symlinked_entry_or_folder_is_not_followed(tmp_path: Path, _own_cache:
     (folder / entry.name).unlink()
     elsewhere.rename(folder / entry.name)
     assert cache.load(files) is None
+
+
+def test_a_policy_that_matches_no_subject_never_reads_its_fused_program(
+    tmp_path: Path, _own_cache: Path
+) -> None:
+    _, files = _stored_entry(tmp_path, _own_cache)
+    stored = cache.load(files)
+    assert stored is not None
+    # Evaluated in this process, as built-in policies are (a user's run in a sandbox).
+    policies = [dataclasses.replace(p, builtin=True) for p in stored]
+    [policy] = policies
+    assert policy.fused is not None and not policy.fused.loaded
+    service = parse("svc.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: a}\n")
+    assert evaluate(policies, [document_subject(d) for d in service.documents]) == []
+    assert not policy.fused.loaded  # its match condition said no: nothing deserialised
+    parsed = parse("deploy.yaml", DEPLOYMENT)
+    found = evaluate(policies, [document_subject(d) for d in parsed.documents])
+    assert [f.message for f in found] == ["needs 3, has 2"]
+    assert policy.fused.loaded

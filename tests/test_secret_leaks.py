@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from linter.cli import cli
 from linter.secrets import patterns
@@ -182,3 +184,38 @@ def test_escaped_forms_of_a_value_are_scrubbed() -> None:
     value = "Sup3r'S3cr\\et"
     for form in _forms(value):
         assert scrub(f"x {form} y", {value}) == "x **** y"
+
+
+# Pieces of every shape the patterns know, so that generated texts hold near-misses and
+# real matches alike.
+_PIECES = st.sampled_from(
+    [
+        "hf_", "sk-", "ghp_", "gho_", "github_pat_", "AKIA", "ASIA", "eyJ", "://", ":", "@",
+        "/", ".", "-", "_", " ", "Bearer ", "basic ", "Basic%20", "redis", "x", "Z", "9",
+        "AbCdEfGhIjKlMnOpQrStUvWx12", "ABCDEFGHIJKLMNOP", "0123456789", "gh", "ey", "AK",
+        "hf_AbCdEfGhIjKlMnOpQrStUvWx12", "sk-Zq81kLmN0pQrStUvWxYz2345abcd",
+        "ghp_AbCdEfGhIjKlMnOpQrStUvWx12", "github_pat_AbCdEfGhIjKlMnOpQrStUvWx12",
+        "AKIAIOSFODNN7EXAMPLE", "ASIAZ7Q4EXAMPLEK3Y9D",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.sig", "redis://:pw@redis",
+        "postgres://app:s3cr%40t@db", "Bearer abcdef0123456789",
+    ]
+)  # fmt: skip
+
+
+def _mask_by_patterns(text: str) -> str:
+    """What ``mask_shapes`` computes, every pattern applied to every text."""
+    text = patterns._TOKEN_IN_TEXT.sub(patterns.MASK, text)
+    text = patterns._AUTH_SCHEME.sub(lambda m: f"{m['scheme']}{m['sep']}{patterns.MASK}", text)
+    return patterns._URL_PASSWORD.sub(lambda m: f"{m['head']}{patterns.MASK}", text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES | st.text(max_size=4), max_size=24).map("".join))
+def test_the_literal_tests_before_the_patterns_change_no_result(text: str) -> None:
+    # A text is searched for tokens only when it holds a token's literal start, and for
+    # URL passwords only when it holds '://': the same result as every pattern everywhere.
+    assert patterns.mask_shapes(text) == (_mask_by_patterns(text) if text else text)
+    found = [m["value"] for m in patterns._URL_PASSWORD.finditer(text)]
+    found += [m["value"] for m in patterns._AUTH_SCHEME.finditer(text)]
+    found += [m.group(0) for m in patterns._TOKEN_IN_TEXT.finditer(text)]
+    assert patterns.embedded_credentials(text) == list(dict.fromkeys(found))

@@ -224,22 +224,36 @@ def _analyse(policies: tuple[Policy, ...]) -> tuple[_RuleNeeds, ...]:
             continue
         guard = " ".join(c.expr.text for c in policy.match_conditions)
         servers = frozenset(_SERVER_LITERAL.findall(guard))
-        variables = {v.name: v.expr.text for v in policy.variables}
+        # A rule reads a fact when its guard, its expression or a variable it needs does:
+        # each text is searched once, not again for every rule that reads it.
+        guard_reads = _reads(guard)
+        variables = {v.name: _reads(v.expr.text) for v in policy.variables}
         for rule in policy.rules:
-            text = " ".join(
-                [
-                    guard,
-                    rule.expression.text,
-                    *(variables.get(name, "") for name in rule.needs),
-                ]
-            )
+            reads = [
+                guard_reads,
+                _reads(rule.expression.text),
+                *(variables.get(name, _NONE) for name in rule.needs),
+            ]
             out.append(
                 _RuleNeeds(
                     rule,
                     servers,
-                    bool(_NEEDS_CAPACITY.search(text)),
-                    bool(_NEEDS_MODEL.search(text)),
-                    bool(_VERSION_GATED.search(text)),
+                    any(r[0] for r in reads),
+                    any(r[1] for r in reads),
+                    any(r[2] for r in reads),
                 )
             )
     return tuple(out)
+
+
+_NONE = (False, False, False)
+
+
+def _reads(text: str) -> tuple[bool, bool, bool]:
+    """Whether ``text`` reads the capacity, the model's architecture, the server version
+    (each pattern's literal part is looked for first: most texts have none of them)."""
+    return (
+        "workload.capacity" in text and _NEEDS_CAPACITY.search(text) is not None,
+        "workload.model." in text and _NEEDS_MODEL.search(text) is not None,
+        "workload.engine.version" in text and _VERSION_GATED.search(text) is not None,
+    )

@@ -19,16 +19,19 @@ stored objects (the helper functions policies call among them: a compiled expres
 only valid with the declarations it was checked against), and the versions of Python and cel-expr-python. Entries are written to a
 temporary file and renamed into place, so concurrent runs never read half a file; an
 entry whose checksum does not match (a truncated or corrupted file) or that does not
-have the expected shape is ignored and rewritten; only the newest entries are kept. Only
+have the expected shape is ignored and rewritten; only the newest entries are kept. The
+checksum covers the JSON, which holds a digest of every serialised expression, checked
+when that expression is first read: a run reads a few hundred kilobytes of the megabytes
+stored, and a damaged expression is compiled again from its text. Only
 policy sets that loaded without error are stored. ``SERVELINT_NO_CACHE=1`` switches the
 cache off.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
-import importlib
 import json
 import os
 import sys
@@ -37,17 +40,18 @@ from pathlib import Path
 from typing import Any
 
 from linter._resources import schema_file
-from linter.cachefolder import cache_dir, read_checked, write_checked
+from linter.cachefolder import HEAD_LENGTH, cache_dir, read_checked, write_checked
 from linter.findings import Severity
-from linter.policy.expr import CompiledExpr, runtime_fingerprint
+from linter.policy.expr import CompiledExpr, Form, runtime_fingerprint
 from linter.policy.fused import FusedCheck
 from linter.policy.helpers import declarations
 from linter.policy.model import NamedExpr, Policy, Rule
 from linter.policy.template import MessageTemplate
 
 PolicyFile = tuple[str, str, bool]  # (source, text, built in)
-_MAGIC = b"servelint-policies-json-2\n"
-_LENGTH = 8  # bytes of the JSON part's length, after the checksum
+_MAGIC = b"servelint-policies-json-3\n"
+_LENGTH = HEAD_LENGTH  # bytes of the JSON part's length, after the checksum
+_FORM_DIGEST = 16  # hexadecimal digits of each serialised form's SHA-256 kept in the JSON
 _SUFFIX = ".entry"
 KEEP = 8  # entries kept: a few policy sets (repositories, --policy-dir) and versions
 # The modules whose classes are stored, or whose code decides what is stored.
@@ -78,11 +82,15 @@ class _Malformed(Exception):
 def load(files: Sequence[PolicyFile]) -> list[Policy] | None:
     """The stored policies of ``files``, or None when there is no usable entry."""
     path = _entry(files)
-    body = None if path is None else read_checked(path, _MAGIC)
+    if path is None:
+        return None
+    # The checksum covers the JSON; each serialised form is checked when it is first
+    # read (its digest is in the JSON), so a run hashes only the few it evaluates.
+    body = read_checked(path, _MAGIC, head_only=True)
     if body is None:
         return None
     size = int.from_bytes(body[:_LENGTH], "big")
-    blob = bytes(body[_LENGTH + size :])
+    blob = _Blob(body[_LENGTH + size :], path)
     try:
         data = json.loads(bytes(body[_LENGTH : _LENGTH + size]))
         return [_policy(p, blob) for p in _list(data)]
@@ -103,7 +111,7 @@ def store(files: Sequence[PolicyFile], policies: Sequence[Policy]) -> None:
     header = json.dumps(
         [_policy_data(p, blob) for p in policies], ensure_ascii=False, separators=(",", ":")
     ).encode("utf-8", "surrogatepass")
-    write_checked(path, _MAGIC, len(header).to_bytes(_LENGTH, "big") + header + blob, KEEP)
+    write_checked(path, _MAGIC, header, KEEP, rest=bytes(blob))
 
 
 def _entry(files: Sequence[PolicyFile]) -> Path | None:
@@ -123,12 +131,13 @@ def _code_key() -> bytes:
     digest.update(runtime_fingerprint().encode())
     digest.update(declarations().encode())
     digest.update(schema_file(_SCHEMA).read_bytes())
+    # Read from the package folder, not imported: a run that does not use one of them
+    # (the schema check of user policies, say) does not pay for its import.
+    package = Path(__file__).resolve().parent.parent
     for name in _CODE:
-        source = getattr(importlib.import_module(name), "__file__", None)
-        digest.update(Path(source).read_bytes() if source else name.encode())
+        digest.update(package.joinpath(*name.split(".")[1:]).with_suffix(".py").read_bytes())
     # Any other module of the package, by size and time: a module split or moved (where
     # the line of a rule is computed, say) must not leave stale entries behind.
-    package = Path(__file__).resolve().parent.parent
     for folder, _, names in sorted(os.walk(package)):
         for name in sorted(n for n in names if n.endswith(".py")):
             found = os.stat(os.path.join(folder, name))
@@ -161,12 +170,16 @@ def _compile_all(policy: Policy) -> None:
 # Writing: plain JSON values only.
 
 
-def _form_data(form: bytes | None, blob: bytearray) -> str | list[int] | None:
+def _form_data(form: bytes | None, blob: bytearray) -> str | list[int | str] | None:
     # b"" means "the plain form" and b"=" "the form with variables" (CompiledExpr).
     if form is None or form in (b"", b"="):
         return None if form is None else form.decode()
     blob += form
-    return [len(blob) - len(form), len(form)]
+    return [len(blob) - len(form), len(form), _digest(form)]
+
+
+def _digest(form: bytes) -> str:
+    return hashlib.sha256(form).hexdigest()[:_FORM_DIGEST]
 
 
 def _expr_data(expr: CompiledExpr, blob: bytearray) -> dict[str, Any]:
@@ -223,6 +236,16 @@ def _rule_data(rule: Rule, blob: bytearray) -> dict[str, Any]:
 # Reading: every value checked for its type; anything else is a malformed entry.
 
 
+class _Blob:
+    """The serialised forms of an entry (a view of the bytes read) and the entry's path."""
+
+    __slots__ = ("data", "entry")
+
+    def __init__(self, data: memoryview, entry: Path) -> None:
+        self.data = data
+        self.entry = entry
+
+
 def _list(value: object) -> list[Any]:
     if not isinstance(value, list):
         raise _Malformed
@@ -257,45 +280,69 @@ def _int(value: object) -> int:
     return value
 
 
-def _form(value: object, blob: bytes) -> bytes | None:
+_MARKERS = {"": b"", "=": b"="}
+
+
+def _form(value: object, blob: _Blob) -> Form:
+    # Exact types (JSON makes no subclasses; a bool is not a position): about 2,500 forms
+    # are read on every run, so this is written for speed.
     if value is None:
         return None
-    if isinstance(value, str):
-        if value not in ("", "="):
+    if value.__class__ is str:
+        marker = _MARKERS.get(value)
+        if marker is None:
             raise _Malformed
-        return value.encode()
-    span = _list(value)
-    if len(span) != 2:
+        return marker
+    if value.__class__ is not list or len(value) != 3:
         raise _Malformed
-    start, length = _int(span[0]), _int(span[1])
-    if start < 0 or length <= 0 or start + length > len(blob):
+    start, length, digest = value
+    if (
+        start.__class__ is not int
+        or length.__class__ is not int
+        or digest.__class__ is not str
+        or start < 0
+        or length <= 0
+        or start + length > len(blob.data)
+    ):
         raise _Malformed
-    return blob[start : start + length]
+    return functools.partial(_checked_form, blob.data[start : start + length], digest, blob.entry)
 
 
-def _expr(value: object, blob: bytes) -> CompiledExpr:
+def _checked_form(form: memoryview, digest: str, entry: Path) -> bytes | None:
+    """A stored form's bytes, or None when they are not what was stored: the expression
+    is compiled again from its text, and the damaged entry removed, so that the next run
+    stores the policies again."""
+    data = bytes(form)
+    if _digest(data) == digest:
+        return data
+    with contextlib.suppress(OSError):
+        entry.unlink()
+    return None
+
+
+def _expr(value: object, blob: _Blob) -> CompiledExpr:
     data = _dict(value)
-    forms = _list(data["forms"])
-    if len(forms) != 3:
+    forms = data["forms"]
+    text = data["text"]
+    if forms.__class__ is not list or len(forms) != 3 or text.__class__ is not str:
         raise _Malformed
-    expr = CompiledExpr(_str(data["text"]))
-    saved = (_form(forms[0], blob), _form(forms[1], blob), _form(forms[2], blob))
-    expr.__setstate__((expr.text, saved))
-    return expr
+    return CompiledExpr.stored(
+        text, (_form(forms[0], blob), _form(forms[1], blob), _form(forms[2], blob))
+    )
 
 
-def _optional_expr(value: object, blob: bytes) -> CompiledExpr | None:
+def _optional_expr(value: object, blob: _Blob) -> CompiledExpr | None:
     return None if value is None else _expr(value, blob)
 
 
-def _named(value: object, blob: bytes) -> NamedExpr:
+def _named(value: object, blob: _Blob) -> NamedExpr:
     pair = _list(value)
     if len(pair) != 2:
         raise _Malformed
     return NamedExpr(_str(pair[0]), _expr(pair[1], blob))
 
 
-def _rule(value: object, blob: bytes) -> Rule:
+def _rule(value: object, blob: _Blob) -> Rule:
     data = _dict(value)
     return Rule(
         id=_str(data["id"]),
@@ -317,7 +364,7 @@ def _rule(value: object, blob: bytes) -> Rule:
     )
 
 
-def _template(value: object, blob: bytes) -> MessageTemplate | None:
+def _template(value: object, blob: _Blob) -> MessageTemplate | None:
     """Text parts as strings, placeholders as stored expressions."""
     if value is None:
         return None
@@ -326,7 +373,7 @@ def _template(value: object, blob: bytes) -> MessageTemplate | None:
     )
 
 
-def _policy(value: object, blob: bytes) -> Policy:
+def _policy(value: object, blob: _Blob) -> Policy:
     data = _dict(value)
     fused: FusedCheck | None = None
     if data["fused"] is not None:

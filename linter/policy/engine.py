@@ -9,13 +9,12 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linter.errors import ExpressionError
 from linter.findings import Finding
 from linter.model.workload import Workload
 from linter.parsing.documents import Document
-from linter.policy import sandbox
 from linter.policy.expr import (
     EVALUATION_MEMORY,
     Bindings,
@@ -25,6 +24,9 @@ from linter.policy.expr import (
 )
 from linter.policy.model import Policy, Rule
 from linter.positions import Origin, PathT, format_path, parse_path
+
+if TYPE_CHECKING:
+    from linter.policy import sandbox
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,7 +84,12 @@ def evaluate_each(
     (a caller that gathered subjects from several sources takes each its own back)."""
     subjects = list(subjects)
     per_subject: list[list[Finding]] = [[] for _ in subjects]
-    if sandbox.needed(policies):
+    # Only policies from the repository are sandboxed; the module (with its imports) is
+    # loaded only for them.
+    sandboxed = any(not p.builtin for p in policies)
+    if sandboxed:
+        from linter.policy import sandbox
+    if sandboxed and sandbox.needed(policies):
         # Policies from the repository: each evaluation has a deadline (sandbox.py).
         def run_from(
             first: int,
@@ -236,7 +243,13 @@ class _Scope:
 
 
 def _evaluate_policy(policy: Policy, subject: Subject, bound: Any) -> list[Finding]:
-    if policy.fused is not None and policy.fused.passes(bound):
+    # The fused program first once it is loaded (it tests the match conditions itself);
+    # until then the match conditions first, each on its own, so that a policy that
+    # matches no subject of the run never has its fused program (tens of kilobytes) read
+    # from the cache. Either order gives the same outcome.
+    fused = policy.fused
+    asked = fused is not None and fused.loaded
+    if asked and fused is not None and fused.passes(bound):
         return []
     for condition in policy.match_conditions:
         try:
@@ -246,6 +259,8 @@ def _evaluate_policy(policy: Policy, subject: Subject, bound: Any) -> list[Findi
             return [_error_finding(rule, subject, f"matchCondition '{condition.name}': {exc}")]
         if matched is not True:
             return []
+    if fused is not None and not asked and fused.passes(bound):
+        return []
     scope = _Scope(policy, subject, bound)
     findings: list[Finding] = []
     for rule in policy.rules:

@@ -9,7 +9,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from cel_expr_python import cel
@@ -72,6 +72,10 @@ class Bindings:
 # EXPR)`` sees exactly the values a fresh Activation would have held.
 _CURRENT = threading.local()
 _UNWRAPPABLE = object()
+# A serialised form: its bytes, or (from the policy cache) a function that reads and
+# checks them, None when they are damaged; None when there is none.
+Form = bytes | Callable[[], bytes | None] | None
+Forms = tuple[Form, Form, Form]
 _BOUND_NAMES = {
     "variables": "servelint.variables()",
     "item": "servelint.item()",
@@ -98,7 +102,15 @@ class CompiledExpr:
         self._vars: Any = None  # compiled with ``variables`` bound
         self._each: Any = None  # compiled with ``variables``, ``item`` and ``index`` bound
         # Serialised forms from the policy cache (policy/cache.py), deserialised on use.
-        self._saved: tuple[bytes | None, bytes | None, bytes | None] = (None, None, None)
+        self._saved: Forms = (None, None, None)
+
+    @classmethod
+    def stored(cls, text: str, saved: Forms) -> CompiledExpr:
+        """An expression read from the policy cache: its serialised forms, deserialised on
+        use (the same state ``__setstate__`` restores)."""
+        expr = cls.__new__(cls)
+        expr.__setstate__((text, saved))
+        return expr
 
     def prepare(self) -> None:
         """Compile every form the engine may evaluate and keep them serialised only, so
@@ -127,9 +139,7 @@ class CompiledExpr:
         ]
         return self.text, (self._serialized(self._expr, 0), bound[0], bound[1])
 
-    def __setstate__(
-        self, state: tuple[str, tuple[bytes | None, bytes | None, bytes | None]]
-    ) -> None:
+    def __setstate__(self, state: tuple[str, Forms]) -> None:
         self.text, self._saved = state
         self._expr = self._vars = self._each = None
 
@@ -137,11 +147,14 @@ class CompiledExpr:
         if compiled is _UNWRAPPABLE:
             return None
         if compiled is None:
-            return self._saved[slot]
+            saved = self._saved[slot]
+            return saved() if callable(saved) else saved
         return bytes(compiled.serialize())
 
     def _restore(self, slot: int) -> Any:
         saved = self._saved[slot]
+        if callable(saved):
+            saved = saved()  # read from the cache entry; None when damaged
         if saved is None:
             return None
         if saved == b"":
@@ -170,6 +183,11 @@ class CompiledExpr:
             return self._run(compiled, activation)
         finally:
             _CURRENT.bindings = previous
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the plain form is compiled or deserialised already."""
+        return self._expr is not None
 
     @property
     def compiled(self) -> bool:

@@ -44,6 +44,11 @@ class FusedCheck:
         finally:
             self.usable = self.expr.compiled
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the program is ready to run without reading it from the cache first."""
+        return self.expr.loaded
+
     def passes(self, bound: object) -> bool:
         """True when the policy does not apply to the subject or every rule complies."""
         if not self.usable:

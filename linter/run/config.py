@@ -23,7 +23,7 @@ from typing import Any
 from linter.errors import ConfigError
 from linter.findings import Severity
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
-from linter.parsing import bounded, tomlpos
+from linter.parsing import bounded
 from linter.parsing.documents import DEFAULT_LIMITS, Document, Limits, parse_yaml
 
 CONFIG_NAMES = (".servelint.yaml", ".servelint.yml")
@@ -158,6 +158,8 @@ def _toml_document(path: Path, text: str) -> Document:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
     table: Any = data.get("tool", {}).get("servelint", {})
+    from linter.parsing import tomlpos  # only for a pyproject.toml
+
     return Document(str(path), 0, _plain(table), tomlpos.line_map(text, _TOML_ROOT), "toml")
 
 

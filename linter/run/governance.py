@@ -18,13 +18,13 @@ from linter.findings import Finding, Severity, sort_findings
 from linter.parsing.documents import ParsedFile
 from linter.policy.fused import fuse
 from linter.policy.model import Policy
-from linter.run import baseline as baselines
 from linter.run import suppress
 from linter.run.config import EMPTY, Config
 from linter.run.rulemeta import PIPELINE_RULES, RuleMeta, all_rules
 
 if TYPE_CHECKING:
     from linter.evaluate.result import RunResult
+    from linter.run import baseline as baselines
 
 # Input that was not checked at all can never be switched off.
 ALWAYS_ON = ("syntax", "read-error", "input-limit")
@@ -54,7 +54,9 @@ class Governance:
         ]
         notes: list[str] = []
         if self.baseline is not None:
-            findings, notes = baselines.apply(findings, self.baseline, linted)
+            from linter.run.baseline import apply as apply_baseline  # only with a baseline
+
+            findings, notes = apply_baseline(findings, self.baseline, linted)
         findings = [
             _override(self.config, f) for f in findings if not is_disabled(self.config, f.rule_id)
         ]

@@ -19,7 +19,6 @@ from linter.model.settings import ModelSettings
 from linter.parsing.documents import Limits
 from linter.policy import load_policies
 from linter.policy.model import Policy
-from linter.run import baseline as baselines
 from linter.run import pipeline
 from linter.run.config import EMPTY, Config, find_config, load_config
 from linter.run.globs import matches_any, relative_to
@@ -109,7 +108,9 @@ def build(options: LintOptions) -> LintPlan:
         )
     loaded_baseline = None
     if baseline_file is not None and options.write_baseline is None:
-        loaded_baseline = baselines.load(Path(baseline_file))
+        from linter.run.baseline import load as load_baseline  # only with a baseline
+
+        loaded_baseline = load_baseline(Path(baseline_file))
     governance = Governance(config, options.today or datetime.date.today(), loaded_baseline, known)
     level = options.fail_level or (config.fail_level.label if config.fail_level else "error")
     return LintPlan(

@@ -85,15 +85,21 @@ def collect(
     workers: int,
 ) -> InWorkers:
     """Every input linted by ``workers`` processes, merged in input order."""
+    import gc
     import multiprocessing
 
     global _JOB
     chunks = [list(inputs[i : i + CHUNK]) for i in range(0, len(inputs), CHUNK)]
     _JOB = (policies, limits, settings)
+    # What the workers inherit (modules, policies) is frozen out of the collector's sight
+    # before the fork, as the gc module's documentation advises: their full collections
+    # then walk only what they built themselves, and leave the inherited pages shared.
+    gc.freeze()
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             parts = pool.map(_lint_chunk, chunks, chunksize=1)
     finally:
+        gc.unfreeze()
         _JOB = None
     return InWorkers(
         Contribution(

@@ -26,7 +26,6 @@ from linter.findings import Finding
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.parsing.documents import DEFAULT_LIMITS, Limits, ParsedFile
 from linter.policy.model import Policy
-from linter.run import baseline as baselines
 from linter.run import parallel
 from linter.sources.files import Input
 
@@ -118,6 +117,8 @@ def _write_baseline(
     path: Path, findings: list[Finding], linted: Sequence[str]
 ) -> tuple[list[Finding], list[str]]:
     """Every active finding recorded in ``path``, then accepted as known."""
+    from linter.run import baseline as baselines  # only with --write-baseline
+
     written = baselines.write(path, findings)
     findings, _ = baselines.apply(findings, written, linted)
     count = len(written.entries)

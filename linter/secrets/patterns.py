@@ -144,10 +144,20 @@ def url_passwords(text: str) -> list[str]:
 def embedded_credentials(text: str) -> list[str]:
     """Credentials inside a longer text: URL passwords, ``Bearer``/``Basic`` credentials
     and tokens recognisable by their shape (``Authorization: Bearer eyJ...``)."""
-    found = url_passwords(text)
+    found = url_passwords(text) if "://" in text else []
     found += [m["value"] for m in _AUTH_SCHEME.finditer(text)]
-    found += [m.group(0) for m in _TOKEN_IN_TEXT.finditer(text)]
+    if _may_hold_token(text):
+        found += [m.group(0) for m in _TOKEN_IN_TEXT.finditer(text)]
     return list(dict.fromkeys(found))
+
+
+# The literal start of every token shape: a text without one holds no token (every
+# string of every input is searched, and few hold one).
+_TOKEN_STARTS = ("hf_", "sk-", "gh", "github_pat_", "AKIA", "ASIA", "eyJ")
+
+
+def _may_hold_token(text: str) -> bool:
+    return any(start in text for start in _TOKEN_STARTS)
 
 
 def mask_shapes(text: str) -> str:
@@ -155,8 +165,11 @@ def mask_shapes(text: str) -> str:
     key ids, JWTs, ``Bearer``/``Basic`` credentials and passwords in URLs."""
     if not text:
         return text
-    text = _TOKEN_IN_TEXT.sub(MASK, text)
+    if _may_hold_token(text):
+        text = _TOKEN_IN_TEXT.sub(MASK, text)
     text = _AUTH_SCHEME.sub(lambda m: f"{m['scheme']}{m['sep']}{MASK}", text)
+    if "://" not in text:
+        return text
     return _URL_PASSWORD.sub(lambda m: f"{m['head']}{MASK}", text)
 
 

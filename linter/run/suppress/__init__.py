@@ -9,7 +9,6 @@ from linter.findings import Finding
 from linter.parsing.documents import ParsedFile
 from linter.run.config import Config
 from linter.run.globs import matches_any, relative_to
-from linter.run.suppress import annotated, inline
 from linter.run.suppress.apply import apply
 from linter.run.suppress.model import META_RULES, Directive
 
@@ -25,6 +24,9 @@ def collect(
     for parsed in parsed_files:
         if "servelint" not in parsed.text:  # the one cheap test most files stop at
             continue
+        # The comment and annotation readers load only for such a file (start-up time).
+        from linter.run.suppress import annotated, inline
+
         for scanner in (inline.scan, annotated.scan):
             found, bad = scanner(parsed)
             directives.extend(found)
