@@ -29,7 +29,9 @@ R = TypeVar("R", bound="Record")
 
 
 class Located(NamedTuple, Generic[T]):
-    """A value and where it was written (None: nowhere, a default or a constant)."""
+    """A value and where it was written. None: it has no origin of its own (a default, a
+    catalogue figure, a fact of the record as a whole) and is located at the nearest
+    enclosing value that has one."""
 
     value: T
     origin: Origin | None = None

@@ -399,52 +399,6 @@ def activation(data: Mapping[str, Any]) -> Any:
     return _environment().Activation(dict(data))
 
 
-_INT64 = 2**63
-
-
-def cel_safe(data: Any) -> Any:
-    """``data`` as CEL can hold it: an integer beyond 64 bits (a computed memory budget
-    of an absurd setting) becomes a float, as JSON readers make it, instead of failing
-    every rule that reads the subject. Copied only when something had to change."""
-    if not _has_wide_int(data):
-        return data
-    return _widened(data)
-
-
-def _has_wide_int(data: Any) -> bool:
-    # Every subject is walked once per run: exact type checks first (parsed data holds
-    # plain dicts, lists and scalars), isinstance only for anything else.
-    stack = [data]
-    pop, push = stack.pop, stack.extend
-    while stack:
-        item = pop()
-        kind = item.__class__
-        if kind is int:
-            if not -_INT64 <= item < _INT64:
-                return True
-        elif kind is dict:
-            push(item.values())
-        elif kind is list:
-            push(item)
-        elif kind is str or kind is float or kind is bool or item is None:
-            continue
-        elif isinstance(item, dict):
-            push(item.values())
-        elif isinstance(item, list):
-            push(item)
-    return False
-
-
-def _widened(data: Any) -> Any:
-    if data.__class__ is int and not -_INT64 <= data < _INT64:
-        return float(data)
-    if isinstance(data, dict):
-        return {k: _widened(v) for k, v in data.items()}
-    if isinstance(data, list):
-        return [_widened(v) for v in data]
-    return data
-
-
 _MISSING_KEY = re.compile(r'Key not found in map ?: ?"?([^"]*)"?')
 
 
