@@ -11,16 +11,19 @@ import pytest
 
 from linter import _resources
 from linter.evaluate.parsers import parse
-from linter.model import records, registry
+from linter.model import registry
 from linter.model.extract import extract_workloads
 from linter.model.records import (
     DROPPED,
     Capacity,
+    ChartPod,
     CliFlag,
     Container,
     Effective,
     Engine,
     EnvRef,
+    EnvSource,
+    Exposure,
     Gpu,
     Grpc,
     Image,
@@ -29,6 +32,7 @@ from linter.model.records import (
     ModelFacts,
     Mount,
     Pod,
+    PreStop,
     Probe,
     Record,
     Resources,
@@ -38,7 +42,8 @@ from linter.model.records import (
     TritonDerived,
     TritonModel,
     Volume,
-    cel_view,
+    cel_data,
+    origins_of,
 )
 from linter.model.workload import Workload
 from linter.positions import Origin
@@ -65,6 +70,10 @@ SCHEMA_OF: list[tuple[type[Record], tuple[str, ...]]] = [
     (Grpc, ("grpc",)),
     (LoadBalancer, ("grpc", "load_balancer")),
     (Triton, ("triton",)),
+    (Exposure, ("exposure", "[]")),
+    (ChartPod, ("chart_pod",)),
+    (PreStop, ("container", "pre_stop")),
+    (EnvSource, ("container", "env_from", "[]")),
     (TritonDerived, ("triton", "models", "[]", "derived")),
 ]
 # Each record and the section of docs/serving-model.md that names its fields.
@@ -88,6 +97,10 @@ DOC_SECTION_OF: dict[type[Record], str] = {
     Grpc: "`grpc`",
     LoadBalancer: "`grpc`",
     TritonDerived: "`triton`",
+    Exposure: "`exposure`",
+    ChartPod: "Top level",
+    PreStop: "`pod` and `container`",
+    EnvSource: "`pod` and `container`",
 }
 
 
@@ -194,9 +207,13 @@ def test_values_carry_the_origin_they_were_read_from(tmp_path: Path) -> None:
     assert capacity.tokens_requested == Located(32768, written.origin)
     assert engine.model_id is not None and record.model is not None
     assert record.model.origin == engine.model_id.origin
-    assert gpu.product == Located("NVIDIA-L4", gpu.product.origin if gpu.product else None)
+    # The GPU product at the node label that names it.
     assert gpu.product is not None and gpu.product.origin is not None
-    assert (gpu.product.origin.line, gpu.product.origin.column) == (7, 22)
+    assert (gpu.product.value, gpu.product.origin.line, gpu.product.origin.column) == (
+        "NVIDIA-L4",
+        7,
+        22,
+    )
     # Defaults were written nowhere: they locate to the section they belong to.
     effective = record.effective
     assert effective is not None
@@ -208,7 +225,9 @@ def test_the_view_is_what_cel_sees_with_every_origin(tmp_path: Path) -> None:
     [workload] = _workloads(tmp_path, "deploy.yaml", MANIFEST)
     view = workload.view()
     assert view.data["engine"]["max_model_len"] == 32768
-    assert view.data["container"] == view.data["pod"]["containers"][0]
+    # The server container is one map under both paths, as CEL saw it before records.
+    assert view.data["container"] is view.data["pod"]["containers"][0]
+    assert (view.data["container"]["name"], view.data["container"]["is_server"]) == ("vllm", True)
     assert view.locate(("capacity", "tokens_requested"))[1:3] == (13, 15)
     gpus = ("resources", "limits", "nvidia.com/gpu")
     assert view.locate(("container", *gpus))[1:3] == (15, 22)
@@ -217,33 +236,38 @@ def test_the_view_is_what_cel_sees_with_every_origin(tmp_path: Path) -> None:
     assert view.locate(("effective", "gpu_memory_utilization")) == view.origins[("effective",)]
 
 
-def test_the_view_narrows_integers_wider_than_cel_holds() -> None:
-    at = Origin("x.yaml", 1, 1)
-    record = ServingModel(
+def _identity(**facts: Any) -> ServingModel:
+    return ServingModel(
         id=Located("x"),
         kind=Located("Test"),
         name=Located("x"),
         source=Located("manifest"),
-        extra={"budget": Located(10**30, at), "small": Located(7)},
+        **facts,
     )
-    data, origins = cel_view(record)
-    assert data == {
-        "id": "x",
-        "kind": "Test",
-        "name": "x",
-        "source": "manifest",
-        "budget": 1e30,
-        "small": 7,
-    }
-    assert origins == {("budget",): at}
+
+
+def test_the_view_narrows_integers_wider_than_cel_holds() -> None:
+    at = Origin("x.yaml", 1, 1)
+    capacity = Capacity(kv_bytes_requested=Located(10**30, at), tokens_requested=Located(7))
+    record = _identity(capacity=Located(capacity))
+    assert cel_data(record)["capacity"] == {"tokens_requested": 7, "kv_bytes_requested": 1e30}
+    assert origins_of(record) == {("capacity", "kv_bytes_requested"): at}
+    # Calculators get the integer as it is.
+    assert capacity.plain() == {"tokens_requested": 7, "kv_bytes_requested": 10**30}
 
 
 def test_a_written_key_the_json_form_drops_keeps_its_origin() -> None:
     at = Origin("config.pbtxt", 3, 1)
-    data, origins = cel_view(
-        Located({"max_batch_size": Located(DROPPED, at), "name": Located("m")})
+    derived = TritonDerived(name=Located("m"), backend_kind=Located("onnxruntime"))
+    model = TritonModel(
+        config={"max_batch_size": Located(DROPPED, at), "name": Located("m")},
+        derived=Located(derived),
     )
-    assert (data, origins) == ({"name": "m"}, {("max_batch_size",): at})
+    record = _identity(triton=Located(Triton(models=Located([Located(model)]))))
+    [shown] = cel_data(record)["triton"]["models"]
+    assert shown == {"name": "m", "derived": {"name": "m", "backend_kind": "onnxruntime"}}
+    assert origins_of(record) == {("triton", "models", 0, "max_batch_size"): at}
+    assert model.plain() == shown
 
 
 def test_a_triton_max_batch_size_of_zero_locates_at_its_line(tmp_path: Path) -> None:
@@ -276,4 +300,106 @@ def test_records_own_their_pods_when_a_pod_has_two_servers(tmp_path: Path) -> No
         [c["is_server"] for c in w.view().data["pod"]["containers"]] for w in (first, second)
     ]
     assert servers == [[True, False], [False, True]]
-    assert records.Record.get(first.record, "kind") == "Deployment"
+    # Each workload owns its pod: a later step (a chart's /dev/shm) changes one only.
+    assert first.record.pod is not None and second.record.pod is not None
+    assert first.record.pod.value.volumes is not None
+    first.record.pod.value.volumes.value.append(Located(Volume(name=Located("dshm"))))
+    assert [v["name"] for v in first.view().data["pod"]["volumes"]] == ["dshm"]
+    assert second.view().data["pod"]["volumes"] == []
+
+
+def test_calculators_see_what_cel_sees(tmp_path: Path) -> None:
+    """``plain`` (the calculators' form) and ``cel_data`` agree on every section."""
+    for workload in _workloads(tmp_path, "deploy.yaml", RICH):
+        assert workload.record.plain() == workload.view().data
+
+
+RICH = """\
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: rich, namespace: serving}
+spec:
+  replicas: 2
+  template:
+    metadata: {labels: {app: rich}}
+    spec:
+      terminationGracePeriodSeconds: 120
+      volumes:
+        - name: dshm
+          emptyDir: {medium: Memory, sizeLimit: 8Gi}
+        - name: cache
+          persistentVolumeClaim: {claimName: hf-cache}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.10.1
+          command: [vllm, serve, Qwen/Qwen2.5-7B-Instruct, --tensor-parallel-size, "2"]
+          env:
+            - {name: GRPC_ARG_KEEPALIVE_TIME_MS, value: "10000"}
+            - name: HF_TOKEN
+              valueFrom: {secretKeyRef: {name: hf, key: token}}
+          envFrom:
+            - configMapRef: {name: tuning}
+          volumeMounts:
+            - {name: dshm, mountPath: /dev/shm}
+            - {name: cache, mountPath: /root/.cache, readOnly: true}
+          readinessProbe:
+            httpGet: {path: /health, port: 8000}
+            periodSeconds: 5
+          lifecycle:
+            preStop:
+              exec: {command: [sh, -c, sleep 20]}
+          resources:
+            limits: {nvidia.com/gpu: 2, memory: 64Gi}
+"""
+
+
+def test_every_kind_of_value_locates_at_its_own_key(tmp_path: Path) -> None:
+    [workload] = _workloads(tmp_path, "rich.yaml", RICH)
+    at = {path: (o.line, o.column) for path, o in origins_of(workload.record).items()}
+    c = ("container",)
+    expected = {
+        ("replicas",): (5, 3),
+        ("pod", "termination_grace_period_seconds"): (9, 7),
+        ("pod", "volumes", 0): (11, 11),
+        ("pod", "volumes", 0, "size_limit_bytes"): (12, 38),
+        ("pod", "volumes", 1, "claim_name"): (14, 35),
+        ("pod", "shm"): (11, 11),
+        ("pod", "shm", "size_limit_bytes"): (12, 38),
+        (*c, "env", "GRPC_ARG_KEEPALIVE_TIME_MS"): (20, 50),
+        (*c, "env_refs", "HF_TOKEN"): (21, 15),
+        (*c, "env_refs", "HF_TOKEN", "type"): (22, 27),
+        (*c, "env_refs", "HF_TOKEN", "name"): (22, 42),
+        (*c, "env_from", 0): (24, 15),
+        (*c, "env_from", 0, "name"): (24, 30),
+        (*c, "mounts", 1): (27, 15),
+        (*c, "mounts", 1, "read_only"): (27, 54),
+        (*c, "probes", "readiness"): (28, 11),
+        (*c, "probes", "readiness", "period_seconds"): (30, 13),
+        (*c, "probes", "readiness", "http_path"): (29, 23),
+        (*c, "pre_stop"): (32, 13),
+        (*c, "pre_stop", "command"): (33, 22),
+        (*c, "pre_stop_seconds"): (33, 22),
+        (*c, "resources", "limits", "memory"): (35, 41),
+        ("engine", "tensor_parallel_size"): (18, 84),
+        ("grpc", "client", "keepalive_time_ms"): (20, 50),
+        ("gpu", "count"): (35, 22),
+    }
+    assert {path: at.get(path) for path in expected} == expected
+
+
+def test_a_values_tree_keepalive_wins_over_the_container_environment() -> None:
+    env_at, tree_at, lb_at = Origin("v.yaml", 3, 1), Origin("v.yaml", 9, 5), Origin("v.yaml", 12, 7)
+    own = Grpc(client={"keepalive_time_ms": Located(10000, env_at)})
+    balancer = LoadBalancer(kind=Located("aws-nlb"), idle_timeout_ms=Located(350000))
+    tree = Grpc(
+        client={"keepalive_time_ms": Located(30000, tree_at)},
+        server={"http2_max_ping_strikes": Located(2, tree_at)},
+        load_balancer=Located(balancer, lb_at),
+    )
+    own.merge(tree)
+    assert own.client == {"keepalive_time_ms": Located(30000, tree_at)}
+    assert own.server == {"http2_max_ping_strikes": Located(2, tree_at)}
+    assert own.load_balancer is not None and own.load_balancer.origin == lb_at
+    # Each workload gets its own copy of the tree's records.
+    assert own.load_balancer.value == balancer and own.load_balancer.value is not balancer
+    assert own.server is not tree.server

@@ -17,6 +17,7 @@ from typing import Any
 
 from linter.coverage.model import Gap, WorkloadEntry
 from linter.findings import Severity
+from linter.model.records import value_of
 from linter.model.workload import Workload
 from linter.policy.model import Policy, Rule
 from linter.positions import Origin
@@ -110,7 +111,7 @@ def _gaps(
                     "did not run",
                     model_rules,
                     MODEL_FIX.format(model=model_id),
-                    _at(workload, "model_id"),
+                    workload.locate(("engine", "model_id")),
                 )
             )
         if capacity_rules and not isinstance(gpu.get("memory_bytes"), int) and _asks_for_gpus(gpu):
@@ -136,7 +137,7 @@ def _gaps(
     record = workload.record
     deployed = record.kind.value != TRITON_MODEL_KIND
     if version is None and gated and deployed and record.engine is not None:
-        image = record.engine.value.get("image")
+        image = value_of(record.engine.value.image)
         detail = (
             f"image {image} names no release" if isinstance(image, str) else "no image is named"
         )
@@ -147,7 +148,7 @@ def _gaps(
                 "report warnings instead of errors",
                 gated,
                 VERSION_FIX.format(example=_VERSION_EXAMPLES[server]),
-                _at(workload, "image"),
+                workload.locate(("engine", "image")),
             )
         )
     return tuple(gaps)
@@ -169,26 +170,15 @@ def _gap(
     )
 
 
-def _at(workload: Workload, name: str) -> Origin:
-    """Where the engine fact ``name`` was written; the workload's position otherwise."""
-    engine = workload.record.engine
-    origin = engine.value.origin_of(name) if engine is not None else None
-    return origin or (engine.origin if engine is not None else None) or workload.anchor
-
-
 def _gpu_request(workload: Workload, gpu: Mapping[str, Any]) -> Origin:
     """Where the pod asks for GPUs: the fact the missing GPU type is about."""
-    record = workload.record
-    resource = gpu.get("resource")
-    container = record.container.value if record.container is not None else None
-    resources = container.resources.value if container is not None else None
+    origins = workload.origins()
+    resource = str(gpu.get("resource"))
     for side in ("limits", "requests"):
-        section = getattr(resources, side) if resources is not None else None
-        found = section.value.get(str(resource)) if section is not None else None
-        if found is not None and found.origin is not None:
-            return found.origin
-    located = record.gpu
-    return (located.origin if located is not None else None) or workload.anchor
+        origin = origins.get(("container", "resources", side, resource))
+        if origin is not None:
+            return origin
+    return workload.locate(("gpu",))
 
 
 def _asks_for_gpus(gpu: Mapping[str, Any]) -> bool:

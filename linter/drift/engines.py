@@ -18,6 +18,7 @@ from linter.drift.live import Capture
 from linter.drift.normalize import Normalized, normalize
 from linter.drift.sides import LiveError
 from linter.helm.values import MergedValues
+from linter.model.records import value_of
 from linter.model.values import GENERIC_SETTINGS
 from linter.model.workload import Workload
 from linter.parsing.documents import Document
@@ -67,7 +68,7 @@ class EngineSide:
     @property
     def server(self) -> str:
         engine = self.workload.record.engine
-        return str(engine.value.get("name") or "") if engine is not None else ""
+        return (value_of(engine.value.name) or "") if engine is not None else ""
 
     def locate(self, original: PathT) -> Origin:
         if not original:
@@ -75,9 +76,9 @@ class EngineSide:
         names = [original[0]] + [
             old for old, new in ALIASES.get(self.server, {}).items() if new == original[0]
         ]
-        engine = self.workload.record.engine
+        origins = self.workload.origins()
         for name in names:
-            origin = engine.value.origin_of(str(name)) if engine is not None else None
+            origin = origins.get(("engine", name))
             if origin is not None:
                 return origin
         return self.workload.anchor
@@ -132,7 +133,7 @@ def desired_engines(values: MergedValues) -> list[EngineSide]:
     return [
         EngineSide(w, normalize(engine_settings(w)))
         for w in workloads
-        if w.record.engine is not None and w.record.engine.value.get("name")
+        if w.record.engine is not None and value_of(w.record.engine.value.name) is not None
     ]
 
 
@@ -181,7 +182,7 @@ def live_from_pod(pod: dict[str, Any], container: str, source: str) -> LiveEngin
     for workload in workloads_from_manifest(Document(source, 0, pod, {})):
         record = workload.record
         if record.container is not None and record.container.value.name.value == container:
-            name = record.engine.value.get("name") if record.engine is not None else None
+            name = value_of(record.engine.value.name) if record.engine is not None else None
             if name:
                 return LiveEngine(str(name), engine_settings(workload))
     raise LiveError(

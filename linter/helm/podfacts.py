@@ -33,7 +33,7 @@ from linter.helm.podscan import HOST_IPC, MEMORY, NCCL_ENV, SHM, Mark, PodScan, 
 from linter.helm.unread import ChartKeys, chart_keys
 from linter.helm.values import MergedValues
 from linter.model import quantities as q
-from linter.model.records import Located, Mount, Shm, Volume
+from linter.model.records import ChartPod, Located, Mount, Shm, Volume
 from linter.model.workload import Workload
 from linter.positions import Origin, PathT, format_path, parse_path
 
@@ -41,7 +41,7 @@ FACT = "chart_pod"
 _SHM_PATH = "/dev/shm"
 _VOLUME = "dshm"
 # Model paths whose values keys must reach the pod for the values reading to be the pod's.
-_NEEDED: tuple[tuple[str, str], ...] = (
+_NEEDED: tuple[PathT, ...] = (
     ("engine", "name"),
     ("engine", "tensor_parallel_size"),
     ("engine", "pipeline_parallel_size"),
@@ -64,11 +64,11 @@ def add_chart_pod(workloads: Sequence[Workload], directory: str, merged: MergedV
     for workload in mine:
         unread = _unread_source(workload, keys.summary.reads) if state != "unseen" else ""
         if unread:
-            fact: dict[str, Any] = {"proven": False, "unseen": unread}
+            fact = ChartPod(proven=Located(False), unseen=Located(unread))
         elif state == "unseen":
-            fact = {"proven": False, "unseen": reason}
+            fact = ChartPod(proven=Located(False), unseen=Located(reason))
         else:
-            fact = {"proven": True}
+            fact = ChartPod(proven=Located(True))
             _forget_guessed_shm(workload)
             if mount is not None:
                 _mount_memory_volume(workload, merged, *mount)
@@ -79,8 +79,8 @@ def _applies(workload: Workload) -> bool:
     record = workload.record
     return (
         record.source.value == "helm-values"
-        and not record.get("chart_profile")  # a chart profile already says what renders
-        and not record.get("compose")
+        and not record.chart_profile  # a chart profile already says what renders
+        and not record.compose
         and record.pod is not None
         and record.container is not None
     )
@@ -209,16 +209,9 @@ def _leaves(data: Any, path: PathT) -> Iterator[tuple[PathT, object, Any]]:
 def _unread_source(workload: Workload, reads: KeyTree) -> str:
     """A values key the workload's ranks, GPUs or engine came from that no template
     reads: the rendered pod may not have what the values reading saw."""
-    record = workload.record
-    engine = record.engine.value if record.engine is not None else None
-    gpu = record.gpu.value if record.gpu is not None else None
-    for section, name in _NEEDED:
-        origin: Origin | None = None
-        if section == "engine" and engine is not None:
-            origin = engine.origin_of(name)
-        elif section == "gpu" and gpu is not None:
-            found = getattr(gpu, name)
-            origin = found.origin if found is not None else None
+    origins = workload.origins()
+    for model_path in _NEEDED:
+        origin = origins.get(model_path)
         if origin is None or not origin.key:
             continue
         if not _is_read(reads, parse_path(origin.key)):
@@ -287,7 +280,7 @@ def _forget_guessed_shm(workload: Workload) -> None:
     pod = workload.record.pod
     if pod is None:
         return
-    containers = pod.value.all_containers()
+    containers = [item.value for item in pod.value.containers.value] if pod.value.containers else []
     dropped: set[str] = set()
     for container in containers:
         mounts = container.mounts.value

@@ -15,11 +15,10 @@ from typing import Any, NamedTuple
 from linter.model import command, defaults, gpus, grpc, presets
 from linter.model.args import Token
 from linter.model.capacity import capacity
-from linter.model.facts import Locate
-from linter.model.facts import lookup as facts_lookup
 from linter.model.image_entrypoints import derived_command
 from linter.model.images import ImageInfo, parse_image
-from linter.model.pod import ContainerView, pod_facts
+from linter.model.paths import Locate, lookup
+from linter.model.pod import ContainerView, pod_record
 from linter.model.records import (
     Capacity,
     Container,
@@ -32,8 +31,9 @@ from linter.model.records import (
     ModelFacts,
     Pod,
     ServingModel,
+    value_of,
 )
-from linter.model.server import EnvValue, engine_facts, tokens_of
+from linter.model.server import EnvValue, engine_record, tokens_of
 from linter.model.setting_input import SettingInput
 from linter.model.settings import ModelSettings
 from linter.model.workload import Workload
@@ -68,7 +68,11 @@ class Meta:
     server_hint: str = ""
     hints: tuple[Hint, ...] = ()
     multi_node: bool = False
-    extra: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    # A Docker Compose service; the chart profile that read a values entry and the kind
+    # its chart renders.
+    compose: bool = False
+    chart_profile: str = ""
+    renders: str = ""
     # (first content line, indent) of a literal block scalar at a pod-spec path, if any.
     blocks: Callable[[PathT], tuple[int, int] | None] | None = None
     # True when ``server_hint`` is the server the front end recognised in the section it
@@ -83,7 +87,7 @@ def build_workloads(
     spec: Mapping[str, Any], locate: Locate, meta: Meta, settings: ModelSettings
 ) -> list[Workload]:
     known = meta.server_hint if meta.server_known else ""
-    first, views = pod_facts(spec, locate)
+    first, views = pod_record(spec, locate)
     candidates = [
         (view, _server_of(view, locate, meta.blocks, known)) for view in views if not view.init
     ]
@@ -102,7 +106,7 @@ def build_workloads(
     workloads = []
     for number, (view, found) in enumerate(servers):
         # Each workload owns its pod record: a later step may change one (chart pods).
-        pod, own = pod_facts(spec, locate) if number else (first, views)
+        pod, own = pod_record(spec, locate) if number else (first, views)
         mine = next(v for v in own if v.path == view.path) if number else view
         suffix = f"/{view.spec.get('name', number)}" if len(servers) > 1 else ""
         workloads.append(_workload(spec, mine, found, locate, meta, settings, suffix, pod))
@@ -231,10 +235,11 @@ def _identity(meta: Meta) -> ServingModel:
         role=Located(meta.role, at) if meta.role else None,
         multi_node=Located(meta.multi_node, at),
     )
-    for key, value in meta.extra.items():
-        if key not in ServingModel.FIELDS:
-            raise ValueError(f"the serving model has no fact {key!r}")
-        setattr(record, key, Located(value, at))
+    if meta.compose:
+        record.compose = Located(True, at)
+    if meta.chart_profile:
+        record.chart_profile = Located(meta.chart_profile, at)
+        record.renders = Located(meta.renders, at)
     return record
 
 
@@ -255,7 +260,7 @@ def _workload(
     container.value.is_server = Located(bool(server), container.value.is_server.origin)
     env = container_env(view, locate)
     image_origin = locate((*view.path, "image")) if image else locate(view.path)
-    engine = engine_facts(server, image, image_origin, call, env, meta.setting_inputs, args_start)
+    engine = engine_record(server, image, image_origin, call, env, meta.setting_inputs, args_start)
     record.engine = Located(engine)
     if image is not None:
         # The server image as written, for the unpinned-image rule (outside ``engine``,
@@ -277,7 +282,7 @@ def _workload(
     if "model" in engine.settings and engine.model_id is None:
         engine.model_id = engine.settings["model"]
     record.container = container
-    gpu = Gpu.of(gpus.gpu_facts(spec, container.value.resources.value.plain(), settings), _nowhere)
+    gpu = Gpu.of(gpus.gpu_facts(spec, container.value.resources.value.plain(), settings))
     _locate_gpu(spec, view, locate, gpu)
     record.gpu = Located(gpu, locate(view.path))
     _model_and_capacity(server, record, settings)
@@ -291,10 +296,6 @@ def _workload(
         record.load_bandwidth_bytes = Located(settings.load_bandwidth_bytes, meta.anchor)
     name = f"{meta.id}{suffix}"
     return Workload(name, record, meta.anchor)
-
-
-def _nowhere(name: str) -> None:
-    return None
 
 
 # GPU facts read from the node's product (the catalogue's entry for it).
@@ -311,7 +312,7 @@ def _locate_gpu(spec: Mapping[str, Any], view: ContainerView, locate: Locate, gp
         if origin is not None and current is not None:
             setattr(gpu, field, Located(current.value, origin))
 
-    resource = gpu.get("resource")
+    resource = value_of(gpu.resource)
     if isinstance(resource, str):
         resources = view.spec.get("resources")
         at = {
@@ -328,10 +329,10 @@ def _locate_gpu(spec: Mapping[str, Any], view: ContainerView, locate: Locate, gp
             ("limits", at.get("limits")),
             ("requests", at.get("requests")),
             ("mig", first),
-            ("memory_bytes", first if gpu.get("mig") else None),
+            ("memory_bytes", first if value_of(gpu.mig) else None),
         ):
             place(field, origin)
-    if (gpu.get("product_source") or "manifest") != "manifest" or gpu.candidates is None:
+    if (value_of(gpu.product_source) or "manifest") != "manifest" or gpu.candidates is None:
         return
     labelled = gpus.node_label_values(spec)
     selector = spec.get("nodeSelector")
@@ -341,14 +342,14 @@ def _locate_gpu(spec: Mapping[str, Any], view: ContainerView, locate: Locate, gp
     else:
         origin = _affinity_origin(spec, label, locate)
     for field in (*_PRODUCT_FACTS, "product_source"):
-        if not (field == "memory_bytes" and gpu.get("mig")):
+        if not (field == "memory_bytes" and value_of(gpu.mig)):
             place(field, origin)
 
 
 def _affinity_origin(spec: Mapping[str, Any], label: str, locate: Locate) -> Origin:
     """The required node-affinity expression on ``label``."""
     base: PathT = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
-    terms = facts_lookup(spec, (*base, "nodeSelectorTerms"))
+    terms = lookup(spec, (*base, "nodeSelectorTerms"))
     for t, term in enumerate(terms if isinstance(terms, list) else []):
         expressions = term.get("matchExpressions") if isinstance(term, Mapping) else None
         for e, expression in enumerate(expressions if isinstance(expressions, list) else []):
@@ -381,7 +382,7 @@ def _model_and_capacity(server: str, record: ServingModel, settings: ModelSettin
     model: dict[str, Any] = {}
     if model_id is not None and isinstance(model_id.value, str) and model_id.value:
         model = presets.model_facts(model_id.value, plain_engine, settings)
-        record.model = Located(ModelFacts.of(model, _nowhere), model_id.origin)
+        record.model = Located(ModelFacts.of(model), model_id.origin)
     gpu = record.gpu.value
     resolved, defaulted = defaults.effective(plain_engine, gpu.plain(), model)
     # A default is at the image it comes with; a written setting at its line.
@@ -470,19 +471,21 @@ def _effective_pod(record: ServingModel) -> None:
         effective.defaulted.value.append("termination_grace_period_seconds")
 
 
-def grpc_tree_facts(data: Any, locate: Locate) -> Grpc:
+def grpc_of_tree(data: Any, locate: Locate) -> Grpc:
     """Keepalive settings written anywhere in a values tree: read once per tree, and added
-    to each of its workloads with ``add_grpc_facts``."""
+    to each of its workloads with ``add_tree_grpc``."""
     record = Grpc()
     grpc.grpc_from_tree(data, locate, record, "unspecified")
     return record
 
 
-def add_grpc_facts(workload: Workload, facts: Grpc) -> None:
+def add_tree_grpc(workload: Workload, tree: Grpc) -> None:
+    """The keepalive settings of the workload's values tree (``grpc_of_tree``) over its
+    own: a key of the tree wins over the container's environment."""
     model = workload.record
     if model.grpc is None:
         model.grpc = Located(Grpc())
-    model.grpc.value.merge(facts)
+    model.grpc.value.merge(tree)
 
 
 def relative(locate: Locate, prefix: PathT) -> Locate:

@@ -19,8 +19,8 @@ import yaml
 from linter.model import registry
 from linter.model.args import convert
 from linter.model.build import Hint, Meta, build_workloads
-from linter.model.facts import Locate
 from linter.model.nim import is_nim_service, nim_service_workloads
+from linter.model.paths import Locate
 from linter.model.settings import ModelSettings
 from linter.model.synthetic import SyntheticPod
 from linter.model.workload import Workload

@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from linter.model.facts import lookup
 from linter.model.manifests import document_locate
-from linter.model.records import Located
+from linter.model.paths import lookup
+from linter.model.records import Exposure, Located, value_of
 from linter.model.workload import Workload
 from linter.parsing.documents import Document, ParsedFile
 from linter.positions import Origin, PathT
@@ -58,7 +58,7 @@ def _link_file(documents: Sequence[Document], workloads: Sequence[Workload]) -> 
         return
     for workload in workloads:
         record = workload.record
-        namespace = _namespace_of(record.get("namespace"))
+        namespace = _namespace_of(value_of(record.namespace))
         assert record.pod is not None and record.pod.value.labels is not None
         labels = {name: item.value for name, item in record.pod.value.labels.value.items()}
         per_pod = _PER_POD.get(str(record.kind.value), ())
@@ -72,7 +72,7 @@ def _link_file(documents: Sequence[Document], workloads: Sequence[Workload]) -> 
             entries.append(entry)
             entries.extend(_route_entries(routes, entry[0], namespace))
         if entries:
-            record.exposure = Located([Located(entry, origin) for entry, origin in entries])
+            record.exposure = Located([Located(Exposure.of(entry), at) for entry, at in entries])
 
 
 def _is(document: Document, kind: str, api: str | None = None) -> bool:

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from linter.model import quantities as q
-from linter.model.facts import Locate
+from linter.model.paths import Locate
 from linter.model.records import Engine, Grpc, LoadBalancer, Located
 from linter.positions import Origin, PathT
 

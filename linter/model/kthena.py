@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from linter.model.facts import Locate, lookup
+from linter.model.paths import Locate, lookup
 from linter.model.role_pods import (
     Injected,
     RolePod,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from linter.model import custom
 from linter.model.build import Meta, build_workloads, relative
-from linter.model.facts import Locate, lookup
+from linter.model.paths import Locate, lookup
 from linter.model.platform_pods import lws_env, with_platform_defaults
 from linter.model.records import Located
 from linter.model.role_groups import role_group_pods

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from linter.model.build import Meta, build_workloads
-from linter.model.facts import Locate
+from linter.model.paths import Locate
 from linter.model.pod import ADDED_BY
 from linter.model.settings import ModelSettings
 from linter.model.synthetic import SyntheticPod

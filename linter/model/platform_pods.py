@@ -30,7 +30,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from linter.model.facts import Locate
+from linter.model.paths import Locate
 from linter.model.pod import ADDED_BY
 from linter.positions import Origin, PathT
 

@@ -1,7 +1,8 @@
-"""Pod facts for a workload: containers, resources, QoS, volumes, /dev/shm, env, hooks.
+"""The ``Pod`` record of a workload: containers, resources, QoS, volumes, /dev/shm, env,
+hooks.
 
 Input is a pod spec (plain data) and ``locate(path)`` giving the origin of a path inside
-it; output goes to ``pod`` in the workload, one entry per container.
+it; each value of the records carries the origin of what it was read from.
 """
 
 from __future__ import annotations
@@ -12,9 +13,20 @@ from typing import Any, NamedTuple
 
 from linter.model import quantities as q
 from linter.model import resources as res
-from linter.model.facts import Locate
-from linter.model.probes import pre_stop_facts, probe_facts
-from linter.model.records import Container, EnvRef, Located, Mount, Pod, Resources, Shm, Volume
+from linter.model.paths import Locate
+from linter.model.probes import add_pre_stop, probes_of
+from linter.model.records import (
+    Container,
+    EnvRef,
+    EnvSource,
+    Located,
+    Mount,
+    Pod,
+    Resources,
+    Shm,
+    Volume,
+    value_of,
+)
 from linter.positions import Origin, PathT
 
 # A redirection or tee into a cgroup memory file. The path may be built by the shell:
@@ -41,7 +53,7 @@ class ContainerView(NamedTuple):
     record: Located[Container]
 
 
-def pod_facts(spec: Mapping[str, Any], locate: Locate) -> tuple[Pod, list[ContainerView]]:
+def pod_record(spec: Mapping[str, Any], locate: Locate) -> tuple[Pod, list[ContainerView]]:
     """The pod's record and a view of each of its containers."""
     volumes = _volumes(spec, locate)
     pod = Pod(volumes=volumes)
@@ -103,12 +115,16 @@ def _pod_level(
             {str(k): Located(str(v), locate(("nodeSelector", k))) for k, v in selector.items()},
             locate(("nodeSelector",)),
         )
+    # Derived from the containers: at the first container that makes it true.
     every = pod.all_containers()
-    pod.privileged = Located(any(c.privileged.value is True for c in every), locate(()))
-    pod.writes_cgroup_memory = Located(
-        any(c.writes_cgroup_memory.value is True for c in every), locate(())
-    )
-    pod.shm = shm_facts(pod, spec.get("hostIPC") is True, volumes, locate(()))
+    pod.privileged = _any_of([c.privileged for c in every], locate(()))
+    pod.writes_cgroup_memory = _any_of([c.writes_cgroup_memory for c in every], locate(()))
+    pod.shm = shm_of(pod, spec.get("hostIPC") is True, volumes, locate(()))
+
+
+def _any_of(facts: list[Located[bool]], otherwise: Origin) -> Located[bool]:
+    """True at the first fact that is true; false at ``otherwise``."""
+    return next((fact for fact in facts if fact.value is True), Located(False, otherwise))
 
 
 def _volumes(spec: Mapping[str, Any], locate: Locate) -> Located[list[Located[Volume]]]:
@@ -231,14 +247,14 @@ def _container(
         env_from_secret=secrets,
         env_refs=refs,
         env_from=env_from,
-        probes=probe_facts(container, cpath, locate),
+        probes=probes_of(container, cpath, locate),
         privileged=Located(privileged, at("securityContext", "privileged") if privileged else at()),
         mounts=mounts,
         mounts_host_cgroup=cgroup,
         writes_cgroup_memory=Located(bool(files), at("command") if files else at()),
         cgroup_memory_files=Located(files, at("command")) if files else None,
     )
-    pre_stop_facts(container, cpath, locate, record)
+    add_pre_stop(container, cpath, locate, record)
     if isinstance(security, Mapping) and isinstance(security.get("capabilities"), Mapping):
         added = security["capabilities"].get("add")
         if isinstance(added, list):
@@ -276,7 +292,7 @@ def _env(
     Located[dict[str, Located[str]]],
     Located[list[str]],
     Located[dict[str, Located[EnvRef]]],
-    Located[list[dict[str, str]]],
+    Located[list[Located[EnvSource]]],
 ]:
     env: dict[str, Located[str]] = {}
     secrets: list[str] = []
@@ -308,15 +324,21 @@ def _env(
                     secrets.append(name)
                 continue
             env[name] = Located(_text(item.get("value")), origin)
-    sources: list[dict[str, str]] = []
+    sources: list[Located[EnvSource]] = []
     env_from = container.get("envFrom")
     if isinstance(env_from, list):
-        for item in env_from:
+        for index, item in enumerate(env_from):
             if isinstance(item, Mapping):
                 for kind in ("configMapRef", "secretRef"):
                     ref = item.get(kind)
                     if isinstance(ref, Mapping):
-                        sources.append({"type": kind, "name": str(ref.get("name", ""))})
+                        at_ref = (*cpath, "envFrom", index, kind)
+                        name_at = locate((*at_ref, "name")) if "name" in ref else None
+                        source = EnvSource(
+                            type=Located(kind, locate(at_ref)),
+                            name=Located(str(ref.get("name", "")), name_at),
+                        )
+                        sources.append(Located(source, locate((*cpath, "envFrom", index))))
     at = locate((*cpath, "env"))
     return (
         Located(env, at),
@@ -333,7 +355,7 @@ def _mounts(
     volumes: Mapping[str, Volume],
 ) -> tuple[Located[list[Located[Mount]]], Located[bool]]:
     mounts: list[Located[Mount]] = []
-    cgroup = False
+    cgroup: Origin | None = None
     items = container.get("volumeMounts")
     if isinstance(items, list):
         for index, item in enumerate(items):
@@ -355,17 +377,17 @@ def _mounts(
             )
             mounts.append(Located(record, locate(base)))
             volume = volumes.get(record.name.value)
-            kind = volume.get("type") if volume is not None else None
-            path = str(volume.get("path") or "") if volume is not None else ""
+            kind = value_of(volume.type) if volume is not None else None
+            path = (value_of(volume.path) or "") if volume is not None else ""
             if (
                 kind == "hostPath" and path.rstrip("/") in ("/sys/fs/cgroup", "/sys/fs", "/sys")
             ) or path.startswith("/sys/fs/cgroup/"):
-                cgroup = True
+                cgroup = cgroup or locate(base)
     at = locate((*cpath, "volumeMounts"))
-    return Located(mounts, at), Located(cgroup, at)
+    return Located(mounts, at), Located(cgroup is not None, cgroup or at)
 
 
-def shm_facts(
+def shm_of(
     pod: Pod, host_ipc: bool, volumes: Mapping[str, Volume], fallback: Origin
 ) -> Located[Shm]:
     """What the pod mounts at ``/dev/shm``: at the volume that backs it, its size at the
@@ -380,10 +402,9 @@ def shm_facts(
             name = mount.name.value
             volume = volumes.get(name)
             shm.volume = Located(name)
-            shm.medium = Located(volume.get("medium") or "" if volume is not None else "")
-            if volume is not None and (
-                volume.get("type") == "emptyDir" and volume.get("medium") == "Memory"
-            ):
+            medium = value_of(volume.medium) if volume is not None else None
+            shm.medium = Located(medium or "")
+            if volume is not None and value_of(volume.type) == "emptyDir" and medium == "Memory":
                 shm.mounted = Located(True)
                 if volume.size_limit_bytes is not None:
                     shm.size_limit_bytes = volume.size_limit_bytes

@@ -8,8 +8,8 @@ from typing import Any
 
 from linter.model import quantities as q
 from linter.model.command import split_script
-from linter.model.facts import Locate
-from linter.model.records import Container, Located, Probe
+from linter.model.paths import Locate
+from linter.model.records import Container, Located, PreStop, Probe
 from linter.positions import Origin, PathT
 
 # kubernetes/kubernetes:staging/src/k8s.io/api/core/v1/types.go (Probe defaults).
@@ -39,7 +39,7 @@ _SLEEP_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 _NOWHERE = Origin("", 1, 1)
 
 
-def probe_facts(
+def probes_of(
     container: Mapping[str, Any], cpath: PathT, locate: Locate
 ) -> Located[dict[str, Located[Probe]]]:
     """The container's probes by kind (``liveness``, ``readiness``, ``startup``)."""
@@ -95,7 +95,7 @@ def _handler(probe: Mapping[str, Any], out: dict[str, Any]) -> dict[str, PathT]:
     return {}
 
 
-def pre_stop_facts(
+def add_pre_stop(
     container: Mapping[str, Any], cpath: PathT, locate: Locate, record: Container
 ) -> None:
     """``pre_stop`` and how long it sleeps (``pre_stop_seconds``) into ``record``."""
@@ -107,7 +107,7 @@ def pre_stop_facts(
     origin = locate(hpath)
     sleep = hook.get("sleep")
     if isinstance(sleep, Mapping):
-        record.pre_stop = Located({"type": "sleep"}, origin)
+        record.pre_stop = Located(PreStop(type=Located("sleep")), origin)
         seconds = q.to_number(sleep.get("seconds"))
         if seconds is not None:
             record.pre_stop_seconds = Located(seconds, locate((*hpath, "sleep", "seconds")))
@@ -115,14 +115,20 @@ def pre_stop_facts(
     exec_ = hook.get("exec")
     if isinstance(exec_, Mapping) and isinstance(exec_.get("command"), list):
         command = [str(part) for part in exec_["command"]]
-        record.pre_stop = Located({"type": "exec", "command": command}, origin)
+        record.pre_stop = Located(
+            PreStop(
+                type=Located("exec"),
+                command=Located(command, locate((*hpath, "exec", "command"))),
+            ),
+            origin,
+        )
         found = sleep_seconds(command)
         if found is not None:
             record.pre_stop_seconds = Located(found, locate((*hpath, "exec", "command")))
         return
     for handler in ("httpGet", "tcpSocket"):
         if isinstance(hook.get(handler), Mapping):
-            record.pre_stop = Located({"type": handler}, origin)
+            record.pre_stop = Located(PreStop(type=Located(handler)), origin)
             return
 
 

@@ -16,7 +16,7 @@ from linter.model import registry
 from linter.model.args import convert
 from linter.model.build import Hint, Meta, build_workloads, relative
 from linter.model.custom import kubeai_pod
-from linter.model.facts import Locate
+from linter.model.paths import Locate
 from linter.model.profiles import MISSING, Profile, get_path
 from linter.model.setting_input import SettingInput
 from linter.model.settings import ModelSettings
@@ -151,7 +151,8 @@ def _meta(
         server_hint=server,
         hints=hints,
         multi_node=multi,
-        extra={"chart_profile": profile.name, "renders": spec.get("renders", "")},
+        chart_profile=profile.name,
+        renders=str(spec.get("renders", "")),
     )
 
 

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from linter import _resources
 from linter.errors import ConfigError
-from linter.model.facts import lookup
+from linter.model.paths import lookup
 from linter.parsing import bounded
 from linter.positions import parse_path
 

@@ -18,22 +18,24 @@ vocabulary page against the records' fields.
 
 from __future__ import annotations
 
+import copy
 import inspect
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar, dataclass_transform
 
 from linter.positions import Origin, PathT
 
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 R = TypeVar("R", bound="Record")
 
 
-class Located(NamedTuple, Generic[T]):
+class Located(NamedTuple, Generic[T_co]):
     """A value and where it was written. None: it has no origin of its own (a default, a
     catalogue figure, a fact of the record as a whole) and is located at the nearest
     enclosing value that has one."""
 
-    value: T
+    value: T_co
     origin: Origin | None = None
 
 
@@ -49,16 +51,18 @@ class Record:
     SPREAD: ClassVar[frozenset[str]] = frozenset()
 
     @classmethod
-    def of(cls: type[R], values: Mapping[str, Any], origin_of: Callable[[str], Origin | None]) -> R:
-        """A record from computed values (a calculator's result), each at ``origin_of(name)``.
+    def of(
+        cls: type[R],
+        values: Mapping[str, Any],
+        origin_of: Callable[[str], Origin | None] | None = None,
+    ) -> R:
+        """A record from a calculator's result, each value at ``origin_of(its name)``
+        (none of its own without it: the record's origin covers them).
 
         An unknown name is a programming error and raises ``TypeError``."""
+        if origin_of is None:
+            return cls(**{name: Located(value) for name, value in values.items()})
         return cls(**{name: Located(value, origin_of(name)) for name, value in values.items()})
-
-    def get(self, name: str) -> Any:
-        """The plain value of field ``name`` (None when absent)."""
-        item = getattr(self, name)
-        return item.value if isinstance(item, Located) else item
 
     def plain(self) -> dict[str, Any]:
         """The record's values without origins, as calculators take them."""
@@ -145,6 +149,11 @@ class _Dropped:
 DROPPED: Any = _Dropped()
 
 
+def value_of(item: Located[T] | None) -> T | None:
+    """The value of an optional field (None when it is absent)."""
+    return None if item is None else item.value
+
+
 def located_tree(
     data: Any, locate: Callable[[PathT], Origin | None], path: PathT = ()
 ) -> Located[Any]:
@@ -205,6 +214,22 @@ class EnvRef(Record):
 
 
 @record
+class EnvSource(Record):
+    """A source of the whole environment (``envFrom``)."""
+
+    type: Located[str]
+    name: Located[str]
+
+
+@record
+class PreStop(Record):
+    """The ``preStop`` hook: its handler and, for ``exec``, the command."""
+
+    type: Located[str]
+    command: Located[list[str]] | None = None
+
+
+@record
 class Container(Record):
     name: Located[str]
     image: Located[str] | None = None
@@ -217,9 +242,9 @@ class Container(Record):
     env: Located[dict[str, Located[str]]]
     env_from_secret: Located[list[str]]
     env_refs: Located[dict[str, Located[EnvRef]]]
-    env_from: Located[list[dict[str, str]]]
+    env_from: Located[list[Located[EnvSource]]]
     probes: Located[dict[str, Located[Probe]]]
-    pre_stop: Located[dict[str, Any]] | None = None
+    pre_stop: Located[PreStop] | None = None
     pre_stop_seconds: Located[int | float] | None = None
     privileged: Located[bool]
     capabilities_add: Located[list[str]] | None = None
@@ -327,7 +352,7 @@ class Engine(Record):
     inline_bool_flags: Located[list[Located[str]]] | None = None
     positionals: Located[list[str]] | None = None
     model_id: Located[str] | None = None
-    config_file: Located[Any] | None = None
+    config_file: Located[str] | None = None
     cli_flags: Located[list[Located[CliFlag]]] | None = None
 
     def setting(self, name: str) -> Located[Any] | None:
@@ -490,7 +515,10 @@ class Grpc(Record):
             if theirs:
                 self.side(name).update(theirs)
         if other.load_balancer is not None:
-            self.load_balancer = other.load_balancer
+            # Each workload's own copy: the tree's record is shared by its workloads.
+            self.load_balancer = Located(
+                copy.copy(other.load_balancer.value), other.load_balancer.origin
+            )
         if other.server_kind is not None:
             self.server_kind = other.server_kind
 
@@ -538,6 +566,28 @@ class Triton(Record):
 
 
 @record
+class Exposure(Record):
+    """A Service, Ingress, HTTPRoute or Compose port that reaches the workload's pods,
+    at the line that exposes them (``exposure.py``)."""
+
+    kind: Located[str]
+    name: Located[str]
+    service: Located[str]
+    type: Located[str]
+    public: Located[bool]
+    target_ports: Located[list[str]]
+
+
+@record
+class ChartPod(Record):
+    """What the chart's templates add to a values workload's pod around ``/dev/shm``
+    (``helm/podfacts.py``): proven, or why not."""
+
+    proven: Located[bool]
+    unseen: Located[str] | None = None
+
+
+@record
 class ServingModel(Record):
     """One workload: what CEL sees as ``workload``."""
 
@@ -569,8 +619,8 @@ class ServingModel(Record):
     grpc: Located[Grpc] | None = None
     model_load_seconds: Located[int | float] | None = None
     load_bandwidth_bytes: Located[int] | None = None
-    exposure: Located[list[Located[dict[str, Any]]]] | None = None
-    chart_pod: Located[dict[str, Any]] | None = None
+    exposure: Located[list[Located[Exposure]]] | None = None
+    chart_pod: Located[ChartPod] | None = None
     triton: Located[Triton] | None = None
 
 
@@ -606,11 +656,6 @@ def origins_of(record: Record) -> dict[PathT, Origin]:
     return origins
 
 
-def cel_view(record: Record) -> tuple[dict[str, Any], dict[PathT, Origin]]:
-    """``cel_data`` and ``origins_of``."""
-    return cel_data(record), origins_of(record)
-
-
 # Exact types of the JSON scalars a record holds (dispatch on the class: a workload has a
 # few hundred values, a bulk run millions).
 _SCALARS = frozenset({str, bool, float, type(None)})
@@ -631,24 +676,20 @@ class _Data:
             return node
         if kind is int:
             return node if -_INT64 <= node < _INT64 else float(node)
-        if kind is dict:
+        if kind is dict or (kind not in _FIELDS and isinstance(node, Mapping)):
             out: dict[Any, Any] = {}
             for key, item in node.items():
                 value = self.leaf(item)
                 if value is not DROPPED:
                     out[key] = value
             return out
-        if kind is list:
-            return [self.leaf(item) for item in node]
+        if kind is list or kind is tuple:
+            return [self.leaf(item) for item in node if not _dropped(item)]
         if kind in _FIELDS or isinstance(node, Record):
             found = self.seen.get(id(node))
             if found is None:
                 found = self.seen[id(node)] = self.record(node)
             return found
-        if isinstance(node, Mapping):
-            return self.convert(dict(node))
-        if isinstance(node, tuple | list):
-            return self.convert(list(node))
         return node
 
     def leaf(self, item: Any) -> Any:
@@ -683,11 +724,12 @@ def _collect_origins(node: Any, path: PathT, origins: dict[PathT, Origin]) -> No
             origins[path] = node.origin
         node = node.value
         kind = node.__class__
-    if kind is dict or (kind not in _SCALARS and isinstance(node, Mapping)):
+    if kind is dict or (kind not in _FIELDS and isinstance(node, Mapping)):
         for key, item in node.items():
             _collect_origins(item, (*path, key), origins)
-    elif kind is list:
-        for index, item in enumerate(node):
+    elif kind is list or kind is tuple:
+        kept = [item for item in node if not _dropped(item)]
+        for index, item in enumerate(kept):
             _collect_origins(item, (*path, index), origins)
     elif kind in _FIELDS or isinstance(node, Record):
         for name, spread in _fields(kind):
@@ -705,14 +747,10 @@ def plain(node: Any) -> Any:
         kind = node.__class__
     if kind in _SCALARS or kind is int:
         return node
-    if kind is dict:
-        return {
-            key: plain(item)
-            for key, item in node.items()
-            if not (item.__class__ is Located and item.value is DROPPED)
-        }
-    if kind is list:
-        return [plain(item) for item in node]
+    if kind is dict or (kind not in _FIELDS and isinstance(node, Mapping)):
+        return {key: plain(item) for key, item in node.items() if not _dropped(item)}
+    if kind is list or kind is tuple:
+        return [plain(item) for item in node if not _dropped(item)]
     if kind in _FIELDS or isinstance(node, Record):
         out: dict[str, Any] = {}
         for name, spread in _fields(kind):
@@ -720,15 +758,12 @@ def plain(node: Any) -> Any:
             if value is None:
                 continue
             if spread:
-                out.update((key, plain(item)) for key, item in value.items())
+                out.update(plain(value))
             else:
                 out[name] = plain(value)
         return out
     return node
 
 
-def located_values(
-    items: Iterable[tuple[str, Any]], origin: Origin | None
-) -> dict[str, Located[Any]]:
-    """Plain ``(name, value)`` pairs at one origin."""
-    return {name: Located(value, origin) for name, value in items}
+def _dropped(item: Any) -> bool:
+    return item.__class__ is Located and item.value is DROPPED

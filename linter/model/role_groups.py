@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from linter.positions import Origin
 
 if TYPE_CHECKING:
-    from linter.model.facts import Locate
+    from linter.model.paths import Locate
     from linter.model.role_pods import RolePod, UnbuiltRole
 
 # The kinds the two modules read (rolebasedgroup.KIND, kthena.KIND): checked here first, so

@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from linter.model.facts import Locate, lookup
+from linter.model.paths import Locate, lookup
 from linter.positions import Origin, PathT
 
 # Environment variables an operator sets in every container: name → (value, origin).

@@ -35,7 +35,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from linter.model.facts import Locate, lookup
+from linter.model.paths import Locate, lookup
 from linter.model.role_pods import (
     Injected,
     RolePod,

@@ -3,7 +3,7 @@
 Helm values layouts (``maxModelLen: 131072``, ``model.name``), chart profiles
 (``{flag: --max-model-len, key: vllmConfig.maxModelLen}``) and a server's own
 configuration file name settings by key. Each front end hands the build a list of
-``SettingInput`` records (``build.Meta.setting_inputs``); ``server.engine_facts`` types
+``SettingInput`` records (``build.Meta.setting_inputs``); ``server.engine_record`` types
 them with the setting's kind and applies them where the chart puts them, after the
 command's own flags and before the container's ``args``: argparse keeps the last
 occurrence, so a flag the values also write in ``args``/``extraArgs`` wins over the key.

@@ -21,19 +21,19 @@ from linter.model import command as cmd
 from linter.model import gpus, registry
 from linter.model.build import (
     Meta,
-    add_grpc_facts,
+    add_tree_grpc,
     build_workloads,
-    grpc_tree_facts,
+    grpc_of_tree,
     server_of_call,
 )
 from linter.model.compose import project_env
 from linter.model.exposure import compose_exposure
-from linter.model.facts import Locate
 from linter.model.images import parse_image
 from linter.model.nim import nim_chart_additions
+from linter.model.paths import Locate
 from linter.model.profile_apply import apply_profile
 from linter.model.profiles import matching_profile
-from linter.model.records import Engine, Grpc, Located, ServingModel
+from linter.model.records import Engine, Exposure, Grpc, Located, ServingModel
 from linter.model.server import MODEL_SETTING
 from linter.model.setting_input import SettingInput
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
@@ -169,9 +169,9 @@ def workloads_from_values(
             node = _get(data, section)
             if isinstance(node, Mapping):
                 out.extend(_section_workloads(data, node, section, server, locate, label, settings))
-    facts = grpc_tree_facts(data, locate)
+    facts = grpc_of_tree(data, locate)
     for workload in out:
-        add_grpc_facts(workload, facts)
+        add_tree_grpc(workload, facts)
     if not out and not engine_args_of and _has_keepalive(facts):
         out.append(_grpc_settings_workload(facts, locate, label))
     return out
@@ -493,14 +493,14 @@ def _section_workloads(
         server_hint=server,
         server_known=bool(server),
         setting_inputs=keyed,
-        extra={"compose": True} if compose else {},
+        compose=compose,
     )
     workloads = build_workloads(pod.spec, pod.locate, meta, settings)
     if compose:
         published = compose_exposure(node, locate, section)
         for workload in workloads if published else ():
             workload.record.exposure = Located(
-                [Located(entry, origin) for entry, origin in published]
+                [Located(Exposure.of(entry), origin) for entry, origin in published]
             )
     return workloads
 

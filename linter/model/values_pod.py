@@ -6,7 +6,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from linter.model.facts import Locate
+from linter.model.paths import Locate
 from linter.model.synthetic import SyntheticPod
 from linter.positions import PathT
 

@@ -49,3 +49,11 @@ class Workload:
     def view(self) -> WorkloadView:
         """What CEL sees: converted from the record on each call (the engine calls it once)."""
         return WorkloadView(self.record, self.anchor)
+
+    def origins(self) -> dict[PathT, Origin]:
+        """Every path that has an origin of its own (made on each call)."""
+        return origins_of(self.record)
+
+    def locate(self, path: PathT) -> Origin:
+        """Origin of ``path`` or its closest ancestor; the workload's own position otherwise."""
+        return nearest(self.origins(), path, self.anchor, shortest=1)
