@@ -403,3 +403,16 @@ def test_a_values_tree_keepalive_wins_over_the_container_environment() -> None:
     # Each workload gets its own copy of the tree's records.
     assert own.load_balancer.value == balancer and own.load_balancer.value is not balancer
     assert own.server is not tree.server
+
+
+def test_a_field_set_to_none_is_absent_as_an_unset_one() -> None:
+    record = _identity(namespace=None, replicas=Located(2), engine=Located(Engine(image=None)))
+    assert cel_data(record) == {
+        "id": "x",
+        "kind": "Test",
+        "name": "x",
+        "source": "manifest",
+        "replicas": 2,
+        "engine": {},
+    }
+    assert record.plain() == cel_data(record)

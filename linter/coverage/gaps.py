@@ -64,11 +64,11 @@ def entry(
 ) -> WorkloadEntry:
     """The coverage entry of one workload evaluated with ``policies``."""
     record = workload.record
-    engine = record.engine.value.plain() if record.engine is not None else {}
+    engine = record.engine.value if record.engine is not None else None
     model = record.model.value.plain() if record.model is not None else {}
     gpu = record.gpu.value.plain() if record.gpu is not None else {}
-    server = engine.get("name") if isinstance(engine.get("name"), str) else None
-    version = engine.get("version") if isinstance(engine.get("version"), str) else None
+    server = value_of(engine.name) if engine is not None else None
+    version = value_of(engine.version) if engine is not None else None
     model_id = model.get("id") if isinstance(model.get("id"), str) else None
     gaps = _gaps(workload, server, version, model_id, model, gpu, _needs(tuple(policies)))
     return WorkloadEntry(

@@ -377,23 +377,24 @@ def _nim_image_model(server: str, image: ImageInfo | None) -> str:
 def _model_and_capacity(server: str, record: ServingModel, settings: ModelSettings) -> None:
     assert record.engine is not None and record.gpu is not None
     engine = record.engine.value
-    plain_engine = engine.plain()
+    plain_engine = engine.values()
     model_id = engine.model_id
     model: dict[str, Any] = {}
     if model_id is not None and isinstance(model_id.value, str) and model_id.value:
         model = presets.model_facts(model_id.value, plain_engine, settings)
-        record.model = Located(ModelFacts.of(model), model_id.origin)
+        record.model = Located(ModelFacts(**model), model_id.origin)
     gpu = record.gpu.value
-    resolved, defaulted = defaults.effective(plain_engine, gpu.plain(), model)
+    plain_gpu = gpu.plain()
+    resolved, defaulted = defaults.effective(plain_engine, plain_gpu, model)
     # A default is at the image it comes with; a written setting at its line.
     effective = Effective(
-        settings={key: Located(value, engine.origin_of(key)) for key, value in resolved.items()},
+        settings={key: _at_engine(engine, key, value) for key, value in resolved.items()},
         defaulted=Located(defaulted),
     )
     record.effective = Located(effective, engine.image.origin if engine.image else None)
     if model.get("known"):
         try:
-            result = capacity(server, resolved, model, gpu.plain())
+            result = capacity(server, resolved, model, plain_gpu)
         except (OverflowError, ValueError, ZeroDivisionError):
             # A setting out of any sensible range (1e308): the rules on the setting
             # itself report it at its line; the memory budget cannot be computed.
@@ -424,6 +425,13 @@ _CAPACITY_INPUTS: dict[str, tuple[str, ...]] = {
     "kv_budget_bytes_per_gpu": ("kv_cache_memory_bytes", "gpu_memory_utilization"),
     "kv_tokens_per_gpu": ("kv_cache_memory_bytes", "gpu_memory_utilization"),
 }
+
+
+def _at_engine(engine: Engine, key: str, value: Any) -> Located[Any]:
+    """An effective setting at the engine setting it resolves (none of its own when it is
+    the release's default)."""
+    written = engine.settings.get(key)
+    return Located(value, written.origin if written is not None else engine.origin_of(key))
 
 
 def _capacity_origins(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar, dataclass_transform
 
 from linter.positions import Origin, PathT
@@ -44,8 +44,9 @@ class Record:
     ``Located`` values, nested records, or lists and maps of them. A field holding None
     is absent."""
 
-    # The fields, in order (set by ``record``).
+    # The fields, in order, and each one's place (set by ``record``).
     FIELDS: ClassVar[tuple[str, ...]] = ()
+    ORDER: ClassVar[dict[str, int]] = {}
     # Fields whose map is spread into the record's own keys in the CEL view (the
     # engine's settings sit beside its name and image: ``engine.max_model_len``).
     SPREAD: ClassVar[frozenset[str]] = frozenset()
@@ -116,13 +117,16 @@ def record(cls: type[R]) -> type[R]:
             # The class attribute is what an unset field reads: None.
             raise TypeError(f"{cls.__name__}.{name}: a record's default is None or a factory")
 
+    needed = tuple(required)
+
     def __init__(self: Record, **values: Any) -> None:
-        if not values.keys() <= fields:
-            unknown = ", ".join(sorted(values.keys() - fields))
+        if not fields.issuperset(values):
+            unknown = ", ".join(sorted(set(values) - fields))
             raise TypeError(f"{cls.__name__} has no field {unknown}")
-        if required and not required <= values.keys():
-            missing = ", ".join(sorted(required - values.keys()))
-            raise TypeError(f"{cls.__name__} needs {missing}")
+        for name in needed:
+            if name not in values:
+                missing = ", ".join(sorted(n for n in needed if n not in values))
+                raise TypeError(f"{cls.__name__} needs {missing}")
         state = self.__dict__
         state.update(values)
         for name, make in factories:
@@ -131,10 +135,14 @@ def record(cls: type[R]) -> type[R]:
 
     setattr(cls, "__init__", __init__)  # noqa: B010 - mypy takes the signature from the fields
     cls.FIELDS = names
+    cls.ORDER = {name: index for index, name in enumerate(names)}
+    _RECORDS.add(cls)
     return cls
 
 
 _UNSET: Any = object()
+# Every record class (exact-class dispatch in the conversions).
+_RECORDS: set[type[Record]] = set()
 
 
 class _Dropped:
@@ -312,23 +320,24 @@ class Pod(Record):
 @record
 class CliFlag(Record):
     """A flag as written on the command line, with the server's verdict for the image's
-    release (``flagtables.Verdict``)."""
+    release (``flagtables.Verdict``). Its values are facts of the flag tables and of the
+    command around the flag: the record's origin, the flag's token, is theirs."""
 
-    written: Located[str]
-    flag: Located[str]
-    dest: Located[str]
-    status: Located[str]
-    accepted_in: Located[str]
-    removed_in: Located[str]
-    removed_on: Located[str]
-    replacement: Located[str]
-    candidates: Located[list[str]]
-    newest: Located[str]
-    oldest: Located[str]
-    source: Located[str]
-    command_line: Located[bool]
-    official_image: Located[bool]
-    parser_known: Located[bool]
+    written: str
+    flag: str
+    dest: str
+    status: str
+    accepted_in: str
+    removed_in: str
+    removed_on: str
+    replacement: str
+    candidates: list[str]
+    newest: str
+    oldest: str
+    source: str
+    command_line: bool
+    official_image: bool
+    parser_known: bool
 
 
 @record
@@ -363,6 +372,19 @@ class Engine(Record):
         found = self.settings.get(name)
         return default if found is None else found.value
 
+    def values(self) -> dict[str, Any]:
+        """The settings and the engine's own facts as the calculators read them
+        (``defaults``, ``presets``): plain values, the environment as text; not the
+        command line's flags and tokens, which no calculator reads."""
+        out = {name: item.value for name, item in self.settings.items()}
+        for name in _ENGINE_SCALARS:
+            item = getattr(self, name)
+            if item is not None:
+                out[name] = item.value
+        if self.env is not None:
+            out["env"] = {name: item.value for name, item in self.env.value.items()}
+        return out
+
     def origin_of(self, name: str) -> Origin | None:
         """Where the setting (or the engine's own fact) ``name`` was written."""
         found = self.settings.get(name)
@@ -372,6 +394,17 @@ class Engine(Record):
 
 
 _ENGINE_FACTS = frozenset(Engine.FIELDS) - {"settings"}
+# The engine's own facts a calculator may read (the version, the entry point, the model).
+_ENGINE_SCALARS = (
+    "name",
+    "image",
+    "version",
+    "version_parts",
+    "version_pinned",
+    "entrypoint",
+    "model_id",
+    "config_file",
+)
 
 
 @record
@@ -387,42 +420,44 @@ class Image(Record):
 @record
 class ModelFacts(Record):
     """The served model's architecture (its config.json's fields, from the packaged presets
-    or the user's settings) and what its weights take (``presets.model_facts``)."""
+    or the user's settings) and what its weights take (``presets.model_facts``). Its
+    values are facts of the model the engine names: the record's origin, that of
+    ``engine.model_id``, is theirs."""
 
-    id: Located[str] | None = None
-    known: Located[bool] | None = None
-    source: Located[str] | None = None
-    preset: Located[str] | None = None
-    config_url: Located[str] | None = None
-    num_hidden_layers: Located[int] | None = None
-    num_attention_heads: Located[int] | None = None
-    num_key_value_heads: Located[int] | None = None
-    head_dim: Located[int] | None = None
-    hidden_size: Located[int] | None = None
-    intermediate_size: Located[int] | None = None
-    moe_intermediate_size: Located[int] | None = None
-    max_position_embeddings: Located[int] | None = None
-    vocab_size: Located[int] | None = None
-    sliding_window: Located[int] | None = None
-    use_sliding_window: Located[bool] | None = None
-    attention_chunk_size: Located[int] | None = None
-    rope_scaling: Located[dict[str, Any]] | None = None
-    tie_word_embeddings: Located[bool] | None = None
-    model_type: Located[str] | None = None
-    num_local_experts: Located[int] | None = None
-    num_experts: Located[int] | None = None
-    n_routed_experts: Located[int] | None = None
-    n_shared_experts: Located[int] | None = None
-    num_experts_per_tok: Located[int] | None = None
-    kv_lora_rank: Located[int] | None = None
-    qk_rope_head_dim: Located[int] | None = None
-    q_lora_rank: Located[int] | None = None
-    dtype: Located[str] | None = None
-    checkpoint_dtype: Located[str] | None = None
-    quantization: Located[str] | None = None
-    parameters: Located[int] | None = None
-    weight_bytes: Located[int] | None = None
-    weight_bytes_exact: Located[bool] | None = None
+    id: str | None = None
+    known: bool | None = None
+    source: str | None = None
+    preset: str | None = None
+    config_url: str | None = None
+    num_hidden_layers: int | None = None
+    num_attention_heads: int | None = None
+    num_key_value_heads: int | None = None
+    head_dim: int | None = None
+    hidden_size: int | None = None
+    intermediate_size: int | None = None
+    moe_intermediate_size: int | None = None
+    max_position_embeddings: int | None = None
+    vocab_size: int | None = None
+    sliding_window: int | None = None
+    use_sliding_window: bool | None = None
+    attention_chunk_size: int | None = None
+    rope_scaling: dict[str, Any] | None = None
+    tie_word_embeddings: bool | None = None
+    model_type: str | None = None
+    num_local_experts: int | None = None
+    num_experts: int | None = None
+    n_routed_experts: int | None = None
+    n_shared_experts: int | None = None
+    num_experts_per_tok: int | None = None
+    kv_lora_rank: int | None = None
+    qk_rope_head_dim: int | None = None
+    q_lora_rank: int | None = None
+    dtype: str | None = None
+    checkpoint_dtype: str | None = None
+    quantization: str | None = None
+    parameters: int | None = None
+    weight_bytes: int | None = None
+    weight_bytes_exact: bool | None = None
 
 
 @record
@@ -626,18 +661,9 @@ class ServingModel(Record):
 
 # ---- the one conversion to what CEL sees ---------------------------------------------
 
-_FIELDS: dict[type[Record], tuple[tuple[str, bool], ...]] = {}
 # cel-expr-python holds 64-bit integers: a wider one (a computed budget of an absurd
 # setting) becomes a float, as JSON readers make it, instead of failing every rule.
 _INT64 = 1 << 63
-
-
-def _fields(kind: type[Record]) -> tuple[tuple[str, bool], ...]:
-    found = _FIELDS.get(kind)
-    if found is None:
-        found = tuple((name, name in kind.SPREAD) for name in kind.FIELDS)
-        _FIELDS[kind] = found
-    return found
 
 
 def cel_data(record: Record) -> dict[str, Any]:
@@ -662,7 +688,8 @@ _SCALARS = frozenset({str, bool, float, type(None)})
 
 
 class _Data:
-    """One conversion to CEL's data."""
+    """One conversion to CEL's data. Scalars, plain or located (most of a workload's
+    values), are taken inline, without a call: the conversion runs for every workload."""
 
     def __init__(self) -> None:
         self.seen: dict[int, dict[str, Any]] = {}
@@ -676,45 +703,52 @@ class _Data:
             return node
         if kind is int:
             return node if -_INT64 <= node < _INT64 else float(node)
-        if kind is dict or (kind not in _FIELDS and isinstance(node, Mapping)):
-            out: dict[Any, Any] = {}
-            for key, item in node.items():
-                value = self.leaf(item)
-                if value is not DROPPED:
-                    out[key] = value
-            return out
+        if kind is dict or (kind not in _RECORDS and isinstance(node, Mapping)):
+            return self.entries(node.items(), {})
         if kind is list or kind is tuple:
-            return [self.leaf(item) for item in node if not _dropped(item)]
-        if kind in _FIELDS or isinstance(node, Record):
+            items: list[Any] = []
+            for item in node:
+                inner = item.__class__
+                if inner is Located:
+                    item = item.value
+                    inner = item.__class__
+                if inner in _SCALARS or (inner is int and -_INT64 <= item < _INT64):
+                    items.append(item)
+                elif item is not DROPPED:
+                    items.append(self.convert(item))
+            return items
+        if kind in _RECORDS or isinstance(node, Record):
             found = self.seen.get(id(node))
             if found is None:
                 found = self.seen[id(node)] = self.record(node)
             return found
         return node
 
-    def leaf(self, item: Any) -> Any:
-        """One value of a map, list or record; scalars (most of a workload's values)
-        without a call of ``convert``; ``DROPPED`` as is."""
-        kind = item.__class__
-        if kind is Located:
-            item = item.value
+    def entries(self, items: Iterable[tuple[Any, Any]], out: dict[Any, Any]) -> dict[Any, Any]:
+        """``(key, value)`` pairs into ``out``; a ``DROPPED`` value leaves its key out."""
+        for key, item in items:
             kind = item.__class__
-        if kind in _SCALARS or (kind is int and -_INT64 <= item < _INT64) or item is DROPPED:
-            return item
-        return self.convert(item)
+            if kind is Located:
+                item = item.value
+                kind = item.__class__
+            if kind in _SCALARS or (kind is int and -_INT64 <= item < _INT64):
+                out[key] = item
+            elif item is not DROPPED:
+                out[key] = self.convert(item)
+        return out
 
     def record(self, node: Record) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        leaf = self.leaf
-        for name, spread in _fields(node.__class__):
-            value = getattr(node, name)
-            if value is None:
-                continue
-            if spread:
-                out.update(self.convert(value))
+        spread = node.SPREAD
+        fields = _set_fields(node)
+        if not spread:
+            return self.entries(fields, {})
+        pairs: list[tuple[Any, Any]] = []
+        for name, value in fields:
+            if name in spread:
+                pairs.extend(value.items())
             else:
-                out[name] = leaf(value)
-        return out
+                pairs.append((name, value))
+        return self.entries(pairs, {})
 
 
 def _collect_origins(node: Any, path: PathT, origins: dict[PathT, Origin]) -> None:
@@ -724,18 +758,36 @@ def _collect_origins(node: Any, path: PathT, origins: dict[PathT, Origin]) -> No
             origins[path] = node.origin
         node = node.value
         kind = node.__class__
-    if kind is dict or (kind not in _FIELDS and isinstance(node, Mapping)):
+    if kind in _SCALARS or kind is int:
+        return
+    if kind is dict or (kind not in _RECORDS and isinstance(node, Mapping)):
         for key, item in node.items():
-            _collect_origins(item, (*path, key), origins)
+            if item.__class__ is Located or not (
+                item.__class__ in _SCALARS or item.__class__ is int
+            ):
+                _collect_origins(item, (*path, key), origins)
     elif kind is list or kind is tuple:
         kept = [item for item in node if not _dropped(item)]
         for index, item in enumerate(kept):
-            _collect_origins(item, (*path, index), origins)
-    elif kind in _FIELDS or isinstance(node, Record):
-        for name, spread in _fields(kind):
-            value = getattr(node, name)
+            if item.__class__ is Located or not (
+                item.__class__ in _SCALARS or item.__class__ is int
+            ):
+                _collect_origins(item, (*path, index), origins)
+    elif kind in _RECORDS or isinstance(node, Record):
+        for name, value in _set_fields(node):
             if value is not None:
-                _collect_origins(value, path if spread else (*path, name), origins)
+                _collect_origins(value, path if name in kind.SPREAD else (*path, name), origins)
+
+
+def _set_fields(node: Record) -> list[tuple[str, Any]]:
+    """The fields set on a record (not None), in field order: an unset one is not in the
+    instance's dict (a workload's records have about 250 fields, most of them unset)."""
+    state = node.__dict__
+    return [
+        (name, value)
+        for name in sorted(state, key=node.ORDER.__getitem__)
+        if (value := state[name]) is not None
+    ]
 
 
 def plain(node: Any) -> Any:
@@ -747,17 +799,16 @@ def plain(node: Any) -> Any:
         kind = node.__class__
     if kind in _SCALARS or kind is int:
         return node
-    if kind is dict or (kind not in _FIELDS and isinstance(node, Mapping)):
+    if kind is dict or (kind not in _RECORDS and isinstance(node, Mapping)):
         return {key: plain(item) for key, item in node.items() if not _dropped(item)}
     if kind is list or kind is tuple:
         return [plain(item) for item in node if not _dropped(item)]
-    if kind in _FIELDS or isinstance(node, Record):
+    if kind in _RECORDS or isinstance(node, Record):
         out: dict[str, Any] = {}
-        for name, spread in _fields(kind):
-            value = getattr(node, name)
+        for name, value in _set_fields(node):
             if value is None:
                 continue
-            if spread:
+            if name in kind.SPREAD:
                 out.update(plain(value))
             else:
                 out[name] = plain(value)

@@ -204,24 +204,24 @@ def _cli_flags(
             verdict = verdict._replace(status="accepted", flag="--model-type")
         # Facts of the server's flag tables: the token's origin covers them.
         record = CliFlag(
-            written=Located(flag.name),
-            flag=Located(verdict.flag),
-            dest=Located(verdict.dest),
-            status=Located(verdict.status),
-            accepted_in=Located(verdict.accepted_in),
-            removed_in=Located(verdict.removed_in),
-            removed_on=Located(verdict.removed_on),
-            replacement=Located(verdict.replacement),
-            candidates=Located(list(verdict.candidates)),
-            newest=Located(verdict.newest),
-            oldest=Located(verdict.oldest),
-            source=Located(verdict.source),
-            command_line=Located(command_line),
+            written=flag.name,
+            flag=verdict.flag,
+            dest=verdict.dest,
+            status=verdict.status,
+            accepted_in=verdict.accepted_in,
+            removed_in=verdict.removed_in,
+            removed_on=verdict.removed_on,
+            replacement=verdict.replacement,
+            candidates=list(verdict.candidates),
+            newest=verdict.newest,
+            oldest=verdict.oldest,
+            source=verdict.source,
+            command_line=command_line,
             # A server's own release image: no fork or plugin adds flags to it.
-            official_image=Located(official),
+            official_image=official,
             # The command line reaches one parser the table knows (not a dispatcher that
             # may start another server).
-            parser_known=Located(parser_known),
+            parser_known=parser_known,
         )
         items.append(Located(record, flag.origin))
     if items:
