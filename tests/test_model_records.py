@@ -416,3 +416,16 @@ def test_a_field_set_to_none_is_absent_as_an_unset_one() -> None:
         "engine": {},
     }
     assert record.plain() == cel_data(record)
+
+
+def test_a_finding_locates_as_the_whole_origin_map_would(tmp_path: Path) -> None:
+    """``WorkloadView.locate`` reads only the origins along the path it is asked for;
+    every path of the data, and paths below it, locate as over the whole map."""
+    from linter.positions import nearest
+
+    for workload in _workloads(tmp_path, "rich.yaml", RICH):
+        view = workload.view()
+        every = origins_of(workload.record)
+        paths = [*every, ("container", "probes", "startup", "period_seconds"), ("nothing",)]
+        for path in paths:
+            assert view.locate(path) == nearest(every, path, workload.anchor, shortest=1), path

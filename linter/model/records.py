@@ -682,6 +682,45 @@ def origins_of(record: Record) -> dict[PathT, Origin]:
     return origins
 
 
+def origins_along(record: Record, path: PathT) -> dict[PathT, Origin]:
+    """The origins of ``path`` and of each of its ancestors, as ``origins_of`` has them:
+    all that ``positions.nearest`` needs to locate one finding, without the origin of
+    every value of the workload."""
+    origins: dict[PathT, Origin] = {}
+    node: Any = record
+    for end in range(1, len(path) + 1):
+        node = _child(node, path[end - 1])
+        if node is _UNSET:
+            break
+        if node.__class__ is Located:
+            if node.origin is not None:
+                origins[path[:end]] = node.origin
+            node = node.value
+    return origins
+
+
+def _child(node: Any, key: str | int) -> Any:
+    """The value at ``key`` of a record, map or list, as the CEL data names it (``_UNSET``:
+    there is none)."""
+    kind = node.__class__
+    if kind in _RECORDS or isinstance(node, Record):
+        state = node.__dict__
+        found = state.get(key) if key not in node.SPREAD else None
+        if found is not None:
+            return found
+        for name in node.SPREAD:
+            spread = state.get(name)
+            if spread and key in spread:
+                return spread[key]
+        return _UNSET
+    if kind is dict or isinstance(node, Mapping):
+        return node.get(key, _UNSET)
+    if kind is list or kind is tuple:
+        kept = [item for item in node if not _dropped(item)]
+        return kept[key] if isinstance(key, int) and 0 <= key < len(kept) else _UNSET
+    return _UNSET
+
+
 # Exact types of the JSON scalars a record holds (dispatch on the class: a workload has a
 # few hundred values, a bulk run millions).
 _SCALARS = frozenset({str, bool, float, type(None)})
@@ -761,22 +800,31 @@ def _collect_origins(node: Any, path: PathT, origins: dict[PathT, Origin]) -> No
     if kind in _SCALARS or kind is int:
         return
     if kind is dict or (kind not in _RECORDS and isinstance(node, Mapping)):
-        for key, item in node.items():
-            if item.__class__ is Located or not (
-                item.__class__ in _SCALARS or item.__class__ is int
-            ):
-                _collect_origins(item, (*path, key), origins)
+        items: Iterable[tuple[Any, Any]] = node.items()
     elif kind is list or kind is tuple:
-        kept = [item for item in node if not _dropped(item)]
-        for index, item in enumerate(kept):
-            if item.__class__ is Located or not (
-                item.__class__ in _SCALARS or item.__class__ is int
-            ):
-                _collect_origins(item, (*path, index), origins)
+        items = enumerate(item for item in node if not _dropped(item))
     elif kind in _RECORDS or isinstance(node, Record):
+        spread = node.SPREAD
         for name, value in _set_fields(node):
-            if value is not None:
-                _collect_origins(value, path if name in kind.SPREAD else (*path, name), origins)
+            if name in spread:
+                _collect_origins(value, path, origins)
+            else:
+                _collect_origins(value, (*path, name), origins)
+        return
+    else:
+        return
+    for key, item in items:
+        inner = item.__class__
+        if inner is Located:
+            value = item.value
+            if value.__class__ in _SCALARS or value.__class__ is int or value is DROPPED:
+                # A located scalar (most of a workload's values): its origin, no call.
+                if item.origin is not None:
+                    origins[(*path, key)] = item.origin
+                continue
+        elif inner in _SCALARS or inner is int:
+            continue
+        _collect_origins(item, (*path, key), origins)
 
 
 def _set_fields(node: Record) -> list[tuple[str, Any]]:

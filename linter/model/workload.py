@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from linter.model.records import ServingModel, cel_data, origins_of
+from linter.model.records import ServingModel, cel_data, origins_along, origins_of
 from linter.positions import Origin, PathT, nearest
 
 
@@ -20,12 +20,11 @@ class WorkloadView:
 
     def locate(self, path: PathT) -> Origin:
         """Origin of ``path`` or its closest ancestor; the workload's own position otherwise."""
-        return nearest(self.origins, path, self.anchor, shortest=1)
+        return nearest(origins_along(self.record, path), path, self.anchor, shortest=1)
 
     @functools.cached_property
     def origins(self) -> dict[PathT, Origin]:
-        """Every path that has an origin of its own, and that origin: made when a finding
-        is located (most workloads have none) or ``servelint show`` prints."""
+        """Every path that has an origin of its own, and that origin (``servelint show``)."""
         return origins_of(self.record)
 
     def __eq__(self, other: object) -> bool:
@@ -56,4 +55,4 @@ class Workload:
 
     def locate(self, path: PathT) -> Origin:
         """Origin of ``path`` or its closest ancestor; the workload's own position otherwise."""
-        return nearest(self.origins(), path, self.anchor, shortest=1)
+        return nearest(origins_along(self.record, path), path, self.anchor, shortest=1)
