@@ -19,11 +19,11 @@ DEPLOY = str(CORE / "inputs" / "deploy.yaml")
 
 
 def test_a_call_from_python_leaves_the_collector_as_it_was() -> None:
-    frozen = gc.get_freeze_count()
+    frozen, threshold = gc.get_freeze_count(), gc.get_threshold()
     assert gc.isenabled()
     assert main(["lint", "--no-config", *POLICIES, DEPLOY]) == 1
     assert gc.isenabled()
-    assert gc.get_freeze_count() == frozen
+    assert (gc.get_freeze_count(), gc.get_threshold()) == (frozen, threshold)
 
 
 def test_servelint_s_own_process_freezes_its_objects_and_collects_again_after_start_up(
@@ -45,6 +45,7 @@ def test_servelint_s_own_process_freezes_its_objects_and_collects_again_after_st
         f"sys.argv = ['servelint', 'lint', '--no-config', *{POLICIES!r}, {DEPLOY!r}]\n"
         "code = cli.main()\n"
         "seen.update(code=code, enabled=gc.isenabled(), frozen=gc.get_freeze_count() > 1000)\n"
+        "seen['young'] = gc.get_threshold()[0]\n"
         "print(json.dumps(seen), file=sys.stderr)\n"
     )
     done = subprocess.run(
@@ -60,6 +61,7 @@ def test_servelint_s_own_process_freezes_its_objects_and_collects_again_after_st
         "code": 1,
         "enabled": True,
         "frozen": True,
+        "young": 50_000,
     }
     # And the report is written as from any other call.
     assert done.stdout.splitlines()[-1] == "1 error, 1 warning, 0 info in 1 file"
