@@ -121,7 +121,7 @@ def canonical_names(server: str, settings: dict[str, Any]) -> dict[str, Any]:
 
 def engine_settings(workload: Workload) -> dict[str, Any]:
     record = workload.record.engine
-    engine = record.value.plain() if record is not None else {}
+    engine = record.value.values() if record is not None else {}
     settings = {k: v for k, v in engine.items() if k not in _META and k not in _NOT_FROM_VALUES}
     return canonical_names(str(engine.get("name", "")), settings)
 
