@@ -3,6 +3,7 @@ them, values carry their origins, and the one conversion to what CEL sees."""
 
 from __future__ import annotations
 
+import inspect
 import re
 from pathlib import Path
 from typing import Any
@@ -429,3 +430,44 @@ def test_a_finding_locates_as_the_whole_origin_map_would(tmp_path: Path) -> None
         paths = [*every, ("container", "probes", "startup", "period_seconds"), ("nothing",)]
         for path in paths:
             assert view.locate(path) == nearest(every, path, workload.anchor, shortest=1), path
+
+
+_JSON_TYPES = {
+    "str": {"string"},
+    "int": {"integer"},
+    "float": {"number"},
+    "bool": {"boolean"},
+    "list": {"array"},
+    "dict": {"object"},
+}
+
+
+def _json_types(annotation: str) -> set[str]:
+    """The JSON types a field's annotation allows: ``Located[int | float] | None`` →
+    integer, number; a record → object; ``Any`` → every type (None)."""
+    inner = re.sub(r"^Located\[(.*)\]$", r"\1", annotation.removesuffix(" | None"))
+    found: set[str] = set()
+    for part in re.split(r" \| (?![^\[]*\])", inner):
+        head = part.split("[", 1)[0]
+        if head == "Any":
+            return set()
+        found |= _JSON_TYPES.get(head, {"object"} if head[:1].isupper() else set())
+    return found
+
+
+@pytest.mark.parametrize("kind,path", SCHEMA_OF, ids=lambda x: getattr(x, "__name__", ""))
+def test_the_schema_gives_each_field_the_type_of_the_record(
+    kind: type[Record], path: tuple[str, ...]
+) -> None:
+    properties = _schema_node(path)["properties"]
+    annotations = inspect.get_annotations(kind)
+    wrong = []
+    for name in sorted(_fields(kind)):
+        declared = properties[name].get("type")
+        if declared is None or not (allowed := _json_types(annotations[name])):
+            continue  # an enum, a reference, or a value of any type
+        declared = {declared} if isinstance(declared, str) else set(declared)
+        # A JSON integer is also a number: an int | float field may say either.
+        if not declared <= allowed | ({"integer"} if "number" in allowed else set()):
+            wrong.append(f"{name}: schema {sorted(declared)}, record {annotations[name]}")
+    assert wrong == []
