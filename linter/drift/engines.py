@@ -18,32 +18,16 @@ from linter.drift.live import Capture
 from linter.drift.normalize import Normalized, normalize
 from linter.drift.sides import LiveError
 from linter.helm.values import MergedValues
-from linter.model.records import value_of
+from linter.model.records import ENGINE_FACTS, value_of
 from linter.model.values import GENERIC_SETTINGS
 from linter.model.workload import Workload
 from linter.parsing.documents import Document
 from linter.positions import Origin, PathT, format_path
 
 # Engine fields that describe the invocation rather than a setting.
-_META = frozenset(
-    {
-        "name",
-        "image",
-        "version",
-        "version_parts",
-        "version_pinned",
-        "entrypoint",
-        "args",
-        "positionals",
-        "flags",
-        "inline_bool_flags",
-        "cli_flags",
-        "env",
-        "unparsed",
-        "config_file",
-        "model",
-    }
-)
+# The engine's own facts are not settings to compare, except the served model
+# (``model_id``, under which the ``model`` setting is compared).
+_META = (ENGINE_FACTS - {"model_id"}) | {"model"}
 # Settings the serving model never reads from an arbitrary values key, so the values side
 # cannot show them: not compared.
 _NOT_FROM_VALUES = GENERIC_SETTINGS

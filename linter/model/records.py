@@ -101,7 +101,7 @@ def record(cls: type[R]) -> type[R]:
     None, and a keyword-only ``__init__`` that refuses a name the record does not have.
     ``dataclasses.dataclass`` would do; it takes about 0.4 ms per class to build (it
     compiles the methods it writes), and these ~25 classes are built on every run, a
-    pre-commit hook on every commit: this takes a hundredth of that."""
+    pre-commit hook on every commit: this takes about a tenth of that."""
     names = tuple(inspect.get_annotations(cls))
     fields = frozenset(names)
     factories: list[tuple[str, Callable[[], Any]]] = []
@@ -388,12 +388,13 @@ class Engine(Record):
     def origin_of(self, name: str) -> Origin | None:
         """Where the setting (or the engine's own fact) ``name`` was written."""
         found = self.settings.get(name)
-        if found is None and name in _ENGINE_FACTS:
+        if found is None and name in ENGINE_FACTS:
             found = getattr(self, name)
         return found.origin if isinstance(found, Located) else None
 
 
-_ENGINE_FACTS = frozenset(Engine.FIELDS) - {"settings"}
+# The engine's own facts: everything in ``engine`` that is not a setting of the registry.
+ENGINE_FACTS = frozenset(Engine.FIELDS) - {"settings"}
 # The engine's own facts a calculator may read (the version, the entry point, the model).
 _ENGINE_SCALARS = (
     "name",
