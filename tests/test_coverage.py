@@ -481,3 +481,70 @@ def test_images_that_name_a_server_family_are_noticed(run_line: RunLine, tmp_pat
         "so the rendered manifests are read",
     ]
     assert "coverage: 3 files, 0 workloads recognised, 2 inputs not understood" in result.output
+
+
+def test_a_setting_that_does_not_read_as_its_type_is_not_checked(run_line: RunLine) -> None:
+    """A template left in a value (``{{ .Values.maxModelLen }}``) is named with the rules
+    that did not judge it: those reading the setting and the capacity figures it goes
+    into (not the weights' rules, which do not depend on it). A worker's rank written as
+    a variable is how a multi-node server is written, not a gap."""
+    path = FIXTURES / "unread-setting.yaml"
+    rules = [
+        "vllm-kv/max-num-seqs-exceeds-kv-cache",
+        "vllm-kv/one-sequence-does-not-fit",
+        "vllm-kv/one-sequence-may-not-fit",
+        "vllm/batched-tokens-above-seqs-times-len",
+        "vllm/batched-tokens-below-max-model-len",
+        "vllm/batched-tokens-below-max-model-len-version-unknown",
+    ]
+    assert _lint(run_line, "-v", str(path)) == (
+        0,
+        [
+            "coverage: 1 file, 1 workload recognised (vllm 1)",
+            "coverage: not checked for a missing fact: setting value on 1 workload",
+            f"not checked: {path}:17:15: setting value (max_model_len is written as "
+            "'{{ .Values.maxModelLen }}', not as an integer): 6 rules (2 error-level) did not "
+            f"judge it ({', '.join(rules)}); fix: write the value itself, or lint the chart "
+            "with --chart so that helm renders it",
+            "0 errors, 0 warnings, 0 info in 1 file",
+        ],
+    )
+    result = run_line(["lint", "--no-config", "--format", "json", str(path)])
+    [workload] = json.loads(result.output)["coverage"]["files"][0]["workloads"]
+    assert workload["gaps"] == [
+        {
+            "fact": "setting value",
+            "detail": "max_model_len is written as '{{ .Values.maxModelLen }}', not as an integer",
+            "effect": "did not judge it",
+            "rules": rules,
+            "errorRules": 2,
+            "fix": "write the value itself, or lint the chart with --chart so that helm renders it",
+            "file": str(path),
+            "line": 17,
+            "column": 15,
+        }
+    ]
+    # --fail-on-unchecked makes the gap fail a gate, as the other gaps do.
+    failed = run_line(["lint", "--no-config", "--fail-on-unchecked", str(path)])
+    assert failed.exit_code == 1
+
+
+def test_a_workload_with_two_unread_settings_counts_once(run_line: RunLine, tmp_path: Path) -> None:
+    text = (FIXTURES / "unread-setting.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "two.yaml"
+    path.write_text(
+        text.replace(
+            "            - --node-rank=$(POD_INDEX)\n",
+            "            - --max-num-seqs={{ .Values.maxNumSeqs }}\n",
+        ),
+        encoding="utf-8",
+    )
+    code, lines = _lint(run_line, "-v", str(path))
+    assert (code, lines[1]) == (
+        0,
+        "coverage: not checked for a missing fact: setting value on 1 workload",
+    )
+    assert [line.split("(", 2)[1].split(",")[0] for line in lines[2:4]] == [
+        "max_model_len is written as '{{ .Values.maxModelLen }}'",
+        "max_num_seqs is written as '{{ .Values.maxNumSeqs }}'",
+    ]

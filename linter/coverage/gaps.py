@@ -17,6 +17,7 @@ from typing import Any
 
 from linter.coverage.model import Gap, WorkloadEntry
 from linter.findings import Severity
+from linter.model import registry
 from linter.model.records import value_of
 from linter.model.workload import Workload
 from linter.policy.model import Policy, Rule
@@ -30,6 +31,8 @@ _SERVER_LITERAL = re.compile(r"""['"](vllm|tgi|sglang|triton|trtllm)['"]""")
 _NEEDS_CAPACITY = re.compile(r"\bworkload\.capacity\b")
 _NEEDS_MODEL = re.compile(r"\bworkload\.model\.(?!id\b)")
 _VERSION_GATED = re.compile(r"\bworkload\.engine\.version")
+_SETTING_READ = re.compile(r"\bworkload\.(?:engine|effective)\.(\w+)")
+_CAPACITY_READ = re.compile(r"\bworkload\.capacity\.(\w+)")
 
 MODEL_FIX = (
     "give its architecture in .servelint.yaml: model: {{modelConfigs: {{{model}: "
@@ -41,6 +44,59 @@ GPU_FIX = (
     "model.gpuProduct / model.gpuMemory in .servelint.yaml"
 )
 VERSION_FIX = "pin the image to a release tag (for example {example})"
+# Each pod of a multi-node server gets its own (``$(LWS_WORKER_INDEX)``, ``$POD_INDEX``):
+# a variable is how these are written, not a value the user left out.
+_PER_POD = frozenset({"node_rank", "data_parallel_rank", "data_parallel_start_rank"})
+_KIND_WORDS = {
+    "int": "an integer",
+    "hint": "an integer",
+    "float": "a number",
+    "bool": "true or false",
+    "vbool": "true or false",
+    "ints": "a list of integers",
+    "json": "JSON",
+}
+UNREAD_FIX = "write the value itself, or lint the chart with --chart so that helm renders it"
+# The capacity figures each setting goes into (``model/capacity.py``): a rule that reads
+# one of them judged the release's default instead of a value that could not be read.
+# The parallelism splits every per-GPU figure.
+_PER_GPU = frozenset({"*"})
+_SEQUENCE = frozenset({"tokens_requested", "kv_bytes_requested", "tokens_for_all_sequences"})
+_BUDGET = frozenset(
+    {
+        "memory_fraction",
+        "memory_budget_bytes_per_gpu",
+        "free_after_weights_bytes_per_gpu",
+        "kv_budget_bytes_per_gpu",
+        "kv_tokens_per_gpu",
+        "kv_tokens_upper_per_gpu",
+        "weights_exceed_budget",
+    }
+)
+_KV_SIZE = frozenset(
+    {
+        "kv_dtype_bytes",
+        "kv_bytes_per_token_per_gpu",
+        "kv_bytes_requested",
+        "kv_tokens_per_gpu",
+        "kv_tokens_upper_per_gpu",
+    }
+)
+_CAPACITY_FROM: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("max_model_len", "context_length", "max_total_tokens"), _SEQUENCE),
+    **dict.fromkeys(
+        ("max_num_seqs", "max_running_requests"), frozenset({"tokens_for_all_sequences"})
+    ),
+    **dict.fromkeys(
+        ("tensor_parallel_size", "tp_size", "num_shard", "pipeline_parallel_size", "pp_size"),
+        _PER_GPU,
+    ),
+    **dict.fromkeys(
+        ("gpu_memory_utilization", "mem_fraction_static", "cuda_memory_fraction"), _BUDGET
+    ),
+    "kv_cache_dtype": _KV_SIZE,
+    "kv_cache_memory_bytes": frozenset({"kv_budget_bytes_per_gpu", "kv_tokens_per_gpu"}),
+}
 _VERSION_EXAMPLES = {
     "vllm": "vllm/vllm-openai:v0.11.0",
     "tgi": "ghcr.io/huggingface/text-generation-inference:3.3.6",
@@ -57,6 +113,10 @@ class _RuleNeeds:
     capacity: bool  # the model's architecture and the GPU's memory
     model: bool  # the model's architecture alone
     version_gated: bool
+    # The server settings it reads (``workload.engine.<name>``, ``workload.effective.<name>``)
+    # and the capacity figures (``workload.capacity.<name>``).
+    settings: frozenset[str] = frozenset()
+    figures: frozenset[str] = frozenset()
 
 
 def entry(
@@ -151,7 +211,44 @@ def _gaps(
                 workload.locate(("engine", "image")),
             )
         )
+    gaps.extend(_unread_settings(workload, mine))
     return tuple(gaps)
+
+
+def _unread_settings(workload: Workload, needs: Sequence[_RuleNeeds]) -> list[Gap]:
+    """A setting whose written value does not read as its type (``{{ .Values.x }}``,
+    ``$(VAR)`` without a literal value, a list where a number belongs): the rules that
+    read it did not judge the value the server gets."""
+    engine = workload.record.engine
+    unread = engine.value.unparsed if engine is not None else None
+    if engine is None or unread is None:
+        return []
+    server = value_of(engine.value.name) or ""
+    gaps = []
+    for name, written in unread.value.items():
+        if name in _PER_POD:
+            continue
+        setting = registry.by_name(server, name)
+        kind = _KIND_WORDS.get(setting.kind, "a value") if setting is not None else "a value"
+        figures = _CAPACITY_FROM.get(name, frozenset())
+        rules = [
+            n.rule
+            for n in needs
+            if name in n.settings
+            or (n.figures and (figures is _PER_GPU or not figures.isdisjoint(n.figures)))
+        ]
+        if rules:
+            gaps.append(
+                _gap(
+                    "setting value",
+                    f"{name} is written as {written.value!r}, not as {kind}",
+                    "did not judge it",
+                    rules,
+                    UNREAD_FIX,
+                    written.origin or workload.anchor,
+                )
+            )
+    return gaps
 
 
 def _gap(
@@ -224,6 +321,8 @@ def _analyse(policies: tuple[Policy, ...]) -> tuple[_RuleNeeds, ...]:
                 _reads(rule.expression.text),
                 *(variables.get(name, _NONE) for name in rule.needs),
             ]
+            texts = [guard, rule.expression.text]
+            texts.extend(v.expr.text for v in policy.variables if v.name in rule.needs)
             out.append(
                 _RuleNeeds(
                     rule,
@@ -231,6 +330,8 @@ def _analyse(policies: tuple[Policy, ...]) -> tuple[_RuleNeeds, ...]:
                     any(r[0] for r in reads),
                     any(r[1] for r in reads),
                     any(r[2] for r in reads),
+                    frozenset(name for text in texts for name in _SETTING_READ.findall(text)),
+                    frozenset(name for text in texts for name in _CAPACITY_READ.findall(text)),
                 )
             )
     return tuple(out)

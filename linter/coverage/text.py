@@ -29,7 +29,12 @@ def summary_lines(coverage: Coverage, *, verbose: bool = False) -> list[str]:
     lines = [head]
     gaps = coverage.gaps
     if gaps:
-        facts = Counter(gap.fact for gap in gaps)
+        # Workloads per fact: one workload may lack several setting values.
+        facts = Counter(
+            fact
+            for workload in coverage.workloads
+            for fact in dict.fromkeys(gap.fact for gap in workload.gaps)
+        )
         parts = ", ".join(f"{fact} on {_plural(n, 'workload')}" for fact, n in facts.items())
         lines.append(
             f"coverage: not checked for a missing fact: {parts}" + ("" if verbose else DETAIL_HINT)
