@@ -728,10 +728,13 @@ _SCALARS = frozenset({str, bool, float, type(None)})
 
 
 class _Data:
-    """One conversion to CEL's data. Scalars, plain or located (most of a workload's
-    values), are taken inline, without a call: the conversion runs for every workload."""
+    """One conversion to plain data: CEL's (``narrow``: integers wider than 64 bits as
+    floats) or the calculators' (``plain``). Scalars, plain or located (most of a
+    workload's values), are taken inline, without a call: the conversion runs for every
+    workload."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, narrow: bool = True) -> None:
+        self.narrow = narrow
         self.seen: dict[int, dict[str, Any]] = {}
 
     def convert(self, node: Any) -> Any:
@@ -742,7 +745,7 @@ class _Data:
         if kind in _SCALARS:
             return node
         if kind is int:
-            return node if -_INT64 <= node < _INT64 else float(node)
+            return float(node) if self.narrow and not -_INT64 <= node < _INT64 else node
         if kind is dict or (kind not in _RECORDS and isinstance(node, Mapping)):
             return self.entries(node.items(), {})
         if kind is list or kind is tuple:
@@ -842,27 +845,7 @@ def _set_fields(node: Record) -> list[tuple[str, Any]]:
 def plain(node: Any) -> Any:
     """``node`` without origins, integers as they are (``cel_data`` narrows wide ones):
     the form calculators take."""
-    kind = node.__class__
-    if kind is Located:
-        node = node.value
-        kind = node.__class__
-    if kind in _SCALARS or kind is int:
-        return node
-    if kind is dict or (kind not in _RECORDS and isinstance(node, Mapping)):
-        return {key: plain(item) for key, item in node.items() if not _dropped(item)}
-    if kind is list or kind is tuple:
-        return [plain(item) for item in node if not _dropped(item)]
-    if kind in _RECORDS or isinstance(node, Record):
-        out: dict[str, Any] = {}
-        for name, value in _set_fields(node):
-            if value is None:
-                continue
-            if name in kind.SPREAD:
-                out.update(plain(value))
-            else:
-                out[name] = plain(value)
-        return out
-    return node
+    return _Data(narrow=False).convert(node)
 
 
 def _dropped(item: Any) -> bool:
