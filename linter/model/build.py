@@ -388,7 +388,7 @@ def _model_and_capacity(server: str, record: ServingModel, settings: ModelSettin
     resolved, defaulted = defaults.effective(plain_engine, plain_gpu, model)
     # A default is at the image it comes with; a written setting at its line.
     effective = Effective(
-        settings={key: _at_engine(engine, key, value) for key, value in resolved.items()},
+        settings={key: Located(value, engine.origin_of(key)) for key, value in resolved.items()},
         defaulted=Located(defaulted),
     )
     record.effective = Located(effective, engine.image.origin if engine.image else None)
@@ -425,13 +425,6 @@ _CAPACITY_INPUTS: dict[str, tuple[str, ...]] = {
     "kv_budget_bytes_per_gpu": ("kv_cache_memory_bytes", "gpu_memory_utilization"),
     "kv_tokens_per_gpu": ("kv_cache_memory_bytes", "gpu_memory_utilization"),
 }
-
-
-def _at_engine(engine: Engine, key: str, value: Any) -> Located[Any]:
-    """An effective setting at the engine setting it resolves (none of its own when it is
-    the release's default)."""
-    written = engine.settings.get(key)
-    return Located(value, written.origin if written is not None else engine.origin_of(key))
 
 
 def _capacity_origins(
