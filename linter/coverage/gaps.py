@@ -18,6 +18,7 @@ from typing import Any
 from linter.coverage.model import Gap, WorkloadEntry
 from linter.findings import Severity
 from linter.model import registry
+from linter.model.capacity import EVERY_FIGURE, FIGURES_OF_SETTING
 from linter.model.records import value_of
 from linter.model.workload import Workload
 from linter.policy.model import Policy, Rule
@@ -57,46 +58,6 @@ _KIND_WORDS = {
     "json": "JSON",
 }
 UNREAD_FIX = "write the value itself, or lint the chart with --chart so that helm renders it"
-# The capacity figures each setting goes into (``model/capacity.py``): a rule that reads
-# one of them judged the release's default instead of a value that could not be read.
-# The parallelism splits every per-GPU figure.
-_PER_GPU = frozenset({"*"})
-_SEQUENCE = frozenset({"tokens_requested", "kv_bytes_requested", "tokens_for_all_sequences"})
-_BUDGET = frozenset(
-    {
-        "memory_fraction",
-        "memory_budget_bytes_per_gpu",
-        "free_after_weights_bytes_per_gpu",
-        "kv_budget_bytes_per_gpu",
-        "kv_tokens_per_gpu",
-        "kv_tokens_upper_per_gpu",
-        "weights_exceed_budget",
-    }
-)
-_KV_SIZE = frozenset(
-    {
-        "kv_dtype_bytes",
-        "kv_bytes_per_token_per_gpu",
-        "kv_bytes_requested",
-        "kv_tokens_per_gpu",
-        "kv_tokens_upper_per_gpu",
-    }
-)
-_CAPACITY_FROM: dict[str, frozenset[str]] = {
-    **dict.fromkeys(("max_model_len", "context_length", "max_total_tokens"), _SEQUENCE),
-    **dict.fromkeys(
-        ("max_num_seqs", "max_running_requests"), frozenset({"tokens_for_all_sequences"})
-    ),
-    **dict.fromkeys(
-        ("tensor_parallel_size", "tp_size", "num_shard", "pipeline_parallel_size", "pp_size"),
-        _PER_GPU,
-    ),
-    **dict.fromkeys(
-        ("gpu_memory_utilization", "mem_fraction_static", "cuda_memory_fraction"), _BUDGET
-    ),
-    "kv_cache_dtype": _KV_SIZE,
-    "kv_cache_memory_bytes": frozenset({"kv_budget_bytes_per_gpu", "kv_tokens_per_gpu"}),
-}
 _VERSION_EXAMPLES = {
     "vllm": "vllm/vllm-openai:v0.11.0",
     "tgi": "ghcr.io/huggingface/text-generation-inference:3.3.6",
@@ -230,12 +191,12 @@ def _unread_settings(workload: Workload, needs: Sequence[_RuleNeeds]) -> list[Ga
             continue
         setting = registry.by_name(server, name)
         kind = _KIND_WORDS.get(setting.kind, "a value") if setting is not None else "a value"
-        figures = _CAPACITY_FROM.get(name, frozenset())
+        figures = FIGURES_OF_SETTING.get(name, frozenset())
         rules = [
             n.rule
             for n in needs
             if name in n.settings
-            or (n.figures and (figures is _PER_GPU or not figures.isdisjoint(n.figures)))
+            or (n.figures and (figures is EVERY_FIGURE or not figures.isdisjoint(n.figures)))
         ]
         if rules:
             gaps.append(

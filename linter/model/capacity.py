@@ -44,6 +44,48 @@ _KV_DTYPE_BYTES = {
 }
 
 
+# The figures each setting goes into, as ``capacity`` computes them (coverage names the
+# rules a setting that could not be read leaves unjudged). The parallelism splits every
+# per-GPU figure: ``EVERY_FIGURE``.
+EVERY_FIGURE = frozenset({"*"})
+_SEQUENCE = frozenset({"tokens_requested", "kv_bytes_requested", "tokens_for_all_sequences"})
+_BUDGET = frozenset(
+    {
+        "memory_fraction",
+        "memory_budget_bytes_per_gpu",
+        "free_after_weights_bytes_per_gpu",
+        "kv_budget_bytes_per_gpu",
+        "kv_tokens_per_gpu",
+        "kv_tokens_upper_per_gpu",
+        "weights_exceed_budget",
+    }
+)
+_KV_SIZE = frozenset(
+    {
+        "kv_dtype_bytes",
+        "kv_bytes_per_token_per_gpu",
+        "kv_bytes_requested",
+        "kv_tokens_per_gpu",
+        "kv_tokens_upper_per_gpu",
+    }
+)
+FIGURES_OF_SETTING: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("max_model_len", "context_length", "max_total_tokens"), _SEQUENCE),
+    **dict.fromkeys(
+        ("max_num_seqs", "max_running_requests"), frozenset({"tokens_for_all_sequences"})
+    ),
+    **dict.fromkeys(
+        ("tensor_parallel_size", "tp_size", "num_shard", "pipeline_parallel_size", "pp_size"),
+        EVERY_FIGURE,
+    ),
+    **dict.fromkeys(
+        ("gpu_memory_utilization", "mem_fraction_static", "cuda_memory_fraction"), _BUDGET
+    ),
+    "kv_cache_dtype": _KV_SIZE,
+    "kv_cache_memory_bytes": frozenset({"kv_budget_bytes_per_gpu", "kv_tokens_per_gpu"}),
+}
+
+
 def capacity(
     server: str, effective: Mapping[str, Any], model: Mapping[str, Any], gpu: Mapping[str, Any]
 ) -> dict[str, Any] | None:
