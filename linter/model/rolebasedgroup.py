@@ -258,8 +258,7 @@ def _pod(
     if not isinstance(spec, Mapping) or not isinstance(spec.get("containers"), list):
         reason = "a pod template without a list of containers"
         return UnbuiltRole(where.get((), at), label, reason)
-    metadata = data.get("metadata") if isinstance(data.get("metadata"), Mapping) else {}
-    group = str(metadata.get("name", "")) if isinstance(metadata, Mapping) else ""
+    group = str(lookup(data, ("metadata", "name"), ""))
     labels, label_paths = template_labels(template, where)
     # The controller's labels (GetCommonLabelsFromRole in api/workloads/v1alpha2/helper.go).
     labels[_LABEL_PREFIX + "group-name"] = group
