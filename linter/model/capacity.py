@@ -79,7 +79,13 @@ FIGURES_OF_SETTING: dict[str, frozenset[str]] = {
         EVERY_FIGURE,
     ),
     **dict.fromkeys(
-        ("gpu_memory_utilization", "mem_fraction_static", "cuda_memory_fraction"), _BUDGET
+        (
+            "gpu_memory_utilization",
+            "mem_fraction_static",
+            "cuda_memory_fraction",
+            "tgi_wiggle_room",
+        ),
+        _BUDGET,
     ),
     "kv_cache_dtype": _KV_SIZE,
     "kv_cache_memory_bytes": frozenset({"kv_budget_bytes_per_gpu", "kv_tokens_per_gpu"}),
