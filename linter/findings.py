@@ -7,6 +7,8 @@ import enum
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from linter.lightclass import frozen
+
 
 class Severity(enum.IntEnum):
     INFO = 0
@@ -22,7 +24,7 @@ class Severity(enum.IntEnum):
         return self.name.lower()
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Suppression:
     """Why a finding is not counted; its JSON and SARIF shape is in the README, "Suppressions"."""
 
@@ -39,7 +41,7 @@ class Suppression:
 RENDERED_KEY = "rendered"
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Finding:
     rule_id: str
     severity: Severity

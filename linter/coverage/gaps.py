@@ -10,13 +10,13 @@ in its match conditions (``== 'vllm'``) applies to those servers only.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from linter.coverage.model import Gap, WorkloadEntry
 from linter.findings import Severity
+from linter.lightclass import frozen
 from linter.model import registry
 from linter.model.capacity import EVERY_FIGURE, FIGURES_OF_SETTING
 from linter.model.records import value_of
@@ -67,7 +67,7 @@ _VERSION_EXAMPLES = {
 }
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class _RuleNeeds:
     rule: Rule
     servers: frozenset[str]  # empty: every server
@@ -274,38 +274,42 @@ def _analyse(policies: tuple[Policy, ...]) -> tuple[_RuleNeeds, ...]:
         servers = frozenset(_SERVER_LITERAL.findall(guard))
         # A rule reads a fact when its guard, its expression or a variable it needs does:
         # each text is searched once, not again for every rule that reads it.
-        guard_reads = _reads(guard)
-        variables = {v.name: _reads(v.expr.text) for v in policy.variables}
+        guard_reads = _TextReads(guard)
+        variables = {v.name: _TextReads(v.expr.text) for v in policy.variables}
         for rule in policy.rules:
             reads = [
                 guard_reads,
-                _reads(rule.expression.text),
-                *(variables.get(name, _NONE) for name in rule.needs),
+                _TextReads(rule.expression.text),
+                *(variables[name] for name in rule.needs if name in variables),
             ]
-            texts = [guard, rule.expression.text]
-            texts.extend(v.expr.text for v in policy.variables if v.name in rule.needs)
             out.append(
                 _RuleNeeds(
                     rule,
                     servers,
-                    any(r[0] for r in reads),
-                    any(r[1] for r in reads),
-                    any(r[2] for r in reads),
-                    frozenset(name for text in texts for name in _SETTING_READ.findall(text)),
-                    frozenset(name for text in texts for name in _CAPACITY_READ.findall(text)),
+                    any(r.capacity for r in reads),
+                    any(r.model for r in reads),
+                    any(r.version for r in reads),
+                    frozenset().union(*(r.settings for r in reads)),
+                    frozenset().union(*(r.figures for r in reads)),
                 )
             )
     return tuple(out)
 
 
-_NONE = (False, False, False)
+class _TextReads:
+    """What one expression's text reads: the capacity, the model's architecture, the
+    server version, the settings and capacity figures it names (each pattern's literal
+    part is looked for first: most texts have none of them)."""
 
+    __slots__ = ("capacity", "figures", "model", "settings", "version")
 
-def _reads(text: str) -> tuple[bool, bool, bool]:
-    """Whether ``text`` reads the capacity, the model's architecture, the server version
-    (each pattern's literal part is looked for first: most texts have none of them)."""
-    return (
-        "workload.capacity" in text and _NEEDS_CAPACITY.search(text) is not None,
-        "workload.model." in text and _NEEDS_MODEL.search(text) is not None,
-        "workload.engine.version" in text and _VERSION_GATED.search(text) is not None,
-    )
+    def __init__(self, text: str) -> None:
+        self.capacity = "workload.capacity" in text and _NEEDS_CAPACITY.search(text) is not None
+        self.model = "workload.model." in text and _NEEDS_MODEL.search(text) is not None
+        self.version = "workload.engine.version" in text and _VERSION_GATED.search(text) is not None
+        self.settings: frozenset[str] = (
+            frozenset(_SETTING_READ.findall(text)) if "workload.e" in text else frozenset()
+        )
+        self.figures: frozenset[str] = (
+            frozenset(_CAPACITY_READ.findall(text)) if "workload.capacity" in text else frozenset()
+        )

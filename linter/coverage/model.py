@@ -9,13 +9,15 @@ import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
+from linter.lightclass import frozen
+
 T = TypeVar("T")
 
 # The JSON shape of the ``coverage`` section; bumped only for an incompatible change.
 COVERAGE_VERSION = 1
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Gap:
     """A fact a workload lacks, and what it cost: rules that did not run or were weakened."""
 
@@ -43,7 +45,7 @@ class Gap:
         }
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class WorkloadEntry:
     """One recognised workload and the facts its rules depend on."""
 
@@ -78,7 +80,7 @@ class WorkloadEntry:
         return out
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class NotUnderstood:
     """An input that names an inference server but yielded no workload."""
 
@@ -100,7 +102,7 @@ class NotUnderstood:
         }
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Coverage:
     """Everything a run recognised or missed, over all its inputs."""
 

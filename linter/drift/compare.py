@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 from collections.abc import Sequence
 from typing import Any
@@ -12,6 +11,7 @@ from deepdiff import DeepDiff
 from linter.drift import defaults as server_defaults
 from linter.drift.keys import canonical_key
 from linter.drift.normalize import Normalized
+from linter.lightclass import frozen
 from linter.positions import PathT, format_path
 
 CHANGED, MISSING_LIVE, UNEXPECTED_LIVE, TYPE_CHANGED = (
@@ -38,7 +38,7 @@ _REPORTS = {
 }
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Difference:
     """One difference: canonical path, status, and each side's original path and value."""
 

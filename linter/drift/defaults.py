@@ -16,16 +16,16 @@ except for ``exhaustive``, which only applies to the live side.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
 from linter.drift.keys import canonical_key, split_unit
 from linter.drift.normalize import EMPTY, Indexed, SetOf, scalar
+from linter.lightclass import frozen
 from linter.positions import PathT
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class ServerDefaults:
     name: str
     defaults: Mapping[str, tuple[Any, ...]]

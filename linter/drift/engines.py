@@ -11,13 +11,13 @@ So ``vllmConfig.maxModelLen`` in values compares with ``max_model_len`` in a vLL
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from linter.drift.live import Capture
 from linter.drift.normalize import Normalized, normalize
 from linter.drift.sides import LiveError
 from linter.helm.values import MergedValues
+from linter.lightclass import frozen
 from linter.model.records import ENGINE_FACTS, value_of
 from linter.model.values import GENERIC_SETTINGS
 from linter.model.workload import Workload
@@ -33,7 +33,7 @@ _META = (ENGINE_FACTS - {"model_id"}) | {"model"}
 _NOT_FROM_VALUES = GENERIC_SETTINGS
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class LiveEngine:
     server: str
     settings: dict[str, Any]
@@ -42,7 +42,7 @@ class LiveEngine:
     partial: bool = False
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class EngineSide:
     """One desired workload's engine settings (a ``DesiredView`` for findings)."""
 

@@ -18,7 +18,6 @@ Every canonical path remembers the original path and value, for locating and dis
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 import math
 from collections.abc import Sequence
@@ -28,6 +27,7 @@ from typing import Any
 from linter.drift import units
 from linter.drift.keys import SET_KEYS, canonical_key, is_time_key, split_unit
 from linter.drift.units import Unit
+from linter.lightclass import frozen, mutable
 from linter.positions import PathT, format_path
 
 POSITIONAL = "_positional"
@@ -48,7 +48,7 @@ class _Empty:
 EMPTY = _Empty()
 
 
-@dataclasses.dataclass
+@mutable
 class Normalized:
     """A canonical tree, and for each canonical path its original path and value."""
 
@@ -60,14 +60,17 @@ class Normalized:
         return self.paths.get(path)
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Options:
     """``unordered``: globs of dotted canonical paths whose lists are sets."""
 
     unordered: tuple[str, ...] = ()
 
 
-def normalize(value: Any, options: Options = Options()) -> Normalized:
+_NO_OPTIONS = Options()
+
+
+def normalize(value: Any, options: Options = _NO_OPTIONS) -> Normalized:
     result = Normalized(None, {(): ()}, {(): value})
     tree = _Walker(options, result).walk(value, (), (), None, "")
     result.tree = {} if tree is EMPTY else tree

@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from linter.findings import Finding, Severity, exit_code, sort_findings
+from linter.lightclass import frozen, mutable
 from linter.secrets import redact
 
 COMPARED, ERROR, NOT_READY = "compared", "error", "not-ready"
@@ -15,7 +16,7 @@ DISAGREEMENT_RULE = "drift/process-disagreement"
 FETCH_ERROR_RULE, NOT_READY_RULE = "drift/fetch-error", "drift/not-ready"
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Target:
     """One live thing compared with the values: a file, or a pod's source."""
 
@@ -27,7 +28,7 @@ class Target:
     spec: str = ""  # the --source text ('exec:/etc/vllm/config.json'), or the live file
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class TargetResult:
     target: Target
     outcome: str  # compared | error | not-ready
@@ -42,7 +43,7 @@ class TargetResult:
         return tuple(f for f in self.findings if _is_drift(f))
 
 
-@dataclasses.dataclass
+@mutable
 class DriftResult:
     targets: list[TargetResult]
     scanned_at: float  # Unix time the scan started

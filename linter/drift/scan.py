@@ -30,10 +30,11 @@ from linter.drift.sides import (
     live_subtree,
     load_desired,
 )
+from linter.lightclass import frozen
 from linter.sources import files as file_sources
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class DriftPlan:
     """The desired side of a run: values files, ``--set`` arguments, and the pairing."""
 
@@ -55,7 +56,7 @@ class _Pairing(Protocol):
     def result(self, analysis: Any, target: Target) -> TargetResult: ...
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class _Failure:
     reason: str
     message: str
@@ -243,7 +244,7 @@ def _analyse_text(pairing: _Pairing, name: str, text: str, target: Target) -> An
     return pairing.analyse(data, target, pod=False)
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class _ByPath:
     desired: DesiredSide
     pairing: Pairing
@@ -286,7 +287,7 @@ class _ByPath:
         )
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class _ByEngine:
     sides: list[engines.EngineSide]
     pairing: Pairing

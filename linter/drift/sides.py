@@ -8,7 +8,6 @@ server loads. Live side: the document a pod loaded, optionally a subtree (``--li
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -16,6 +15,7 @@ from linter.drift.normalize import EMPTY, Normalized, Options, get, normalize
 from linter.errors import SourceError
 from linter.evaluate.parsers import parse
 from linter.helm.values import MergedValues, load_values, merge_values
+from linter.lightclass import frozen
 from linter.parsing.documents import ADVISORY_PROBLEMS
 from linter.positions import Origin, PathT, format_path
 
@@ -32,7 +32,7 @@ class LiveError(Exception):
         self.message = message
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Pairing:
     """How the sides are paired: which subtrees, what to ignore, which server's defaults."""
 
@@ -47,7 +47,7 @@ class Pairing:
         return Options(unordered=self.unordered)
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class DesiredSide:
     values: MergedValues
     root: PathT

@@ -9,7 +9,6 @@ workloads come from the chart's merged values, so they are not extracted again.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Collection, Sequence
 
 from linter.coverage import gaps
@@ -17,6 +16,7 @@ from linter.coverage.model import Coverage, NotUnderstood
 from linter.coverage.unrecognised import not_understood
 from linter.evaluate.subjects import Batch, Contribution, SubjectProvider
 from linter.findings import Finding
+from linter.lightclass import mutable
 from linter.model.extract import extract_workloads
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Workload
@@ -25,7 +25,7 @@ from linter.policy.model import Policy
 from linter.secrets import checks, redact
 
 
-@dataclasses.dataclass
+@mutable
 class FileDocuments:
     """Every document of ``parsed`` as written, with what was found without the engine:
     files that could not be read, syntax problems, and (``builtin_checks``) committed
@@ -59,7 +59,7 @@ class FileDocuments:
         return []
 
 
-@dataclasses.dataclass
+@mutable
 class StandaloneWorkloads:
     """The workloads of the serving model in ``parsed`` read alone (not ``claimed`` by a
     chart context), and the inference documents in them it could not read."""

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from linter.coverage.model import NO_COVERAGE, Coverage, combine
 from linter.findings import Finding, sort_findings
+from linter.lightclass import mutable
 from linter.policy.model import Policy
 from linter.secrets import redact
 
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
     from linter.evaluate.subjects import Contribution
 
 
-@dataclasses.dataclass
+@mutable
 class RunResult:
     findings: list[Finding]
     files_checked: int

@@ -16,19 +16,19 @@ and governance to what the providers concluded, once.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
 from linter.coverage.model import NO_COVERAGE, Coverage
 from linter.findings import Finding
+from linter.lightclass import frozen
 from linter.model.workload import Workload
 from linter.parsing.documents import Document, ParsedFile
 from linter.policy import engine
 from linter.policy.model import Policy
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Batch:
     """Subjects whose findings go back to their provider together."""
 
@@ -36,7 +36,7 @@ class Batch:
     workloads: tuple[Workload, ...] = ()
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Contribution:
     """What a provider concluded, before redaction and governance."""
 

@@ -28,6 +28,7 @@ from linter.errors import SourceError
 from linter.findings import Finding, Severity, summarize
 from linter.helm.render import find_helm
 from linter.helm.values import MergedValues, ValuesError, values_document
+from linter.lightclass import frozen
 from linter.model.settings import ModelSettings
 from linter.model.workload import Workload
 from linter.parsing import bounded
@@ -38,20 +39,20 @@ VALUES_RULE = "helm-values"
 ENVIRONMENTS_KEY = "environments"
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Chart:
     directory: str  # as given, without a trailing slash
     name: str
     values: str | None  # the chart's values.yaml, when it has one
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Environment:
     name: str | None  # None: the single release of --values / --set
     files: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class ChartRequest:
     """Everything ``lint --chart`` was asked to do."""
 

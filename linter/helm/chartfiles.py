@@ -10,20 +10,20 @@ their files.
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from linter.lightclass import frozen
 from linter.parsing.documents import parse_yaml
 
 _MAX_FILE = 2 * 1024 * 1024  # a template larger than this is not a template
 _MAX_DEPTH = 8  # subcharts of subcharts
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class ChartFiles:
     name: str
     label: str  # for messages: the folder or archive
@@ -49,7 +49,7 @@ class ChartFiles:
 _Reader = Callable[[], bytes]
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class _Tree:
     label: str
     files: dict[str, _Reader]

@@ -9,7 +9,6 @@ not vendored may read anything under its key and in ``global``.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 
 from linter.helm import gotemplate as gt
@@ -17,9 +16,10 @@ from linter.helm.chartfiles import ChartFiles
 from linter.helm.keytree import KeyTree
 from linter.helm.reads import TemplateReader
 from linter.helm.templatevalues import Root
+from linter.lightclass import mutable
 
 
-@dataclasses.dataclass
+@mutable
 class ChartReads:
     """What one chart (with its subcharts) reads, and what the reading could not judge."""
 

@@ -16,7 +16,6 @@ policies still see every file as written (``evaluate/providers.py``).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,6 +34,7 @@ from linter.helm.chart import (
 )
 from linter.helm.release import ReleaseSubjects
 from linter.helm.unread import unread_in_release
+from linter.lightclass import frozen
 from linter.model.settings import ModelSettings
 from linter.parsing.documents import ADVISORY_PROBLEMS, Document, Limits, ParsedFile
 from linter.policy.model import Policy
@@ -43,7 +43,7 @@ from linter.sources.chartlayout import CHART_VALUES, chart_of, chart_values_name
 from linter.sources.files import Input
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class ChartContext:
     """The charts of a run's values files, each with its environments."""
 

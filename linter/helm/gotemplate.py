@@ -11,10 +11,11 @@ with trailing fields (``(pipeline).a.b``).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterator
 from typing import NamedTuple
+
+from linter.lightclass import frozen
 
 
 class TemplateSyntaxError(ValueError):
@@ -25,14 +26,14 @@ class TemplateSyntaxError(ValueError):
         self.line = line
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Field:
     """``.a.b`` (names after the dot); an empty tuple is the dot itself."""
 
     names: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Variable:
     """``$`` or ``$name``, with trailing fields (``$v.a.b``)."""
 
@@ -40,19 +41,19 @@ class Variable:
     names: tuple[str, ...] = ()
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Identifier:
     """A function name (``toYaml``, ``include``)."""
 
     name: str
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Literal:
     value: str | int | float | bool | None
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class SubPipe:
     """``(pipeline)`` with trailing fields."""
 
@@ -63,24 +64,24 @@ class SubPipe:
 Operand = Field | Variable | Identifier | Literal | SubPipe
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Command:
     args: tuple[Operand, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Pipe:
     decl: tuple[str, ...]  # variable names declared or assigned, without "$"
     assign: bool  # "=" rather than ":="
     commands: tuple[Command, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Action:
     pipe: Pipe
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Branch:
     """``if``, ``with`` or ``range``: its pipeline, body and ``else`` body."""
 
@@ -90,7 +91,7 @@ class Branch:
     otherwise: tuple[Node, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Call:
     """``template "name" pipeline`` (and the call a ``block`` makes)."""
 
@@ -101,7 +102,7 @@ class Call:
 Node = Action | Branch | Call
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Template:
     """One file: what runs when it is rendered, and the templates it defines."""
 

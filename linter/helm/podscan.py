@@ -17,10 +17,11 @@ chart files read through ``.Files`` (looked at here).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from linter.lightclass import frozen, mutable
 
 if TYPE_CHECKING:  # a run that finds the scan in the cache reads no chart file
     from linter.helm.chartfiles import ChartFiles
@@ -53,7 +54,7 @@ _MOUNT_PATH = re.compile(r"mountPath:\s*[\"']?$")
 _FILE_MARK = re.compile(r"shm|hostIPC|NCCL_SHM_DISABLE|NCCL_CUMEM_ENABLE", re.I)
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Mark:
     """One mention: what it is, where, and the ``.Values`` paths of the ``if`` blocks
     around it (None for a block this scan cannot judge)."""
@@ -75,7 +76,7 @@ class Mark:
         return self.where.rsplit(":", 1)[0]
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class PodScan:
     marks: tuple[Mark, ...]
     uses_tpl: bool  # values strings may be rendered as templates
@@ -109,7 +110,7 @@ def _mentions(read: Callable[[], bytes]) -> bool:
     return bool(_FILE_MARK.search(content.decode("utf-8", "replace")))
 
 
-@dataclasses.dataclass
+@mutable
 class _Frame:
     keyword: str
     guard: Path | None

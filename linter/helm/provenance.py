@@ -33,6 +33,7 @@ from typing import Any
 from linter.findings import RENDERED_KEY, Finding
 from linter.helm.render import RENDERED_SUFFIX, render
 from linter.helm.values import MergedValues
+from linter.lightclass import frozen
 from linter.parsing.documents import Document, ParsedFile
 from linter.positions import PathT, parse_path
 
@@ -40,7 +41,7 @@ _INT_BASE = 60000  # small enough for a template's `until` loop, rare in manifes
 _MARKER = re.compile(r"slmk(\d+)z|\b(6\d{4})\b|\b0\.60(\d{4})\b")
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Release:
     """How one environment was rendered, to render it again with marked values."""
 
@@ -50,7 +51,7 @@ class Release:
     release: str
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Marks:
     data: dict[str, Any]
     paths: dict[int, PathT]  # marker number -> values path

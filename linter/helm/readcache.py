@@ -23,6 +23,7 @@ from pathlib import Path
 
 from linter.helm.keytree import KeyTree
 from linter.helm.podscan import Mark, PodScan
+from linter.lightclass import frozen
 from linter.sources.chartlayout import is_values_name
 
 _MAGIC = b"servelint-chart-reads-2\n"
@@ -44,7 +45,7 @@ _CODE = (
 Stamp = tuple[tuple[str, int, int], ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class ChartSummary:
     """A chart's reading, without the parsed templates."""
 

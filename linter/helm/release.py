@@ -13,7 +13,6 @@ context of values files among the inputs (``context.py``) uses ``ReleaseSubjects
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -43,6 +42,7 @@ from linter.helm.readings import one_per_problem
 from linter.helm.render import Rendered, render
 from linter.helm.unread import unread_in_release
 from linter.helm.values import MergedValues, ValuesError, merge_values
+from linter.lightclass import frozen
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Workload
 from linter.parsing.documents import DEFAULT_LIMITS, Document, Limits, ParsedFile
@@ -51,7 +51,7 @@ from linter.secrets import redact
 from linter.sources.files import Input
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class ReleaseOutcome:
     """What one environment found once its findings came back from the engine."""
 

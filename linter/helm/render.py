@@ -17,7 +17,6 @@ runs with a minimal environment (``PATH`` and its own folders inside the copy).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import shutil
@@ -30,6 +29,7 @@ from pathlib import Path
 
 from linter.errors import SourceError
 from linter.findings import Finding, Severity
+from linter.lightclass import frozen
 from linter.parsing import bounded
 from linter.parsing.documents import DEFAULT_LIMITS, ParsedFile, parse_yaml
 
@@ -51,7 +51,7 @@ MAX_CHART_BYTES = 100 * 2**20
 _SKIP = {".git"}
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Rendered:
     """What one ``helm template`` run produced."""
 

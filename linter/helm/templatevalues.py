@@ -8,12 +8,12 @@ content, or a string computed from literals. The empty set is data that holds no
 
 from __future__ import annotations
 
-import dataclasses
+from linter.lightclass import frozen
 
 Path = tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Vals:
     """A place in the values; ``base`` is where the chart that reads it keeps its own."""
 
@@ -21,29 +21,29 @@ class Vals:
     base: Path
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Root:
     """The top-level context of a chart (``.Values``, ``.Release``, ``.Files``...)."""
 
     base: Path
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class DictOf:
     items: tuple[tuple[str, Value], ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class ListOf:
     items: tuple[Value, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Text:
     text: str
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class FileText:
     """Content of a chart file (``.Files.Get``): a template only if ``tpl`` renders it."""
 
@@ -51,7 +51,7 @@ class FileText:
     names: tuple[str, ...] | None = None  # None: which file is not known
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Made:
     """A string computed from literals (``printf``, ``cat``) and other values."""
 

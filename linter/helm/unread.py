@@ -13,13 +13,13 @@ A chart is read once per process, and its reading is kept in the user's cache fo
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import os
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from linter.findings import Finding, Severity
+from linter.lightclass import frozen, mutable
 
 if TYPE_CHECKING:
     from linter.helm.chartreads import ChartReads
@@ -36,7 +36,7 @@ from linter.positions import PathT, Span, format_path
 _CUTOFF = 0.6  # difflib's own default
 
 
-@dataclasses.dataclass
+@mutable
 class ChartKeys:
     """What a chart reads and declares (read once, or loaded from the cache)."""
 
@@ -118,7 +118,7 @@ def _read(directory: str, real: str, stamp: Stamp) -> ChartKeys:
     return ChartKeys(directory, real, stamp, summary, reads)
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class UnreadResult:
     findings: list[Finding]
     notes: list[str]

@@ -16,7 +16,6 @@ Subcharts' own ``values.yaml`` files and ``global`` propagation are not merged.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from typing import Any
 from linter.errors import LinterError
 from linter.helm.nodes import Node, unwrap, where, wrap_document
 from linter.helm.strvals import SET_SOURCE, SetError, apply_set
+from linter.lightclass import frozen
 from linter.parsing import bounded
 from linter.parsing.documents import ADVISORY_PROBLEMS, Document, parse_yaml
 from linter.positions import Origin, PathT, Span, format_path, nearest
@@ -37,7 +37,7 @@ class ValuesError(LinterError):
         self.origin = origin
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Clash:
     """A user value that replaced a map with a non-map, or the reverse (Helm warns)."""
 
@@ -47,7 +47,7 @@ class Clash:
     message: str
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class MergedValues:
     """The values a release gets, and where each of them was written.
 

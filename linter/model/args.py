@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from linter.lightclass import frozen, mutable
 from linter.model import flagtables, registry
 from linter.model import quantities as q
 from linter.model.registry import Setting
@@ -34,7 +35,7 @@ class Token(NamedTuple):
     block: tuple[int, int] | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class FlagValue:
     """One flag as written: the long flag name, its raw value and its typed value."""
 
@@ -49,7 +50,7 @@ class FlagValue:
     subkey: str | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class WrittenFlag:
     """A flag name as written (without its ``=value``) and how the server reads it."""
 
@@ -58,7 +59,7 @@ class WrittenFlag:
     verdict: flagtables.Verdict
 
 
-@dataclasses.dataclass
+@mutable
 class ParsedArgs:
     flags: list[FlagValue]
     positionals: list[Token]

@@ -8,10 +8,10 @@ per server container; the workload's ``container`` is that container's entry of 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
+from linter.lightclass import frozen
 from linter.model import command, defaults, gpus, grpc, presets
 from linter.model.args import Token
 from linter.model.capacity import capacity
@@ -42,7 +42,7 @@ from linter.positions import Origin, PathT
 GRPC_SERVERS = ("triton", "trtllm")
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Hint:
     """A setting a custom resource states outside the container (``spec.parallelism``)."""
 
@@ -51,7 +51,7 @@ class Hint:
     origin: Origin
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Meta:
     """What the front end knows about the object that holds the pod template."""
 

@@ -13,15 +13,15 @@ so that they compare with the ``engine`` section of a workload extracted from Gi
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from linter.lightclass import frozen
 from linter.model import registry
 from linter.model.args import convert
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class LiveSettings:
     server: str
     settings: dict[str, Any]

@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from linter.lightclass import frozen
 from linter.model.paths import Locate, lookup
 from linter.positions import Origin, PathT
 
@@ -19,7 +20,7 @@ from linter.positions import Origin, PathT
 Injected = dict[str, tuple[str, Origin]]
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class RolePod:
     """One pod template of a role: ``spec`` is the pod spec as the operator creates it,
     ``source`` maps a path of it to the document path where that value was written."""
@@ -38,7 +39,7 @@ class RolePod:
     injected_unless_set: Injected = dataclasses.field(default_factory=dict)
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class UnbuiltRole:
     """A role whose pod the operator cannot build from what is written, and why."""
 

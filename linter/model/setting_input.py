@@ -11,14 +11,14 @@ occurrence, so a flag the values also write in ``args``/``extraArgs`` wins over 
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
+from linter.lightclass import frozen
 from linter.model.registry import Setting
 from linter.positions import Origin
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class SettingInput:
     """One setting as written: the registry setting it names, the value as written, where
     it was written, the key as written and the flag the chart passes it as.

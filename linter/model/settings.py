@@ -5,8 +5,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
+from linter.lightclass import frozen
 
-@dataclasses.dataclass(frozen=True)
+
+@frozen
 class ModelSettings:
     """What the extractors may be told instead of guessing.
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 
+from linter.lightclass import mutable
 from linter.model.records import ServingModel, cel_data, origins_along, origins_of
 from linter.positions import Origin, PathT, nearest
 
@@ -37,7 +37,7 @@ class WorkloadView:
     __hash__ = None  # type: ignore[assignment]
 
 
-@dataclasses.dataclass
+@mutable
 class Workload:
     """One inference workload: ``record`` holds its settings, each with its origin."""
 

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from linter.findings import Finding, Severity, limit_finding, syntax_finding
+from linter.lightclass import frozen, mutable
 from linter.parsing.text_problems import explain_text_problems, line_text, tab_in_indentation
 from linter.parsing.yaml_events import NUMBER_RULE, EventBuilder, LimitExceeded
 from linter.positions import PathT, Span, nearest
@@ -34,7 +35,7 @@ _MAX_DIGITS = 4300  # sys.get_int_max_str_digits() by default
 ADVISORY_PROBLEMS = ("duplicate-key", NUMBER_RULE)
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Limits:
     """Bounds that keep a hostile input from exhausting time or memory."""
 
@@ -49,7 +50,7 @@ DEFAULT_LIMITS = Limits()
 _START = Span(1, 1)  # a path the document does not hold: its beginning
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Document:
     """One parsed document: plain data and where each path sits in its file."""
 
@@ -64,7 +65,7 @@ class Document:
         return nearest(self.line_map, path, _START)
 
 
-@dataclasses.dataclass
+@mutable
 class ParsedFile:
     """Everything read from one input: its text, documents and parse problems."""
 

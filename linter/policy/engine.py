@@ -6,13 +6,13 @@ location. A rule that cannot be evaluated is reported for that subject, never sk
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from linter.errors import ExpressionError
 from linter.findings import Finding
+from linter.lightclass import frozen
 from linter.model.workload import Workload
 from linter.parsing.documents import Document
 from linter.policy.expr import (
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from linter.policy import sandbox
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Subject:
     """What one policy evaluation looks at: a document or a workload."""
 

@@ -16,6 +16,7 @@ from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_math, ext_strings
 
 from linter.errors import ExpressionError
+from linter.lightclass import frozen
 from linter.policy.helpers import SIGNATURES
 
 
@@ -46,7 +47,7 @@ _POSITION = re.compile(r"<input>:(\d+):(\d+): (.*?)(?:\n|$)")
 _NO_POSITION = re.compile(r"^ERROR: <input>:-?\d+:-?\d+: ")
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Bindings:
     """What an expression sees besides its subject: the policy's ``variables``, and
     ``item`` and ``index`` inside a ``forEach`` (``index`` is None outside one)."""

@@ -6,6 +6,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from linter.findings import Severity
+from linter.lightclass import frozen
 from linter.policy.expr import CompiledExpr
 from linter.policy.template import MessageTemplate
 
@@ -13,13 +14,13 @@ if TYPE_CHECKING:
     from linter.policy.fused import FusedCheck
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class NamedExpr:
     name: str
     expr: CompiledExpr
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Rule:
     """One rule; ``expression`` is true when the subject complies."""
 
@@ -44,7 +45,7 @@ class Rule:
     message_template: MessageTemplate | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Policy:
     name: str
     description: str

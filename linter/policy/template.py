@@ -20,12 +20,12 @@ The syntax is documented in docs/writing-policies.md ("Message templates").
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from datetime import timedelta
 from typing import Any
 
 from linter.errors import ExpressionError
+from linter.lightclass import frozen
 from linter.policy.expr import Bindings, CompiledExpr
 from linter.policy.helpers import human_seconds
 
@@ -40,7 +40,7 @@ class TemplateError(ValueError):
         self.offset = offset
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Placeholder:
     text: str  # the CEL expression between the braces
     offset: int  # where the expression starts in the template
@@ -100,7 +100,7 @@ def _closing(text: str, position: int) -> int | None:
     return None
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class MessageTemplate:
     """A parsed template whose placeholders are compiled CEL expressions."""
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
+from linter.lightclass import frozen
 from linter.model.settings import ModelSettings
 from linter.policy.model import Policy
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Expectation:
     """One expected result: ``rule`` passes, or fails at ``line`` (of ``file``)."""
 
@@ -20,14 +20,14 @@ class Expectation:
     message: str | None
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Case:
     name: str
     inputs: tuple[str, ...]  # as written: relative to the test file
     expect: tuple[Expectation, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class PolicyTestFile:
     path: str  # as shown to the user
     name: str
@@ -37,7 +37,7 @@ class PolicyTestFile:
     cases: tuple[Case, ...]
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class CaseResult:
     file: str
     suite: str
@@ -49,13 +49,13 @@ class CaseResult:
         return not self.failures
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class InvalidFile:
     path: str
     message: str  # ``file:line:col: what is wrong``, one per line
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Outcome:
     results: tuple[CaseResult, ...]
     invalid: tuple[InvalidFile, ...]

@@ -27,6 +27,7 @@ from typing import Any
 from linter.atomic_write import write_text
 from linter.errors import ConfigError
 from linter.findings import Finding, Suppression
+from linter.lightclass import frozen
 from linter.parsing import bounded
 from linter.run.globs import relative_to
 from linter.secrets import literal as literal_secrets
@@ -51,7 +52,7 @@ class BaselineEntry:
         return dataclasses.asdict(self)
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Baseline:
     name: str  # as the user spelled it, for messages
     root: Path

@@ -22,6 +22,7 @@ from typing import Any
 
 from linter.errors import ConfigError
 from linter.findings import Severity
+from linter.lightclass import frozen
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.parsing import bounded
 from linter.parsing.documents import DEFAULT_LIMITS, Document, Limits, parse_yaml
@@ -45,7 +46,7 @@ _QUANTITY = re.compile(r"^([0-9]+(?:\.[0-9]+)?)\s*([KMGT]i|[kKMGT])?B?$")
 _DURATION_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)([hms])")
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class ConfigSuppression:
     """``suppressions:`` entry: rules not counted in the files that match ``paths``."""
 
@@ -57,7 +58,7 @@ class ConfigSuppression:
     column: int
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Config:
     """Settings from the file; ``None`` or empty means the file did not say."""
 

@@ -15,6 +15,7 @@ from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
 from linter.findings import Finding, Severity, sort_findings
+from linter.lightclass import frozen
 from linter.parsing.documents import ParsedFile
 from linter.policy.fused import fuse
 from linter.policy.model import Policy
@@ -31,7 +32,7 @@ ALWAYS_ON = ("syntax", "read-error", "input-limit")
 CORE_RULES = (*ALWAYS_ON, "duplicate-key")
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Governance:
     config: Config = EMPTY
     today: datetime.date = dataclasses.field(default_factory=datetime.date.today)
@@ -172,7 +173,7 @@ def config_notes(config: Config, known: Collection[str]) -> list[str]:
     return notes
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class ConfiguredRule:
     """A rule as a configuration sees it: the severity it reports at, and whether it runs."""
 

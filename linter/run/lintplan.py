@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from linter.evaluate.result import RunResult
 from linter.findings import Severity
+from linter.lightclass import frozen
 from linter.model.settings import ModelSettings
 from linter.parsing.documents import Limits
 from linter.policy import load_policies
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from linter.helm.context import ChartContext
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class LintOptions:
     paths: tuple[str, ...]
     policy_dirs: tuple[str, ...] = ()
@@ -56,7 +57,7 @@ class LintOptions:
     fail_on_unchecked: bool | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class LintPlan:
     policies: tuple[Policy, ...]
     inputs: tuple[Input, ...]

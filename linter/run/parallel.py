@@ -18,7 +18,6 @@ and no chart context (a chart's findings may sit in another file than the one li
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Sequence
 
@@ -27,6 +26,7 @@ from linter.evaluate.providers import file_providers
 from linter.evaluate.stages import read_inputs
 from linter.evaluate.subjects import Batch, Contribution, evaluate
 from linter.findings import Finding
+from linter.lightclass import frozen
 from linter.model.settings import ModelSettings
 from linter.parsing.documents import Limits, ParsedFile
 from linter.policy.model import Policy
@@ -37,7 +37,7 @@ CHUNK = 16  # inputs per task: small enough to balance the workers, large enough
 MAX_WORKERS = 8
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class InWorkers:
     """The input files' subjects, already evaluated by the workers: a provider with
     nothing left for the engine of the calling process."""

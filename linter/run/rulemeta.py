@@ -6,12 +6,12 @@ reporters (rule metadata in SARIF) and governance (which rule ids exist).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator, Sequence
 from urllib.parse import urlsplit
 
 from linter.findings import Severity
 from linter.helm import unreadmeta as unread_keys
+from linter.lightclass import frozen
 from linter.policy.model import Policy, Rule
 from linter.secrets import literal as literal_secrets
 
@@ -21,7 +21,7 @@ _SUPPRESSION_HELP = f"{INFORMATION_URI}#suppressions"
 _CHART_HELP = f"{INFORMATION_URI}/blob/main/docs/ci.md"
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class RuleMeta:
     id: str
     severity: Severity

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from linter.errors import SourceError
+from linter.lightclass import frozen
 from linter.parsing import bounded
 from linter.sources.chartlayout import CHART_FILE, TEMPLATES
 
@@ -19,7 +19,7 @@ LINTABLE_NAMES = ("config.pbtxt",)
 _SKIP_DIRS = {".git", "node_modules", "__pycache__"}
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Input:
     """One input to read: its display name (as given) and where to read it from."""
 
@@ -29,7 +29,7 @@ class Input:
     error: str | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class ReadResult:
     input: Input
     text: str | None

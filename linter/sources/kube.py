@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import urllib3.exceptions
 
 from linter.errors import SourceError
+from linter.lightclass import frozen
 from linter.sources import kube_logs, kube_pods, kube_ws
 from linter.sources.kube_config import MISSING_CLIENT, load_configuration
 from linter.sources.kube_errors import BodyTooLarge, RequestFailed, RetryPolicy, call
@@ -57,7 +58,7 @@ def _read_body(raw: Any, deadline: float, limit: int, what: str) -> bytes:
         raw.release_conn()
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class KubeRequest:
     """What to read from the cluster, and how patiently."""
 
@@ -76,7 +77,7 @@ class KubeRequest:
     log_bytes: int = kube_logs.DEFAULT_LOG_BYTES  # --source logs: the start of the log read
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Fetched:
     """One thing read from the cluster: its text (or pod-spec data), or why it was not."""
 
@@ -92,7 +93,7 @@ class Fetched:
     message: str = ""
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class FetchReport:
     items: list[Fetched]
     namespace: str

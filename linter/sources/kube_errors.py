@@ -7,7 +7,6 @@ level: exceptions are recognised by their attributes (``status``, ``body``) and 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import random
 import re
@@ -17,6 +16,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import urllib3.exceptions
+
+from linter.lightclass import frozen
 
 T = TypeVar("T")
 
@@ -29,7 +30,7 @@ _FORBIDDEN = re.compile(
 )
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class RetryPolicy:
     """At most ``attempts`` tries; pauses of ``base_delay`` × 2^n, capped at ``max_delay``."""
 
@@ -48,7 +49,7 @@ class RequestFailed(Exception):
         self.status = status
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class _Transient:
     """A failure worth another try; ``retry_after`` is the server's Retry-After, if any."""
 

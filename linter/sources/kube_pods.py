@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from typing import Any
 
+from linter.lightclass import frozen
 from linter.sources.kube_errors import RequestFailed
 
 SOURCE_KINDS = ("exec", "http", "configmap", "podspec", "logs")
@@ -14,7 +14,7 @@ _HTTP = re.compile(r"^(?P<port>\d{1,5})(?P<path>/.*)?$")
 _CONFIGMAP = re.compile(r"^(?P<name>[a-z0-9]([-a-z0-9.]*[a-z0-9])?)/(?P<key>[-._a-zA-Z0-9]+)$")
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class SourceSpec:
     """Where a pod's live configuration is read from (``--source``)."""
 

@@ -24,6 +24,8 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
+from linter.lightclass import mutable
+
 PROTOCOL = "v4.channel.k8s.io"
 _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 _OP_CONT, _OP_BINARY, _OP_CLOSE, _OP_PING, _OP_PONG = 0x0, 0x2, 0x8, 0x9, 0xA
@@ -50,7 +52,7 @@ class ProtocolViolation(OSError):
     """The server broke the WebSocket protocol (a connection-level failure)."""
 
 
-@dataclasses.dataclass
+@mutable
 class Channels:
     stdout: bytearray = dataclasses.field(default_factory=bytearray)
     stderr: bytearray = dataclasses.field(default_factory=bytearray)

@@ -12,9 +12,10 @@ server's resolution shows, beside a record of the arguments, was chosen by the s
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
+
+from linter.lightclass import frozen
 
 # Merge order: later kinds override earlier ones. What the server resolved (its engine
 # configuration, the values it derived) is overridden by the arguments as they were given,
@@ -22,7 +23,7 @@ from typing import Any
 RESOLVED, DERIVED, FULL_DUMP, EXPLICIT = 0, 1, 2, 3
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Printed:
     kind: str  # what was read: "non-default args", "V1 engine config", "/info", ...
     rank: int  # FULL_DUMP | RESOLVED | DERIVED | EXPLICIT
@@ -34,7 +35,7 @@ class Printed:
     lists_all_set: bool = False
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Disagreement:
     """One setting printed with different values by processes of one deployment."""
 
@@ -43,7 +44,7 @@ class Disagreement:
     seen: tuple[tuple[str, int, Any], ...]  # (process, line, value)
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Capture:
     server: str
     version: str

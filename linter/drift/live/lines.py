@@ -15,6 +15,8 @@ import dataclasses
 import json
 import re
 
+from linter.lightclass import frozen
+
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
 # kubectl logs --timestamps: an RFC 3339 time and one space.
 _KUBECTL_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) ")
@@ -60,7 +62,7 @@ _ANY_PREFIX = re.compile(
 )
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Line:
     number: int  # 1-based, in the input
     text: str  # the message, prefixes removed

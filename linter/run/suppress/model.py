@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 
 from linter.findings import Finding, Severity
+from linter.lightclass import frozen
 
 MISSING_REASON = "suppression/missing-reason"
 EXPIRED = "suppression/expired"
@@ -19,7 +20,7 @@ SOURCES = ("inline", "annotation", "config")
 LOCAL_SOURCES = ("inline", "annotation")  # cover findings in the file they are written in
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Directive:
     """One rule id (or pattern with ``*``) not counted where ``covers`` says.
 
