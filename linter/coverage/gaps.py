@@ -10,13 +10,13 @@ in its match conditions (``== 'vllm'``) applies to those servers only.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from linter.coverage.model import Gap, WorkloadEntry
 from linter.findings import Severity
-from linter.lightclass import frozen
 from linter.model import registry
 from linter.model.capacity import EVERY_FIGURE, FIGURES_OF_SETTING
 from linter.model.records import value_of
@@ -67,17 +67,40 @@ _VERSION_EXAMPLES = {
 }
 
 
-@frozen
 class _RuleNeeds:
-    rule: Rule
-    servers: frozenset[str]  # empty: every server
-    capacity: bool  # the model's architecture and the GPU's memory
-    model: bool  # the model's architecture alone
-    version_gated: bool
-    # The server settings it reads (``workload.engine.<name>``, ``workload.effective.<name>``)
-    # and the capacity figures (``workload.capacity.<name>``).
-    settings: frozenset[str] = frozenset()
-    figures: frozenset[str] = frozenset()
+    """What one rule reads: the servers its guard names, and (asked only when a workload
+    lacks a fact) whether it reads the capacity, the model, the version, which settings."""
+
+    __slots__ = ("reads", "rule", "servers")
+
+    def __init__(self, rule: Rule, servers: frozenset[str], reads: tuple[_TextReads, ...]) -> None:
+        self.rule = rule
+        self.servers = servers  # empty: every server
+        self.reads = reads  # its guard, its expression and the variables it needs
+
+    @property
+    def capacity(self) -> bool:
+        """The model's architecture and the GPU's memory."""
+        return any(r.capacity for r in self.reads)
+
+    @property
+    def model(self) -> bool:
+        """The model's architecture alone."""
+        return any(r.model for r in self.reads)
+
+    @property
+    def version_gated(self) -> bool:
+        return any(r.version for r in self.reads)
+
+    @property
+    def settings(self) -> frozenset[str]:
+        """``workload.engine.<name>``, ``workload.effective.<name>``."""
+        return frozenset().union(*(r.settings for r in self.reads))
+
+    @property
+    def figures(self) -> frozenset[str]:
+        """``workload.capacity.<name>``."""
+        return frozenset().union(*(r.figures for r in self.reads))
 
 
 def entry(
@@ -121,10 +144,14 @@ def _gaps(
         return ()
     mine = [n for n in needs if not n.servers or server in n.servers]
     gaps: list[Gap] = []
-    capacity_rules = [n.rule for n in mine if n.capacity]
-    model_rules = [n.rule for n in mine if n.capacity or n.model]
+    # Which rules read a fact is asked only of a fact the workload lacks.
     if server in CAPACITY_SERVERS:
-        if model_id is not None and not model.get("known") and model_rules:
+        model_rules = (
+            [n.rule for n in mine if n.capacity or n.model]
+            if model_id is not None and not model.get("known")
+            else []
+        )
+        if model_rules:
             gaps.append(
                 _gap(
                     "model architecture",
@@ -135,7 +162,9 @@ def _gaps(
                     workload.locate(("engine", "model_id")),
                 )
             )
-        if capacity_rules and not isinstance(gpu.get("memory_bytes"), int) and _asks_for_gpus(gpu):
+        unknown_memory = not isinstance(gpu.get("memory_bytes"), int) and _asks_for_gpus(gpu)
+        capacity_rules = [n.rule for n in mine if n.capacity] if unknown_memory else []
+        if capacity_rules:
             candidates = gpu.get("candidates")
             detail = (
                 f"GPU type not known from {', '.join(map(str, candidates))}"
@@ -152,12 +181,17 @@ def _gaps(
                     _gpu_request(workload, gpu),
                 )
             )
-    gated = [n.rule for n in mine if n.version_gated and n.rule.severity is Severity.ERROR]
     # A model configuration (config.pbtxt) runs on whatever server loads it: the version
     # belongs to the deployment that does, not to the file.
     record = workload.record
     deployed = record.kind.value != TRITON_MODEL_KIND
-    if version is None and gated and deployed and record.engine is not None:
+    unversioned = version is None and deployed and record.engine is not None
+    gated = (
+        [n.rule for n in mine if n.rule.severity is Severity.ERROR and n.version_gated]
+        if unversioned
+        else []
+    )
+    if gated and record.engine is not None:
         image = value_of(record.engine.value.image)
         detail = (
             f"image {image} names no release" if isinstance(image, str) else "no image is named"
@@ -277,39 +311,45 @@ def _analyse(policies: tuple[Policy, ...]) -> tuple[_RuleNeeds, ...]:
         guard_reads = _TextReads(guard)
         variables = {v.name: _TextReads(v.expr.text) for v in policy.variables}
         for rule in policy.rules:
-            reads = [
+            reads = (
                 guard_reads,
                 _TextReads(rule.expression.text),
                 *(variables[name] for name in rule.needs if name in variables),
-            ]
-            out.append(
-                _RuleNeeds(
-                    rule,
-                    servers,
-                    any(r.capacity for r in reads),
-                    any(r.model for r in reads),
-                    any(r.version for r in reads),
-                    frozenset().union(*(r.settings for r in reads)),
-                    frozenset().union(*(r.figures for r in reads)),
-                )
             )
+            out.append(_RuleNeeds(rule, servers, reads))
     return tuple(out)
 
 
 class _TextReads:
     """What one expression's text reads: the capacity, the model's architecture, the
-    server version, the settings and capacity figures it names (each pattern's literal
-    part is looked for first: most texts have none of them)."""
-
-    __slots__ = ("capacity", "figures", "model", "settings", "version")
+    server version, the settings and capacity figures it names. Each is searched for when
+    first asked (most workloads lack no fact), its pattern's literal part first."""
 
     def __init__(self, text: str) -> None:
-        self.capacity = "workload.capacity" in text and _NEEDS_CAPACITY.search(text) is not None
-        self.model = "workload.model." in text and _NEEDS_MODEL.search(text) is not None
-        self.version = "workload.engine.version" in text and _VERSION_GATED.search(text) is not None
-        self.settings: frozenset[str] = (
-            frozenset(_SETTING_READ.findall(text)) if "workload.e" in text else frozenset()
-        )
-        self.figures: frozenset[str] = (
-            frozenset(_CAPACITY_READ.findall(text)) if "workload.capacity" in text else frozenset()
-        )
+        self.text = text
+
+    @functools.cached_property
+    def capacity(self) -> bool:
+        text = self.text
+        return "workload.capacity" in text and _NEEDS_CAPACITY.search(text) is not None
+
+    @functools.cached_property
+    def model(self) -> bool:
+        text = self.text
+        return "workload.model." in text and _NEEDS_MODEL.search(text) is not None
+
+    @functools.cached_property
+    def version(self) -> bool:
+        text = self.text
+        return "workload.engine.version" in text and _VERSION_GATED.search(text) is not None
+
+    @functools.cached_property
+    def settings(self) -> frozenset[str]:
+        text = self.text
+        return frozenset(_SETTING_READ.findall(text)) if "workload.e" in text else frozenset()
+
+    @functools.cached_property
+    def figures(self) -> frozenset[str]:
+        text = self.text
+        found = "workload.capacity" in text
+        return frozenset(_CAPACITY_READ.findall(text)) if found else frozenset()
