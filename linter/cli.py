@@ -9,6 +9,7 @@ Exit codes (stable, documented in the README):
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import gc
 import os
@@ -623,7 +624,8 @@ class _PodProgress:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line ``argv``; None: this process's own, from the console script or
-    ``python -m linter``, which exit right after."""
+    ``python -m linter``, which exit right after (here, when nothing else is left to run
+    at exit: ``_exit_now``)."""
     own = argv is None
     code = _main(list(sys.argv[1:] if argv is None else argv), own)
     if own:
@@ -632,7 +634,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         # (about 20 ms of a pre-commit run). Every file and report is written and closed
         # by now; the operating system takes the memory back either way.
         gc.freeze()
+        _exit_now(code)
     return code
+
+
+def _exit_now(code: int) -> None:
+    """End this process without the interpreter's teardown (freeing every module and
+    object one by one: about 6 ms of a pre-commit run), once nothing is left for it to
+    do: the output flushed, no exit handler registered, no other thread running. Else
+    return, and the process exits the ordinary way."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a closed pipe: the ordinary exit reports it
+        return
+    handlers = getattr(atexit, "_ncallbacks", None)
+    threading = sys.modules.get("threading")
+    if handlers is None or handlers() != 0:
+        return
+    if threading is not None and threading.active_count() != 1:
+        return
+    os._exit(code)
 
 
 def _main(args: list[str], own_process: bool) -> int:

@@ -1,6 +1,7 @@
 """servelint's own process versus a call from Python: only the former tells the garbage
-collector to leave the start-up objects alone (``cli._start_up``) and freezes everything
-before exiting; a caller in the same interpreter keeps its collector as it was."""
+collector to leave the start-up objects alone (``cli._start_up``), freezes everything
+before exiting and skips the interpreter's teardown when nothing else is left to run at
+exit; a caller in the same interpreter keeps its collector as it was."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from linter.cli import main
 CORE = Path(__file__).parent / "fixtures" / "core"
 POLICIES = ["--no-builtin", "--policy-dir", str(CORE / "policies")]
 DEPLOY = str(CORE / "inputs" / "deploy.yaml")
+RULES_FOUND = ["team-replicas/min-replicas", "team-replicas/no-latest-tag"]
 
 
 def test_a_call_from_python_leaves_the_collector_as_it_was() -> None:
@@ -31,8 +33,10 @@ def test_servelint_s_own_process_freezes_its_objects_and_collects_again_after_st
 ) -> None:
     # The command line of the process itself (sys.argv), as the console script runs it;
     # what the collector looks like after the start-up and at the end is printed.
+    # An exit handler keeps the process alive after main() (``cli._exit_now``).
     script = (
-        "import gc, json, sys\n"
+        "import atexit, gc, json, sys\n"
+        "atexit.register(lambda: None)\n"
         "import linter.cli as cli\n"
         "seen = {}\n"
         "import linter.run.lintplan as plan\n"
@@ -65,3 +69,60 @@ def test_servelint_s_own_process_freezes_its_objects_and_collects_again_after_st
     }
     # And the report is written as from any other call.
     assert done.stdout.splitlines()[-1] == "1 error, 1 warning, 0 info in 1 file"
+
+
+# How the process ended: os._exit says so; an ordinary exit does not call it. (The
+# sandbox's forked children of repository policies end with os._exit too: not counted.)
+_EXIT_SPY = (
+    "import os, sys\n"
+    "real_exit, parent = os._exit, os.getpid()\n"
+    "def spy_exit(code):\n"
+    "    if os.getpid() == parent:\n"
+    "        os.write(2, b'exit without teardown\\n')\n"
+    "    real_exit(code)\n"
+    "os._exit = spy_exit\n"
+)
+
+
+def _own_process(tmp_path: Path, prelude: str, *args: str) -> subprocess.CompletedProcess[str]:
+    script = (
+        f"{_EXIT_SPY}{prelude}"
+        "import linter.cli as cli\n"
+        f"sys.argv = ['servelint', *{list(args)!r}]\n"
+        "sys.exit(cli.main())\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
+        check=False,
+    )
+
+
+def test_servelint_s_own_process_ends_without_the_interpreter_s_teardown(
+    tmp_path: Path,
+) -> None:
+    done = _own_process(tmp_path, "", "lint", "--no-config", *POLICIES, DEPLOY)
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[-1] == "1 error, 1 warning, 0 info in 1 file"
+    assert done.stderr == "exit without teardown\n"
+    # A report written to a file is complete: it was closed before the process ended.
+    report = tmp_path / "out.json"
+    done = _own_process(
+        tmp_path, "", "lint", "--no-config", *POLICIES, "--format", f"json:{report}", DEPLOY
+    )
+    assert (done.returncode, done.stderr) == (1, "exit without teardown\n")
+    assert [f["rule"] for f in json.loads(report.read_text())["findings"]] == RULES_FOUND
+
+
+def test_an_exit_handler_or_another_thread_gets_the_ordinary_exit(tmp_path: Path) -> None:
+    handler = "import atexit\natexit.register(lambda: sys.stderr.write('handler ran\\n'))\n"
+    done = _own_process(tmp_path, handler, "lint", "--no-config", *POLICIES, DEPLOY)
+    assert (done.returncode, done.stderr) == (1, "handler ran\n")
+    thread = (
+        "import threading\nthreading.Thread(target=threading.Event().wait, daemon=True).start()\n"
+    )
+    done = _own_process(tmp_path, thread, "lint", "--no-config", *POLICIES, DEPLOY)
+    assert (done.returncode, done.stderr) == (1, "")
