@@ -13,6 +13,7 @@ rewritten. ``SERVELINT_NO_CACHE=1`` switches the folder off.
 from __future__ import annotations
 
 import hashlib
+import mmap
 import os
 import stat
 from pathlib import Path
@@ -62,11 +63,13 @@ def read_checked(path: Path, magic: bytes, *, head_only: bool = False) -> memory
     One reader for every entry of the cache folder (policies, chart readings).
 
     ``head_only``: the checksum covers the head alone (``write_checked``'s ``head``); the
-    rest of the body is the caller's to check, piece by piece as it uses them."""
+    rest of the body is the caller's to check, piece by piece as it uses them, and is
+    mapped rather than read (a run reads a few hundred kilobytes of a policy entry's
+    megabytes)."""
     if not trusted_folder(path.parent):
         return None
-    raw = read_entry(path)
-    if raw is None or not raw.startswith(magic):
+    raw = read_entry(path, mapped=head_only)
+    if raw is None or raw[: len(magic)] != magic:
         return None
     body = memoryview(raw)[len(magic) + _DIGEST :]  # not a copy: entries are megabytes
     covered = body
@@ -114,9 +117,13 @@ def _head(head: bytes) -> bytes:
     return len(head).to_bytes(HEAD_LENGTH, "big") + head
 
 
-def read_entry(path: Path) -> bytes | None:
+def read_entry(path: Path, *, mapped: bool = False) -> bytes | mmap.mmap | None:
     """The entry's bytes, read only from a regular file of the user's that nobody else
-    may write (checked on the open handle: it cannot be swapped in between)."""
+    may write (checked on the open handle: it cannot be swapped in between).
+
+    ``mapped``: the file mapped into memory instead, its pages read when first touched.
+    Entries are replaced by renaming a new file over them and removed by unlinking, never
+    truncated in place, so a mapping keeps the bytes it was made with."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         descriptor = os.open(path, flags)
@@ -129,6 +136,8 @@ def read_entry(path: Path) -> bytes | None:
                 return None
             if info.st_size > MAX_ENTRY_BYTES:
                 return None
+            if mapped and info.st_size > 0:
+                return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
             return handle.read(MAX_ENTRY_BYTES + 1)
         except OSError:
             return None
