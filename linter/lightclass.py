@@ -5,7 +5,8 @@
 class on Python 3.11; a lint run defines about 40 data classes before it reads a file,
 and a pre-commit hook runs on every commit. ``frozen`` and ``mutable`` make the same
 classes with one compiled method, ``__init__`` (written as ``dataclasses`` writes it, so
-construction is as fast), and share the others, which read the fields from one tuple.
+construction is as fast, and compiled when the first instance is made), and share the
+others, which read the fields from one tuple.
 
 The classes remain data classes to the standard library: ``dataclasses.fields``,
 ``replace``, ``asdict`` and ``is_dataclass`` work on them, and ``dataclasses.field``
@@ -60,7 +61,7 @@ def _build(cls: C, *, frozen: bool, slots: bool) -> C:
     fields = dataclasses.fields(made)
     if undocumented:
         made.__doc__ = f"{cls.__name__}({', '.join(f.name for f in fields if f.init)})"
-    made.__init__ = _init(made, fields, frozen)
+    made.__init__ = _first_init(made, fields, frozen)
     compared = _getter([f.name for f in fields if f.compare])
     if "__repr__" not in defined:
         made.__repr__ = _repr(tuple(f.name for f in fields if f.repr))
@@ -78,6 +79,19 @@ def _build(cls: C, *, frozen: bool, slots: bool) -> C:
     elif not explicit_hash:
         made.__hash__ = None  # compared by value and mutable: as dataclasses does
     return made
+
+
+def _first_init(cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: bool) -> Any:
+    """An ``__init__`` that compiles the class's own on the first instance and hands over
+    to it: a run defines many classes it never makes an instance of."""
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if cls.__dict__.get("__init__") is __init__:
+            setattr(cls, "__init__", _init(cls, fields, frozen))  # noqa: B010
+        cls.__init__(self, *args, **kwargs)  # type: ignore[misc]
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    return __init__
 
 
 def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: bool) -> Any:
