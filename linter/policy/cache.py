@@ -57,6 +57,7 @@ KEEP = 8  # entries kept: a few policy sets (repositories, --policy-dir) and ver
 # The modules whose classes are stored, or whose code decides what is stored.
 _CODE = (
     "linter.policy.expr",
+    "linter.policy.cel_forms",
     "linter.policy.helpers",
     "linter.policy.template",
     "linter.model.quantities",

@@ -17,6 +17,7 @@ from cel_expr_python.ext import ext_bindings, ext_math, ext_strings
 
 from linter.errors import ExpressionError
 from linter.lightclass import frozen
+from linter.policy.cel_forms import slimmed
 from linter.policy.helpers import SIGNATURES
 
 
@@ -150,7 +151,7 @@ class CompiledExpr:
         if compiled is None:
             saved = self._saved[slot]
             return saved() if callable(saved) else saved
-        return bytes(compiled.serialize())
+        return slimmed(bytes(compiled.serialize()))
 
     def _restore(self, slot: int) -> Any:
         saved = self._saved[slot]
