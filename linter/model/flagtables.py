@@ -30,7 +30,7 @@ class Entry(NamedTuple):
     dest: str
     accepted: tuple[tuple[int, int], ...]  # inclusive release-index ranges
     replacement: str
-    source: str
+    source: str  # ``path:line@release`` in the upstream code (``Table.source_url``)
 
     def accepts(self, index: int) -> bool:
         return any(a <= index <= b for a, b in self.accepted)
@@ -45,6 +45,17 @@ class Table(NamedTuple):
     options: tuple[str, ...]
     # Container tag → release, where the image tag is not the release (Triton: 24.08 → 2.49.0).
     containers: Mapping[str, str]
+    # The upstream file at a release: a format with {version}, {path} and {line}.
+    code: str = ""
+
+    def source_url(self, entry: Entry) -> str:
+        """Where ``entry``'s flag is defined, as a link to the upstream file at that
+        release, line anchored (made when a finding needs it: a table has hundreds)."""
+        where, _, release = entry.source.rpartition("@")
+        path, _, line = where.rpartition(":")
+        if not (self.code and path and release):
+            return ""
+        return self.code.format(version=release, path=path, line=line)
 
     def release_of(self, version: str) -> str:
         return self.containers.get(version, version) if self.containers else version
@@ -97,23 +108,14 @@ def table(server: str) -> Table | None:
             str(item["dest"]),
             tuple((position[a], position[b]) for a, b in item["accepted"]),
             str(item.get("replacement", "")),
-            _source_url(code, str(item.get("source", ""))),
+            str(item.get("source", "")),
         )
         for flag, item in raw["flags"].items()
     }
     containers = {str(k): str(v) for k, v in raw.get("containers", {}).items()}
     return Table(
-        server, releases, entries, name in _ABBREVIATING, tuple(sorted(entries)), containers
+        server, releases, entries, name in _ABBREVIATING, tuple(sorted(entries)), containers, code
     )
-
-
-def _source_url(code: str, source: str) -> str:
-    """``path:line@release`` → the upstream file at that release tag, line anchored."""
-    where, _, release = source.rpartition("@")
-    path, _, line = where.rpartition(":")
-    if not (code and path and release):
-        return ""
-    return code.format(version=release, path=path, line=line)
 
 
 class Resolution(NamedTuple):
@@ -216,7 +218,7 @@ def _judge(server: str, version: str, name: str) -> Verdict:
         tab.releases[ranges[-1][1] + 1] if ranges and ranges[-1][1] + 1 < len(tab.releases) else ""
     )
     replacement = entry.replacement if entry is not None else ""
-    source = entry.source if entry is not None else ""
+    source = tab.source_url(entry) if entry is not None else ""
 
     def verdict(status: str, flag: str = "", candidates: tuple[str, ...] = ()) -> Verdict:
         found = tab.entries.get(flag)
