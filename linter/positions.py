@@ -94,4 +94,10 @@ def _closing_bracket(text: str, start: int) -> int:
 
 
 def _plain_key(key: str) -> bool:
-    return bool(key) and all(ch.isalnum() or ch in "_-/" for ch in key)
+    """Letters, digits, ``_``, ``-`` and ``/`` only (each workload's origins format a few
+    hundred keys: one pass in C, not a Python loop over the characters)."""
+    rest = key.translate(_KEY_PUNCTUATION)
+    return bool(key) and (not rest or rest.isalnum())
+
+
+_KEY_PUNCTUATION = str.maketrans("", "", "_-/")
