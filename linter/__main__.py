@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from linter.cli import main
+from linter.cli import run
 
-raise SystemExit(main())
+run()

@@ -123,7 +123,8 @@ def read_entry(path: Path, *, mapped: bool = False) -> bytes | mmap.mmap | None:
 
     ``mapped``: the file mapped into memory instead, its pages read when first touched.
     Entries are replaced by renaming a new file over them and removed by unlinking, never
-    truncated in place, so a mapping keeps the bytes it was made with."""
+    truncated in place, so a mapping keeps the bytes it was made with (a file truncated
+    under a running process by other means would end it with SIGBUS)."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         descriptor = os.open(path, flags)
@@ -137,7 +138,10 @@ def read_entry(path: Path, *, mapped: bool = False) -> bytes | mmap.mmap | None:
             if info.st_size > MAX_ENTRY_BYTES:
                 return None
             if mapped and info.st_size > 0:
-                return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+                try:
+                    return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+                except OSError:
+                    pass  # a file system that cannot map it: read it whole
             return handle.read(MAX_ENTRY_BYTES + 1)
         except OSError:
             return None

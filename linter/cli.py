@@ -15,7 +15,7 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 import click
 
@@ -624,8 +624,7 @@ class _PodProgress:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line ``argv``; None: this process's own, from the console script or
-    ``python -m linter``, which exit right after (here, when nothing else is left to run
-    at exit: ``_exit_now``)."""
+    ``python -m linter`` (``run``), which exit right after."""
     own = argv is None
     code = _main(list(sys.argv[1:] if argv is None else argv), own)
     if own:
@@ -634,8 +633,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         # (about 20 ms of a pre-commit run). Every file and report is written and closed
         # by now; the operating system takes the memory back either way.
         gc.freeze()
-        _exit_now(code)
     return code
+
+
+def run() -> NoReturn:
+    """The console script and ``python -m linter``: ``main()`` on this process's command
+    line, then the end of the process."""
+    code = main()
+    _exit_now(code)
+    sys.exit(code)
 
 
 def _exit_now(code: int) -> None:
@@ -644,8 +650,9 @@ def _exit_now(code: int) -> None:
     do: the output flushed, no exit handler registered, no other thread running. Else
     return, and the process exits the ordinary way."""
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:  # None: the descriptor was closed when Python started
+                stream.flush()
     except (OSError, ValueError):  # a closed pipe: the ordinary exit reports it
         return
     handlers = getattr(atexit, "_ncallbacks", None)

@@ -9,15 +9,19 @@ construction is as fast, and compiled when the first instance is made), and shar
 others, which read the fields from one tuple.
 
 The classes remain data classes to the standard library: ``dataclasses.fields``,
-``replace``, ``asdict`` and ``is_dataclass`` work on them, and ``dataclasses.field``
-gives a field its default, factory or flags. What ``dataclasses`` would add beyond that
-is not offered (``order``, ``unsafe_hash``, ``match_args`` off, ``InitVar``): use
-``dataclasses.dataclass`` for such a class.
+``replace``, ``asdict`` and ``is_dataclass`` work on them, ``dataclasses.field`` gives a
+field its default, factory or flags, and a class's own ``__init__``, ``__repr__``,
+``__eq__`` or ``__hash__`` is kept. Not offered (a ``TypeError`` when the class is
+defined): ``InitVar`` fields, and a base class made by ``dataclasses`` or made frozen when
+this one is not (or the other way round); ``order`` and ``unsafe_hash`` have no
+parameter. For those, use ``dataclasses.dataclass``. A class made without a docstring is
+documented with its fields' names (``dataclasses`` adds their types and defaults).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import operator
 from collections.abc import Callable
 from typing import Any, TypeVar, dataclass_transform, overload
@@ -47,6 +51,9 @@ def mutable(cls: C, /) -> C:
 
 
 def _build(cls: C, *, frozen: bool, slots: bool) -> C:
+    _check_bases(cls, frozen)
+    if any("InitVar" in str(a) for a in inspect.get_annotations(cls).values()):
+        raise TypeError(f"{cls.__qualname__}: InitVar fields need dataclasses.dataclass")
     defined = set(cls.__dict__)
     # A class that defines __eq__ alone gets __hash__ = None from Python: not its own.
     own_hash = cls.__dict__.get("__hash__", _MISSING)
@@ -61,7 +68,10 @@ def _build(cls: C, *, frozen: bool, slots: bool) -> C:
     fields = dataclasses.fields(made)
     if undocumented:
         made.__doc__ = f"{cls.__name__}({', '.join(f.name for f in fields if f.init)})"
-    made.__init__ = _first_init(made, fields, frozen)
+    made.__lightclass_frozen__ = frozen
+    _check_order(made, fields)
+    if "__init__" not in defined:
+        made.__init__ = _first_init(made, fields, frozen)
     compared = _getter([f.name for f in fields if f.compare])
     if "__repr__" not in defined:
         made.__repr__ = _repr(tuple(f.name for f in fields if f.repr))
@@ -71,14 +81,47 @@ def _build(cls: C, *, frozen: bool, slots: bool) -> C:
         if not explicit_hash:
             hashed = [f.name for f in fields if (f.compare if f.hash is None else f.hash)]
             made.__hash__ = _hash(_getter(hashed))
-        made.__setattr__ = _refuse_set
-        made.__delattr__ = _refuse_delete
+        names = frozenset(f.name for f in fields)
+        made.__setattr__ = _refuse_set(made, names)
+        made.__delattr__ = _refuse_delete(made, names)
         if slots:
             made.__getstate__ = _slots_state
             made.__setstate__ = _set_slots_state
     elif not explicit_hash:
         made.__hash__ = None  # compared by value and mutable: as dataclasses does
     return made
+
+
+def _check_bases(cls: type, frozen: bool) -> None:
+    """Frozen and mutable data classes do not inherit from each other, nor from classes of
+    ``dataclasses`` (whose checks read parameters these classes do not record)."""
+    for base in cls.__mro__[1:]:
+        if not dataclasses.is_dataclass(base):
+            continue
+        theirs = base.__dict__.get("__lightclass_frozen__")
+        if theirs is None:
+            raise TypeError(f"{cls.__qualname__}: {base.__qualname__} is made by dataclasses")
+        if theirs != frozen:
+            kinds = ("mutable", "frozen")
+            raise TypeError(
+                f"{cls.__qualname__} ({kinds[frozen]}) cannot inherit from "
+                f"{base.__qualname__} ({kinds[theirs]})"
+            )
+
+
+def _check_order(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> None:
+    """A field without a default after one with a default, as ``dataclasses`` refuses it
+    when the class is defined (``__init__`` is compiled later)."""
+    defaulted = False
+    for f in fields:
+        if not f.init or f.kw_only:
+            continue
+        has_default = f.default is not _MISSING or f.default_factory is not _MISSING
+        if defaulted and not has_default:
+            raise TypeError(
+                f"{cls.__qualname__}: non-default argument {f.name!r} follows default argument"
+            )
+        defaulted = defaulted or has_default
 
 
 def _first_init(cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: bool) -> Any:
@@ -96,42 +139,47 @@ def _first_init(cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: b
 
 def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: bool) -> Any:
     """``__init__`` compiled from the fields, as ``dataclasses`` writes it."""
-    namespace: dict[str, Any] = {"_MISSING": _MISSING, "_set": object.__setattr__}
+    # Names of the generated code that no field can take (fields are plain identifiers).
+    namespace: dict[str, Any] = {"__missing__": _MISSING, "__set__": object.__setattr__}
     positional: list[str] = []
     keywords: list[str] = []
     body: list[str] = []
     for f in fields:
         name = f.name
         has_factory = f.default_factory is not _MISSING
+        factory, default = f"__factory_{name}__", f"__default_{name}__"
         if has_factory:
-            namespace[f"_factory_{name}"] = f.default_factory
+            namespace[factory] = f.default_factory
         elif f.default is not _MISSING:
-            namespace[f"_default_{name}"] = f.default
+            namespace[default] = f.default
         if f.init:
             if has_factory:
                 parameter, value = (
-                    f"{name}=_MISSING",
-                    f"_factory_{name}() if {name} is _MISSING else {name}",
+                    f"{name}=__missing__",
+                    f"{factory}() if {name} is __missing__ else {name}",
                 )
             elif f.default is not _MISSING:
-                parameter, value = f"{name}=_default_{name}", name
+                parameter, value = f"{name}={default}", name
             else:
                 parameter, value = name, name
             (keywords if f.kw_only else positional).append(parameter)
         elif has_factory:
-            value = f"_factory_{name}()"
+            value = f"{factory}()"
         elif f.default is not _MISSING:
-            value = f"_default_{name}"
+            value = default
         else:
             continue
-        body.append(f"_set(self, {name!r}, {value})" if frozen else f"self.{name} = {value}")
+        body.append(
+            f"__set__(__self__, {name!r}, {value})" if frozen else f"__self__.{name} = {value}"
+        )
     if hasattr(cls, "__post_init__"):
-        body.append("self.__post_init__()")
-    parameters = ", ".join(["self", *positional, *(["*", *keywords] if keywords else [])])
+        body.append("__self__.__post_init__()")
+    parameters = ", ".join(["__self__", *positional, *(["*", *keywords] if keywords else [])])
     lines = "\n    ".join(body or ["pass"])
     exec(f"def __init__({parameters}) -> None:\n    {lines}\n", namespace)
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
     return init
 
 
@@ -170,12 +218,25 @@ def _hash(hashed: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
     return __hash__
 
 
-def _refuse_set(self: Any, name: str, value: Any) -> None:
-    raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+def _refuse_set(cls: type[Any], names: frozenset[str]) -> Callable[[Any, str, Any], None]:
+    """As ``dataclasses`` writes it: a field, or any attribute of the class's own
+    instances, cannot be assigned; a plain subclass's own attributes can."""
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    return __setattr__
 
 
-def _refuse_delete(self: Any, name: str) -> None:
-    raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+def _refuse_delete(cls: type[Any], names: frozenset[str]) -> Callable[[Any, str], None]:
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    return __delattr__
 
 
 def _slots_state(self: Any) -> list[Any]:

@@ -89,7 +89,7 @@ def _own_process(tmp_path: Path, prelude: str, *args: str) -> subprocess.Complet
         f"{_EXIT_SPY}{prelude}"
         "import linter.cli as cli\n"
         f"sys.argv = ['servelint', *{list(args)!r}]\n"
-        "sys.exit(cli.main())\n"
+        "cli.run()\n"
     )
     return subprocess.run(
         [sys.executable, "-c", script],
@@ -115,6 +115,50 @@ def test_servelint_s_own_process_ends_without_the_interpreter_s_teardown(
     )
     assert (done.returncode, done.stderr) == (1, "exit without teardown\n")
     assert [f["rule"] for f in json.loads(report.read_text())["findings"]] == RULES_FOUND
+
+
+def test_main_called_from_python_returns(tmp_path: Path) -> None:
+    # An embedding tool that sets sys.argv and calls main(): the process goes on.
+    script = (
+        "import sys\n"
+        "import linter.cli as cli\n"
+        f"sys.argv = ['servelint', 'lint', '--no-config', *{POLICIES!r}, {DEPLOY!r}]\n"
+        "code = cli.main()\n"
+        "print('after', code)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
+        check=False,
+    )
+    assert (done.returncode, done.stdout.splitlines()[-1]) == (0, "after 1")
+
+
+def test_closed_standard_streams_keep_the_exit_code(tmp_path: Path) -> None:
+    # Python starts with sys.stderr (or sys.stdout) None when its descriptor is closed.
+    done = _own_process(tmp_path, "sys.stderr = None\n", "lint", "--no-config", *POLICIES, DEPLOY)
+    assert (done.returncode, done.stdout.splitlines()[-1]) == (
+        1,
+        "1 error, 1 warning, 0 info in 1 file",
+    )
+    report = tmp_path / "out.json"
+    done = _own_process(
+        tmp_path,
+        "sys.stdout = None\n",
+        "lint",
+        "--no-config",
+        *POLICIES,
+        "--format",
+        f"json:{report}",
+        DEPLOY,
+    )
+    assert (done.returncode, done.stderr) == (1, "exit without teardown\n")
+    assert [f["rule"] for f in json.loads(report.read_text())["findings"]] == RULES_FOUND
+    done = _own_process(tmp_path, "sys.stderr = None\n", "lint", "--bogus")
+    assert (done.returncode, done.stderr) == (2, "exit without teardown\n")
 
 
 def test_an_exit_handler_or_another_thread_gets_the_ordinary_exit(tmp_path: Path) -> None:

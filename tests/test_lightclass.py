@@ -168,3 +168,63 @@ def test_an_undocumented_class_is_documented_by_its_fields() -> None:
     assert Point.__doc__ == "Point(x, y, tags, note)"
     assert Counter.__doc__ == "Counter(name, seen)"
     assert Slotted.__doc__ == "Slotted(a, b)"
+
+
+def test_what_dataclasses_refuses_is_refused_when_the_class_is_defined() -> None:
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+
+        @frozen
+        class Unordered:
+            a: int = 0
+            b: int  # type: ignore[misc]
+
+    with pytest.raises(TypeError, match=r"InitVar fields need dataclasses\.dataclass"):
+
+        @frozen
+        class WithInitVar:
+            a: dataclasses.InitVar[int]
+
+    with pytest.raises(TypeError, match=r"Mixed \(mutable\) cannot inherit from Point \(frozen\)"):
+
+        @mutable
+        class Mixed(Point):
+            extra: int = 0
+
+    with pytest.raises(TypeError, match="StdPoint is made by dataclasses"):
+
+        @frozen
+        class OnStandard(StdPoint):
+            extra: int = 0
+
+
+def test_a_class_keeps_its_own_init_and_a_plain_subclass_its_own_attributes() -> None:
+    @frozen
+    class Parsed:
+        text: str
+        words: tuple[str, ...] = ()
+
+        def __init__(self, text: str) -> None:
+            object.__setattr__(self, "text", text)
+            object.__setattr__(self, "words", tuple(text.split()))
+
+    assert Parsed("a b").words == ("a", "b")
+
+    class Annotated(Point):  # not a data class itself: its own attributes are its own
+        pass
+
+    annotated = Annotated(1)
+    annotated.comment = "set"  # type: ignore[attr-defined]
+    assert annotated.comment == "set"  # type: ignore[attr-defined]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        annotated.x = 2  # type: ignore[misc]
+
+
+def test_fields_named_like_the_generated_code_s_names() -> None:
+    @frozen
+    class Awkward:
+        self: int
+        _set: int = 1
+        _MISSING: int = 2
+
+    awkward = Awkward(5, _set=3)
+    assert (awkward.self, awkward._set, awkward._MISSING) == (5, 3, 2)

@@ -6,8 +6,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import mmap
 import os
 import pickle
+import types
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +93,29 @@ def test_a_corrupted_or_truncated_entry_is_ignored_and_rewritten(
         assert cache.load(files) is None
         assert _messages(policies) == ["needs 3, has 2"]
         assert cache.load(files) is not None  # rewritten whole
+
+
+def test_an_entry_that_cannot_be_mapped_is_read(
+    tmp_path: Path, _own_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    policies = tmp_path / "policies"
+    policies.mkdir()
+    (policies / "team.yaml").write_text(POLICY.format(minimum=3), encoding="utf-8")
+    _messages(policies)
+    files = _policy_texts((str(policies),), False)
+    assert files is not None
+    mapped = cache.load(files)
+    assert mapped is not None and type(mapped[0].rules[0].expression._saved[0]) is not bytes
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise OSError("mmap not supported")
+
+    unmappable = types.SimpleNamespace(mmap=refuse, ACCESS_READ=mmap.ACCESS_READ)
+    monkeypatch.setattr("linter.cachefolder.mmap", unmappable)
+    read = cache.load(files)
+    assert read is not None
+    assert [r.id for p in read for r in p.rules] == [r.id for p in mapped for r in p.rules]
+    assert _messages(policies) == ["needs 3, has 2"]
 
 
 def test_a_damaged_expression_is_compiled_again_and_its_entry_rewritten(

@@ -71,8 +71,6 @@ class _RuleNeeds:
     """What one rule reads: the servers its guard names, and (asked only when a workload
     lacks a fact) whether it reads the capacity, the model, the version, which settings."""
 
-    __slots__ = ("reads", "rule", "servers")
-
     def __init__(self, rule: Rule, servers: frozenset[str], reads: tuple[_TextReads, ...]) -> None:
         self.rule = rule
         self.servers = servers  # empty: every server
@@ -92,12 +90,12 @@ class _RuleNeeds:
     def version_gated(self) -> bool:
         return any(r.version for r in self.reads)
 
-    @property
+    @functools.cached_property
     def settings(self) -> frozenset[str]:
         """``workload.engine.<name>``, ``workload.effective.<name>``."""
         return frozenset().union(*(r.settings for r in self.reads))
 
-    @property
+    @functools.cached_property
     def figures(self) -> frozenset[str]:
         """``workload.capacity.<name>``."""
         return frozenset().union(*(r.figures for r in self.reads))
