@@ -548,3 +548,53 @@ def test_a_workload_with_two_unread_settings_counts_once(run_line: RunLine, tmp_
         "max_model_len is written as '{{ .Values.maxModelLen }}'",
         "max_num_seqs is written as '{{ .Values.maxNumSeqs }}'",
     ]
+
+
+def test_a_list_where_one_value_belongs_is_not_read(run_line: RunLine, tmp_path: Path) -> None:
+    """A serving key written as a list: how a chart renders it into a flag is the chart's
+    own, so its value is not guessed (neither the list nor its first item); a setting of
+    several values (``cudaGraphSizes``) is read as its list. The same through a chart
+    profile (production-stack's ``vllmConfig``)."""
+    path = FIXTURES / "list-setting-values.yaml"
+    kv_rules = (
+        "vllm-kv/max-num-seqs-exceeds-kv-cache, vllm-kv/one-sequence-does-not-fit, "
+        "vllm-kv/one-sequence-may-not-fit"
+    )
+    fix = "fix: write the value itself, or lint the chart with --chart so that helm renders it"
+    code, lines = _lint(run_line, "-v", str(path))
+    assert code == 0
+    assert lines[1:] == [
+        "coverage: 1 file, 1 workload recognised (vllm 1)",
+        "coverage: not checked for a missing fact: setting value on 1 workload",
+        f"not checked: {path}:7:3: setting value (max_model_len is written as '[8192]', not as "
+        f"an integer): 6 rules (2 error-level) did not judge it ({kv_rules}, "
+        "vllm/batched-tokens-above-seqs-times-len, vllm/batched-tokens-below-max-model-len, "
+        f"vllm/batched-tokens-below-max-model-len-version-unknown); {fix}",
+        f"not checked: {path}:8:3: setting value (gpu_memory_utilization is written as "
+        f"'[0.9, 0.8]', not as a number): 7 rules (3 error-level) did not judge it ({kv_rules}, "
+        "vllm-kv/weights-do-not-fit, vllm-kv/weights-may-not-fit, "
+        "vllm/gpu-memory-utilization-not-positive, vllm/gpu-memory-utilization-out-of-range); "
+        f"{fix}",
+        "0 errors, 1 warning, 0 info in 1 file",
+    ]
+    # The list setting is read: its finding (capture sizes up to 4) is the first line.
+    assert lines[0].startswith(f"{path}:9:3: warning vllm/decode-batches-without-cuda-graphs ")
+    values = tmp_path / "values.yaml"
+    values.write_text(
+        "servingEngineSpec:\n"
+        "  modelSpec:\n"
+        "    - name: llama\n"
+        "      repository: vllm/vllm-openai\n"
+        "      tag: v0.11.1\n"
+        "      modelURL: meta-llama/Llama-3.1-8B-Instruct\n"
+        "      requestGPU: 1\n"
+        "      vllmConfig:\n"
+        "        maxModelLen: [8192]\n",
+        encoding="utf-8",
+    )
+    result = run_line(["lint", "--no-config", "--format", "json", str(values)])
+    [workload] = json.loads(result.output)["coverage"]["files"][0]["workloads"]
+    assert [(g["fact"], g["line"], g["column"]) for g in workload["gaps"]] == [
+        ("GPU memory", 7, 7),
+        ("setting value", 9, 9),
+    ]

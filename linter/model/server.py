@@ -156,11 +156,25 @@ def _apply_inputs(
         flags[item.flag] = Located(raw, item.origin)
         if item.setting is None:
             continue
+        if isinstance(item.value, list) and item.setting.kind not in _LIST_KINDS:
+            # How a chart renders a list into a flag is the chart's own (Go's templates
+            # print [8192]): a value servelint cannot read, not its first item.
+            _unparsed(engine, item.setting.name, _written_list(item.value), item.origin)
+            continue
         if item.setting.kind == "bool":
             value: Any = not item.switched_off
         else:
             value = convert(item.setting.kind, raw)
         _apply(engine, item.setting, raw, value, item.origin)
+
+
+# Settings whose value is a list (a flag with several values, or one given many times).
+_LIST_KINDS = frozenset({"ints", "csv", "multi"})
+
+
+def _written_list(items: list[Any]) -> str:
+    """A list as the values file writes it in flow style: ``[8192, 4096]``."""
+    return "[" + ", ".join(str(v).lower() if isinstance(v, bool) else str(v) for v in items) + "]"
 
 
 # Entry points whose arguments go straight to the server's own parser.

@@ -416,7 +416,7 @@ def _setting_keys(node: Any, server: str, path: PathT = ()) -> list[tuple[PathT,
             setting = _setting_for(server, (*holder, key))
             if setting is None or setting.name in GENERIC_SETTINGS or setting.name in seen:
                 continue
-            if value in (None, "") or (isinstance(value, list) and setting.kind != "ints"):
+            if value in (None, "") or (isinstance(value, list) and setting.kind == "multi"):
                 continue
             seen.add(setting.name)
             found.append(((*holder, key), value))
