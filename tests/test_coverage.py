@@ -598,3 +598,52 @@ def test_a_list_where_one_value_belongs_is_not_read(run_line: RunLine, tmp_path:
         ("GPU memory", 7, 7),
         ("setting value", 9, 9),
     ]
+
+
+def test_a_switch_whose_value_is_not_known_is_not_read(run_line: RunLine, tmp_path: Path) -> None:
+    """A switch key holding a template is neither on (``--enforce-eager``, which reported
+    eager mode that the chart may not render) nor off, in a values section or through a
+    chart profile's ``boolean`` rule (where it was skipped without a word)."""
+    section = tmp_path / "section.yaml"
+    section.write_text(
+        "vllm:\n"
+        "  image: vllm/vllm-openai:v0.11.1\n"
+        "  model: meta-llama/Llama-3.1-8B-Instruct\n"
+        '  enforceEager: "{{ .Values.eager }}"\n',
+        encoding="utf-8",
+    )
+    profile = tmp_path / "values.yaml"
+    profile.write_text(
+        "servingEngineSpec:\n"
+        "  modelSpec:\n"
+        "    - name: llama\n"
+        "      repository: vllm/vllm-openai\n"
+        "      tag: v0.11.1\n"
+        "      modelURL: meta-llama/Llama-3.1-8B-Instruct\n"
+        "      vllmConfig:\n"
+        '        enableChunkedPrefill: "{{ .Values.chunked }}"\n',
+        encoding="utf-8",
+    )
+    result = run_line(["lint", "--no-config", "--format", "json", str(tmp_path)])
+    report = json.loads(result.output)
+    assert [f["rule"] for f in report["findings"] if "eager" in f["rule"]] == []
+    gaps = {
+        entry["file"]: [
+            (g["fact"], g["detail"], g["line"]) for w in entry["workloads"] for g in w["gaps"]
+        ]
+        for entry in report["coverage"]["files"]
+    }
+    assert gaps[str(section)] == [
+        (
+            "setting value",
+            "enforce_eager is written as '{{ .Values.eager }}', not as true or false",
+            4,
+        )
+    ]
+    assert gaps[str(profile)] == [
+        (
+            "setting value",
+            "enable_chunked_prefill is written as '{{ .Values.chunked }}', not as true or false",
+            8,
+        )
+    ]

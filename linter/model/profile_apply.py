@@ -241,6 +241,9 @@ def _keyed(
     key = format_path(where) if where is not None else str(rule["flag"])
     if rule.get("switch") or rule.get("boolean"):
         on = q.to_bool(value)
+        if on is None and setting is not None:
+            # Not read as on or off (a template, a list): reported as a value not read.
+            return SettingInput(setting, value, origin, key, flag)
         if on is None or (rule.get("switch") and not on):
             return None
         if not on:

@@ -16,6 +16,7 @@ from linter.model import registry
 from linter.model.args import ParsedArgs, Token, convert, parse_args
 from linter.model.command import Invocation, expand_k8s_vars
 from linter.model.images import ImageInfo, version_tuple
+from linter.model.quantities import to_bool
 from linter.model.records import CliFlag, Engine, Located
 from linter.model.registry import Setting
 from linter.model.setting_input import SettingInput
@@ -160,6 +161,10 @@ def _apply_inputs(
             # How a chart renders a list into a flag is the chart's own (Go's templates
             # print [8192]): a value servelint cannot read, not its first item.
             _unparsed(engine, item.setting.name, _written_list(item.value), item.origin)
+            continue
+        if item.setting.kind == "bool" and to_bool(item.value) is None:
+            # A switch whose key holds a template or a variable: on or off is not known.
+            _unparsed(engine, item.setting.name, str(item.value), item.origin)
             continue
         if item.setting.kind == "bool":
             value: Any = not item.switched_off
