@@ -33,10 +33,8 @@ def test_servelint_s_own_process_freezes_its_objects_and_collects_again_after_st
 ) -> None:
     # The command line of the process itself (sys.argv), as the console script runs it;
     # what the collector looks like after the start-up and at the end is printed.
-    # An exit handler keeps the process alive after main() (``cli._exit_now``).
     script = (
-        "import atexit, gc, json, sys\n"
-        "atexit.register(lambda: None)\n"
+        "import gc, json, sys\n"
         "import linter.cli as cli\n"
         "seen = {}\n"
         "import linter.run.lintplan as plan\n"
@@ -52,14 +50,7 @@ def test_servelint_s_own_process_freezes_its_objects_and_collects_again_after_st
         "seen['young'] = gc.get_threshold()[0]\n"
         "print(json.dumps(seen), file=sys.stderr)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
-        check=False,
-    )
+    done = _python(tmp_path, script)
     assert json.loads(done.stderr.strip().splitlines()[-1]) == {
         "during": False,
         "code": 1,
@@ -85,20 +76,14 @@ _EXIT_SPY = (
 
 
 def _own_process(tmp_path: Path, prelude: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``servelint args`` as the console script runs it, after ``prelude``."""
     script = (
         f"{_EXIT_SPY}{prelude}"
         "import linter.cli as cli\n"
         f"sys.argv = ['servelint', *{list(args)!r}]\n"
         "cli.run()\n"
     )
-    return subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
-        check=False,
-    )
+    return _python(tmp_path, script)
 
 
 def test_servelint_s_own_process_ends_without_the_interpreter_s_teardown(
@@ -126,14 +111,7 @@ def test_main_called_from_python_returns(tmp_path: Path) -> None:
         "code = cli.main()\n"
         "print('after', code)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
-        check=False,
-    )
+    done = _python(tmp_path, script)
     assert (done.returncode, done.stdout.splitlines()[-1]) == (0, "after 1")
 
 
@@ -170,3 +148,15 @@ def test_an_exit_handler_or_another_thread_gets_the_ordinary_exit(tmp_path: Path
     )
     done = _own_process(tmp_path, thread, "lint", "--no-config", *POLICIES, DEPLOY)
     assert (done.returncode, done.stderr) == (1, "")
+
+
+def _python(tmp_path: Path, script: str) -> subprocess.CompletedProcess[str]:
+    """``script`` in a Python process of its own, in ``tmp_path`` with a cache folder there."""
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
+        check=False,
+    )

@@ -18,7 +18,7 @@ from linter.model.build import Hint, Meta, build_workloads, relative
 from linter.model.custom import kubeai_pod
 from linter.model.paths import Locate
 from linter.model.profiles import MISSING, Profile, get_path
-from linter.model.setting_input import SettingInput
+from linter.model.setting_input import SettingInput, value_text
 from linter.model.settings import ModelSettings
 from linter.model.synthetic import SyntheticPod
 from linter.model.workload import Workload
@@ -169,10 +169,6 @@ def _hints(spec: Mapping[str, Any], ctx: _Ctx, server: str) -> tuple[Hint, ...]:
     return tuple(hints)
 
 
-def _text(value: Any) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
 def _image(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
     rules = spec.get("image", {})
     image, origin = ctx.resolve(rules.get("image"))
@@ -190,7 +186,7 @@ def _command(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
     for source in spec.get("command", []):
         value, origin = ctx.resolve(source)
         if value is not MISSING:
-            pod.append((*_C, "command"), _text(value), origin)
+            pod.append((*_C, "command"), value_text(value), origin)
 
 
 def _args(
@@ -208,7 +204,7 @@ def _args(
                     if item is not None and not isinstance(item, dict | list):
                         pod.append(
                             target,
-                            _text(item),
+                            value_text(item),
                             ctx.locate((*ctx.path, *parse_path(rule["list"]), index)),
                         )
             continue
@@ -266,7 +262,9 @@ def _env(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
             elif isinstance(items, Mapping):
                 for key, value in items.items():
                     at = pod.append(
-                        target, {"name": str(key), "value": _text(value)}, ctx.locate((*base, key))
+                        target,
+                        {"name": str(key), "value": value_text(value)},
+                        ctx.locate((*base, key)),
                     )
                     pod.origins[(*target, at, "value")] = ctx.locate((*base, key))
             continue
@@ -281,7 +279,7 @@ def _env(spec: Mapping[str, Any], ctx: _Ctx, pod: SyntheticPod) -> None:
             value, found_at = ctx.resolve(rule)
             if value is MISSING or value in (None, "") or found_at is None:
                 continue
-            entry["value"] = _text(value)
+            entry["value"] = value_text(value)
             origin = found_at
         else:
             entry["value"] = str(rule.get("value", ""))

@@ -160,11 +160,11 @@ def _apply_inputs(
         if isinstance(item.value, list) and item.setting.kind not in _LIST_KINDS:
             # How a chart renders a list into a flag is the chart's own (Go's templates
             # print [8192]): a value servelint cannot read, not its first item.
-            _unparsed(engine, item.setting.name, _written_list(item.value), item.origin)
+            _unparsed(engine, item.setting.name, item.written(), item.origin)
             continue
         if item.setting.kind == "bool" and to_bool(item.value) is None:
             # A switch whose key holds a template or a variable: on or off is not known.
-            _unparsed(engine, item.setting.name, str(item.value), item.origin)
+            _unparsed(engine, item.setting.name, item.written(), item.origin)
             continue
         if item.setting.kind == "bool":
             value: Any = not item.switched_off
@@ -175,11 +175,6 @@ def _apply_inputs(
 
 # Settings whose value is a list (a flag with several values, or one given many times).
 _LIST_KINDS = frozenset({"ints", "csv", "multi"})
-
-
-def _written_list(items: list[Any]) -> str:
-    """A list as the values file writes it in flow style: ``[8192, 4096]``."""
-    return "[" + ", ".join(str(v).lower() if isinstance(v, bool) else str(v) for v in items) + "]"
 
 
 # Entry points whose arguments go straight to the server's own parser.

@@ -47,9 +47,17 @@ class SettingInput:
         if self.setting is not None and self.setting.kind == "bool":
             return "true"
         if isinstance(self.value, list):
-            return " ".join(_text(item) for item in self.value)
-        return _text(self.value)
+            return " ".join(value_text(item) for item in self.value)
+        return value_text(self.value)
+
+    def written(self) -> str:
+        """The value as the values file writes it, a list in flow style (``[8192, 4096]``):
+        how a value servelint cannot read is shown."""
+        if isinstance(self.value, list):
+            return "[" + ", ".join(value_text(item) for item in self.value) + "]"
+        return value_text(self.value)
 
 
-def _text(value: object) -> str:
+def value_text(value: object) -> str:
+    """A YAML scalar as a chart renders it into text (booleans in lower case)."""
     return str(value).lower() if isinstance(value, bool) else str(value)
