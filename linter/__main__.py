@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from linter.cli import run
+from linter.console import run
 
 run()

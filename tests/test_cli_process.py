@@ -79,9 +79,9 @@ def _own_process(tmp_path: Path, prelude: str, *args: str) -> subprocess.Complet
     """``servelint args`` as the console script runs it, after ``prelude``."""
     script = (
         f"{_EXIT_SPY}{prelude}"
-        "import linter.cli as cli\n"
+        "import linter.console as console\n"
         f"sys.argv = ['servelint', *{list(args)!r}]\n"
-        "cli.run()\n"
+        "console.run()\n"
     )
     return _python(tmp_path, script)
 
@@ -100,6 +100,24 @@ def test_servelint_s_own_process_ends_without_the_interpreter_s_teardown(
     )
     assert (done.returncode, done.stderr) == (1, "exit without teardown\n")
     assert [f["rule"] for f in json.loads(report.read_text())["findings"]] == RULES_FOUND
+
+
+def test_the_console_script_imports_the_command_line_with_the_collector_paused(
+    tmp_path: Path,
+) -> None:
+    probe = (
+        "import gc\n"
+        "class Probe:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'linter.cli':\n"
+        "            print('collector on while importing:', gc.isenabled(), file=sys.stderr)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, Probe())\n"
+    )
+    done = _own_process(tmp_path, probe, "lint", "--no-config", *POLICIES, DEPLOY)
+    assert done.returncode == 1
+    assert done.stderr == "collector on while importing: False\nexit without teardown\n"
+    assert done.stdout.splitlines()[-1] == "1 error, 1 warning, 0 info in 1 file"
 
 
 def test_main_called_from_python_returns(tmp_path: Path) -> None:

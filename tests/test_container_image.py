@@ -74,7 +74,7 @@ def test_final_stage_installs_the_wheel_offline() -> None:
 
 def test_entry_point_is_the_console_script() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert project["project"]["scripts"] == {"servelint": "linter.cli:run"}
+    assert project["project"]["scripts"] == {"servelint": "linter.console:run"}
 
 
 def _ignored(name: str, patterns: list[str]) -> bool:
@@ -159,7 +159,7 @@ def test_build_context_makes_a_wheel_with_the_data(tmp_path: Path) -> None:
         "linter/_data/catalogue/gpus.yaml",
         "linter/_data/schemas/models.schema.json",
     } <= names
-    assert "servelint = linter.cli:run" in entry_points.splitlines()
+    assert "servelint = linter.console:run" in entry_points.splitlines()
     assert not [n for n in names if n.startswith(("tests/", "linter/_data/tests"))]
 
 

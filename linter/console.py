@@ -1,0 +1,28 @@
+"""The console script ``servelint`` and ``python -m linter``."""
+
+from __future__ import annotations
+
+import gc
+from typing import NoReturn
+
+
+def run() -> NoReturn:
+    """Import the command line with the garbage collector paused, then run it on this
+    process's command line (``cli.run``).
+
+    Importing it builds tens of thousands of objects (modules, functions, classes) that
+    all live until the process ends; collecting while they are built walks them again
+    and again, about 2 ms of a pre-commit run in twenty collections. They are left out
+    of later collections too, as ``cli._start_up`` does for the rest of the start-up.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        from linter import cli
+    finally:
+        # Out of the collector's sight: re-enabled with them in the youngest generation,
+        # the next allocation would walk them all at once.
+        gc.freeze()
+        if enabled:
+            gc.enable()
+    cli.run()
