@@ -36,6 +36,18 @@ def data_root() -> Traversable:
     return package / ".."
 
 
+def stamp(resource: Traversable) -> str:
+    """A packaged file's identity in cache keys: its size and modification time, which is
+    what Python itself trusts to tell a module's cached bytecode from a changed source (a
+    zipped package, which has no times to trust, by its content's digest instead). Only
+    for files that change when servelint is installed or developed, never for the
+    user's own: those are keyed by their content."""
+    if isinstance(resource, Path):
+        found = resource.stat()
+        return f"{found.st_size}:{found.st_mtime_ns}"
+    return hashlib.sha256(resource.read_bytes()).hexdigest()  # pragma: no cover - zipped
+
+
 def builtin_policies() -> Traversable:
     return data_root() / "policies"
 

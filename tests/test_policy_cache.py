@@ -1,5 +1,6 @@
-"""The policy cache: keyed by the files' content, safe against corrupted entries, and
-never changing what the policies find."""
+"""The policy cache: keyed by the user's files' content (a built-in file's, and
+servelint's own modules', size and time), safe against corrupted entries, and never
+changing what the policies find."""
 
 from __future__ import annotations
 
@@ -68,6 +69,60 @@ def test_an_entry_is_keyed_by_the_policy_text(tmp_path: Path, _own_cache: Path) 
     (policies / "team.yaml").write_text(POLICY.format(minimum=2), encoding="utf-8")
     assert _messages(policies) == []  # the edited file is a new entry, not the stale one
     assert len(_entries(_own_cache)) == 2
+
+
+def _builtin_messages(root: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    from linter import _resources
+
+    monkeypatch.setattr(_resources, "builtin_policies", lambda: root)
+    policies = load_policies()
+    parsed = parse("deploy.yaml", DEPLOYMENT)
+    return [f.message for f in evaluate(policies, [document_subject(d) for d in parsed.documents])]
+
+
+def test_a_builtin_file_is_keyed_by_its_size_and_time_and_not_read_when_stored(
+    tmp_path: Path, _own_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "builtin"
+    root.mkdir()
+    policy = root / "team.yaml"
+    policy.write_text(POLICY.format(minimum=3), encoding="utf-8")
+    os.utime(policy, ns=(10**18, 10**18))
+    assert _builtin_messages(root, monkeypatch) == ["needs 3, has 2"]
+    assert len(_entries(_own_cache)) == 1
+    # Stored: the file is not read again, its stamp is the key.
+    from linter.policy import load as policy_load
+
+    def unread() -> None:
+        raise AssertionError("a built-in file was read although its entry is stored")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(policy_load, "_builtin_files", unread)
+        assert _builtin_messages(root, monkeypatch) == ["needs 3, has 2"]
+    # A new time (servelint reinstalled, a policy edited in a checkout): a new entry.
+    policy.write_text(POLICY.format(minimum=1), encoding="utf-8")
+    assert _builtin_messages(root, monkeypatch) == []
+    assert len(_entries(_own_cache)) == 2
+
+
+def test_servelint_s_modules_are_keyed_by_size_and_time(tmp_path: Path) -> None:
+    package = tmp_path / "linter"
+    (package / "policy" / "__pycache__").mkdir(parents=True)
+    (package / "cli.py").write_text("x = 1\n")
+    (package / "policy" / "expr.py").write_text("y = 2\n")
+    (package / "policy" / "__pycache__" / "stale.py").write_text("")
+    (package / "policy" / "notes.txt").write_text("")
+    first = cache._module_stamps(package)
+    expr = package / "policy" / "expr.py"
+    found = expr.stat()
+    assert first == (
+        f"{package / 'cli.py'}:6:{(package / 'cli.py').stat().st_mtime_ns};"
+        f"{expr}:6:{found.st_mtime_ns};"
+    )
+    os.utime(expr, ns=(found.st_atime_ns, found.st_mtime_ns + 1))
+    assert cache._module_stamps(package) != first
+    (package / "policy" / "split.py").write_text("")
+    assert "split.py:0:" in cache._module_stamps(package)
 
 
 def test_a_corrupted_or_truncated_entry_is_ignored_and_rewritten(

@@ -1,4 +1,4 @@
-"""Loaded policies kept in the user's cache folder, keyed by their files' content.
+"""Loaded policies kept in the user's cache folder, keyed by their files.
 
 Parsing the policy files and compiling their CEL costs more than linting a values file,
 and a pre-commit hook pays it on every commit although the policies rarely change. So a
@@ -13,10 +13,12 @@ parses, never code), which the JSON points into by offset and length. Whoever ca
 but cannot run anything. So the folder, and each entry, is used only when it belongs to
 the user running servelint and nobody else may write it (``docs/security.md``).
 
-The key covers everything the stored objects depend on: the text and name of every
-policy file, whether it is built in, servelint's own modules that define or build the
-stored objects (the helper functions policies call among them: a compiled expression is
-only valid with the declarations it was checked against), and the versions of Python and cel-expr-python. Entries are written to a
+The key covers everything the stored objects depend on: the name of every policy file,
+whether it is built in, the text of a user's file (a built-in file changes only with
+servelint: its size and modification time, ``_resources.stamp``), servelint's own modules
+by size and modification time (as Python's bytecode cache trusts them), the declarations
+of the helper functions policies call (a compiled expression is only valid with the
+declarations it was checked against), and the versions of Python and cel-expr-python. Entries are written to a
 temporary file and renamed into place, so concurrent runs never read half a file; an
 entry whose checksum does not match (a truncated or corrupted file) or that does not
 have the expected shape is ignored and rewritten; only the newest entries are kept. The
@@ -39,7 +41,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from linter._resources import schema_file
+from linter._resources import schema_file, stamp
 from linter.cachefolder import HEAD_LENGTH, cache_dir, read_checked, write_checked
 from linter.findings import Severity
 from linter.policy.expr import CompiledExpr, Form, runtime_fingerprint
@@ -48,30 +50,13 @@ from linter.policy.helpers import declarations
 from linter.policy.model import NamedExpr, Policy, Rule
 from linter.policy.template import MessageTemplate
 
-PolicyFile = tuple[str, str, bool]  # (source, text, built in)
+# (source, text or, for a built-in file, its stamp (``_resources.stamp``), built in)
+PolicyFile = tuple[str, str, bool]
 _MAGIC = b"servelint-policies-json-3\n"
 _LENGTH = HEAD_LENGTH  # bytes of the JSON part's length, after the checksum
 _FORM_DIGEST = 16  # hexadecimal digits of each serialised form's SHA-256 kept in the JSON
 _SUFFIX = ".entry"
 KEEP = 8  # entries kept: a few policy sets (repositories, --policy-dir) and versions
-# The modules whose classes are stored, or whose code decides what is stored.
-_CODE = (
-    "linter.policy.expr",
-    "linter.policy.cel_forms",
-    "linter.policy.helpers",
-    "linter.policy.template",
-    "linter.model.quantities",
-    "linter.findings",
-    "linter.policy.model",
-    "linter.policy.fused",
-    "linter.policy.load",
-    "linter.policy.cache",
-    "linter.policy.schema",
-    "linter.parsing.documents",
-    "linter.parsing.yaml_events",
-    "linter.positions",
-    "linter.errors",
-)
 # A user's policy file is stored only once it validated against this schema.
 _SCHEMA = "policy.schema.json"
 
@@ -131,19 +116,27 @@ def _code_key() -> bytes:
     digest = hashlib.sha256(sys.version.encode())
     digest.update(runtime_fingerprint().encode())
     digest.update(declarations().encode())
-    digest.update(schema_file(_SCHEMA).read_bytes())
-    # Read from the package folder, not imported: a run that does not use one of them
-    # (the schema check of user policies, say) does not pay for its import.
-    package = Path(__file__).resolve().parent.parent
-    for name in _CODE:
-        digest.update(package.joinpath(*name.split(".")[1:]).with_suffix(".py").read_bytes())
-    # Any other module of the package, by size and time: a module split or moved (where
-    # the line of a rule is computed, say) must not leave stale entries behind.
-    for folder, _, names in sorted(os.walk(package)):
-        for name in sorted(n for n in names if n.endswith(".py")):
-            found = os.stat(os.path.join(folder, name))
-            digest.update(f"{folder}/{name}:{found.st_size}:{found.st_mtime_ns};".encode())
+    digest.update(stamp(schema_file(_SCHEMA)).encode())
+    # Every module of the package by its size and time, as Python's own bytecode cache
+    # tells a changed source, without importing it: not only the modules that build the
+    # stored objects, since a module split or moved (where the line of a rule is
+    # computed, say) must not leave stale entries behind either.
+    digest.update(_module_stamps(Path(__file__).resolve().parent.parent).encode())
     return digest.digest()
+
+
+def _module_stamps(package: Path) -> str:
+    stamps = []
+    folders = [str(package)]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                if entry.name.endswith(".py"):
+                    found = entry.stat()
+                    stamps.append(f"{entry.path}:{found.st_size}:{found.st_mtime_ns};")
+                elif entry.name != "__pycache__" and entry.is_dir(follow_symlinks=False):
+                    folders.append(entry.path)
+    return "".join(sorted(stamps))
 
 
 def _compile_all(policy: Policy) -> None:

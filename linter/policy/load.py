@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linter import _resources
 from linter.errors import ExpressionError, PolicyError
@@ -29,6 +29,9 @@ from linter.policy.model import NamedExpr, Policy, Rule
 from linter.policy.template import MessageTemplate, Placeholder, TemplateError, has_placeholders
 from linter.policy.template import parse as parse_template
 from linter.positions import PathT, format_path
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 POLICY_API_VERSION = "servelint/v1"
 
@@ -50,11 +53,12 @@ def load_policies(user_dirs: Iterable[str] = (), *, builtin: bool = True) -> lis
 def _policy_texts(
     user_dirs: tuple[str, ...], builtin: bool
 ) -> list[policy_cache.PolicyFile] | None:
-    """Every policy file's name and text, the cache key; None when one cannot be read
-    (``_load`` then reports it, in the order it always has)."""
+    """Every policy file's name and what the cache key takes of it: a built-in file's
+    stamp (size and time: it changes only with servelint), a user's file's text; None when
+    one cannot be read (``_load`` then reports it, in the order it always has)."""
     if policy_cache.cache_dir() is None:
         return None
-    files = [(name, text, True) for name, text in _builtin_files()] if builtin else []
+    files = [(name, stamp, True) for name, stamp in _builtin_stamps()] if builtin else []
     try:
         for directory in user_dirs:
             files.extend(
@@ -83,10 +87,20 @@ def _load(user_dirs: tuple[str, ...], builtin: bool) -> list[Policy]:
 
 
 def _builtin_files() -> Iterator[tuple[str, str]]:
+    for name, entry in _builtin_entries():
+        yield name, entry.read_text(encoding="utf-8")
+
+
+def _builtin_stamps() -> Iterator[tuple[str, str]]:
+    for name, entry in _builtin_entries():
+        yield name, _resources.stamp(entry)
+
+
+def _builtin_entries() -> Iterator[tuple[str, Traversable]]:
     root = _resources.builtin_policies()
     for entry in sorted(root.iterdir(), key=lambda e: e.name):
         if entry.name.endswith((".yaml", ".yml")) and entry.is_file():
-            yield f"<builtin>/policies/{entry.name}", entry.read_text(encoding="utf-8")
+            yield f"<builtin>/policies/{entry.name}", entry
 
 
 def _policy_files(directory: Path) -> list[Path]:
