@@ -287,10 +287,18 @@ def _sealed(header: bytes, blob: bytes = b"") -> bytes:
 
 
 def _opened(entry: Path) -> tuple[list[dict[str, Any]], bytes]:
-    """The JSON part of an entry and the serialised CEL that follows it."""
+    """The policies in the JSON part of an entry and the serialised CEL that follows it."""
     body = entry.read_bytes()[len(cache._MAGIC) + hashlib.sha256().digest_size :]
     size = int.from_bytes(body[:8], "big")
-    return json.loads(body[8 : 8 + size]), body[8 + size :]
+    head = json.loads(body[8 : 8 + size])
+    assert head["forms_length"] == len(body) - 8 - size
+    return head["policies"], body[8 + size :]
+
+
+def _resealed(policies: list[dict[str, Any]], blob: bytes) -> bytes:
+    """An entry of these policies and serialised CEL, as the cache writes one."""
+    head = {"forms_length": len(blob), "policies": policies}
+    return _sealed(json.dumps(head).encode(), blob)
 
 
 class _RunsCode:
@@ -331,11 +339,14 @@ def test_an_entry_is_data_only_and_a_forged_pickle_never_runs(
     "body",
     [
         b"{}",
-        b"[{}]",
-        b'[{"name": 1}]',
+        b"[{}]",  # the shape of the previous format
+        b'{"forms_length": 0, "policies": [{}]}',
+        b'{"forms_length": 0, "policies": [{"name": 1}]}',
+        b'{"forms_length": 0, "policies": {}}',
+        b'{"forms_length": "0", "policies": []}',
         b"[" * 100000 + b"]" * 100000,
         b"not json",
-        b'[{"rules": [{"expression": {"text": "true", "forms": [[0, 99999999], null, null]}}]}]',
+        b'{"forms_length": 12, "policies": []}',  # a truncated entry: fewer bytes follow
     ],
 )
 def test_an_entry_of_the_wrong_shape_is_ignored(
@@ -353,12 +364,29 @@ def test_damaged_serialised_cel_is_compiled_again_from_its_text(
 ) -> None:
     entry, files = _stored_entry(tmp_path, _own_cache)
     stored, blob = _opened(entry)
-    entry.write_bytes(_sealed(json.dumps(stored).encode(), b"\xff" * len(blob)))
+    entry.write_bytes(_resealed(stored, b"\xff" * len(blob)))
     policies = cache.load(files)
     assert policies is not None
     parsed = parse("deploy.yaml", DEPLOYMENT)
     found = evaluate(policies, [document_subject(d) for d in parsed.documents])
     assert [f.message for f in found] == ["needs 3, has 2"]
+
+
+@pytest.mark.parametrize("form", [[0, 99999999], [0, 99999999, "digest"], [-1, 2, "x"], [0]])
+def test_a_stored_form_out_of_bounds_is_compiled_again_from_its_text(
+    tmp_path: Path, _own_cache: Path, form: list[Any]
+) -> None:
+    entry, files = _stored_entry(tmp_path, _own_cache)
+    stored, blob = _opened(entry)
+    stored[0]["rules"][0]["expression"]["forms"][0] = form
+    stored[0]["fused"]["expr"]["forms"][0] = form
+    entry.write_bytes(_resealed(stored, blob))
+    policies = cache.load(files)
+    assert policies is not None  # each stored form is checked when it is used
+    parsed = parse("deploy.yaml", DEPLOYMENT)
+    found = evaluate(policies, [document_subject(d) for d in parsed.documents])
+    assert [f.message for f in found] == ["needs 3, has 2"]
+    assert not entry.exists()  # removed when the damage was found: stored again next run
 
 
 def test_a_folder_others_may_write_is_not_used(tmp_path: Path, _own_cache: Path) -> None:

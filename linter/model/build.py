@@ -15,7 +15,6 @@ from linter.lightclass import frozen
 from linter.model import command, defaults, gpus, grpc, presets
 from linter.model.args import Token
 from linter.model.capacity import capacity
-from linter.model.image_entrypoints import derived_command
 from linter.model.images import ImageInfo, parse_image
 from linter.model.paths import Locate, lookup
 from linter.model.pod import ContainerView, pod_record
@@ -148,6 +147,8 @@ def _server_of(
     args = _tokens(view, "args", locate, blocks)
     if not cmd:
         # The image's own entrypoint runs: some derive settings themselves.
+        from linter.model.image_entrypoints import derived_command  # only without a command
+
         cmd = derived_command(
             image,
             view.spec,

@@ -26,7 +26,6 @@ from linter.model.build import (
     grpc_of_tree,
     server_of_call,
 )
-from linter.model.compose import project_env
 from linter.model.exposure import compose_exposure
 from linter.model.images import parse_image
 from linter.model.nim import nim_chart_additions
@@ -447,6 +446,8 @@ def _section_workloads(
     image = _image_text(node)
     if image and compose:
         # As Compose reads it: the project's .env, else the defaults (${TAG:-latest}).
+        from linter.model.compose import project_env  # only for Compose files
+
         image = cmd.expand_shell_vars(image, project_env(source))
     if image:
         raw = node.get("image")

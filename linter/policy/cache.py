@@ -52,7 +52,7 @@ from linter.policy.template import MessageTemplate
 
 # (source, text or, for a built-in file, its stamp (``_resources.stamp``), built in)
 PolicyFile = tuple[str, str, bool]
-_MAGIC = b"servelint-policies-json-3\n"
+_MAGIC = b"servelint-policies-json-4\n"
 _LENGTH = HEAD_LENGTH  # bytes of the JSON part's length, after the checksum
 _FORM_DIGEST = 16  # hexadecimal digits of each serialised form's SHA-256 kept in the JSON
 _SUFFIX = ".entry"
@@ -78,8 +78,10 @@ def load(files: Sequence[PolicyFile]) -> list[Policy] | None:
     size = int.from_bytes(body[:_LENGTH], "big")
     blob = _Blob(body[_LENGTH + size :], path)
     try:
-        data = json.loads(bytes(body[_LENGTH : _LENGTH + size]))
-        return [_policy(p, blob) for p in _list(data)]
+        data = _dict(json.loads(bytes(body[_LENGTH : _LENGTH + size])))
+        if _int(data["forms_length"]) != len(blob.data):
+            return None  # a truncated entry: rebuilt below
+        return [_policy(p, blob) for p in _list(data["policies"])]
     except (ValueError, RecursionError, _Malformed, KeyError, TypeError):
         return None  # written by code the key did not capture: rebuilt below
 
@@ -94,8 +96,9 @@ def store(files: Sequence[PolicyFile], policies: Sequence[Policy]) -> None:
     for policy in policies:
         _compile_all(policy)
     blob = bytearray()
+    stored = [_policy_data(p, blob) for p in policies]
     header = json.dumps(
-        [_policy_data(p, blob) for p in policies], ensure_ascii=False, separators=(",", ":")
+        {"forms_length": len(blob), "policies": stored}, ensure_ascii=False, separators=(",", ":")
     ).encode("utf-8", "surrogatepass")
     write_checked(path, _MAGIC, header, KEEP, rest=bytes(blob))
 
@@ -278,8 +281,8 @@ _MARKERS = {"": b"", "=": b"="}
 
 
 def _form(value: object, blob: _Blob) -> Form:
-    # Exact types (JSON makes no subclasses; a bool is not a position): about 2,500 forms
-    # are read on every run, so this is written for speed.
+    # Exact types (JSON makes no subclasses): about 2,500 forms are read on every run and
+    # a run deserialises a few hundred, so a stored form is checked when it is used.
     if value is None:
         return None
     if value.__class__ is str:
@@ -287,31 +290,45 @@ def _form(value: object, blob: _Blob) -> Form:
         if marker is None:
             raise _Malformed
         return marker
-    if value.__class__ is not list or len(value) != 3:
+    if value.__class__ is not list:
         raise _Malformed
-    start, length, digest = value
-    if (
-        start.__class__ is not int
-        or length.__class__ is not int
-        or digest.__class__ is not str
-        or start < 0
-        or length <= 0
-        or start + length > len(blob.data)
-    ):
-        raise _Malformed
-    return functools.partial(_checked_form, blob.data[start : start + length], digest, blob.entry)
+    return _StoredForm(value, blob)
 
 
-def _checked_form(form: memoryview, digest: str, entry: Path) -> bytes | None:
-    """A stored form's bytes, or None when they are not what was stored: the expression
-    is compiled again from its text, and the damaged entry removed, so that the next run
-    stores the policies again."""
-    data = bytes(form)
-    if _digest(data) == digest:
-        return data
-    with contextlib.suppress(OSError):
-        entry.unlink()
-    return None
+class _StoredForm:
+    """A serialised form in the entry, as ``[start, length, digest]``: its bytes when they
+    are what was stored, else None (the expression is compiled again from its text, and
+    the damaged entry removed, so that the next run stores the policies again)."""
+
+    __slots__ = ("blob", "value")
+
+    def __init__(self, value: list[Any], blob: _Blob) -> None:
+        self.value = value
+        self.blob = blob
+
+    def __call__(self) -> bytes | None:
+        data = self._bytes()
+        if data is not None:
+            return data
+        with contextlib.suppress(OSError):
+            self.blob.entry.unlink()
+        return None
+
+    def _bytes(self) -> bytes | None:
+        if len(self.value) != 3:
+            return None
+        start, length, digest = self.value
+        if (
+            start.__class__ is not int
+            or length.__class__ is not int
+            or digest.__class__ is not str
+            or start < 0
+            or length <= 0
+            or start + length > len(self.blob.data)
+        ):
+            return None
+        data = bytes(self.blob.data[start : start + length])
+        return data if _digest(data) == digest else None
 
 
 def _expr(value: object, blob: _Blob) -> CompiledExpr:

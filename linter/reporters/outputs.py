@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
-from linter.atomic_write import atomic_text
 from linter.errors import LinterError
 from linter.reporters import REPORTERS, get
 
@@ -77,6 +76,8 @@ def write_outputs(
         if spec.path is None:
             reporter(color=color, quiet=quiet, verbose=verbose).report(result, stdout)
             continue
+        from linter.atomic_write import atomic_text  # only for a report to a file
+
         try:
             with atomic_text(spec.path) as handle:
                 reporter(color=False, quiet=quiet, verbose=verbose).report(result, handle)
