@@ -9,10 +9,11 @@ editable install) has no ``_data`` folder, so the checkout's top-level folders a
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from linter import digests
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -45,7 +46,7 @@ def stamp(resource: Traversable) -> str:
     if isinstance(resource, Path):
         found = resource.stat()
         return f"{found.st_size}:{found.st_mtime_ns}"
-    return hashlib.sha256(resource.read_bytes()).hexdigest()  # pragma: no cover - zipped
+    return digests.hexdigest(resource.read_bytes())  # pragma: no cover - zipped
 
 
 def builtin_policies() -> Traversable:
@@ -74,7 +75,7 @@ def load_schema(name: str) -> dict[str, Any]:
 
 # Packaged YAML kept as JSON in the cache folder: the model catalogue alone takes 10 ms to
 # construct from YAML and 0.3 ms to decode from JSON, on every run of the hook.
-_YAML_MAGIC = b"servelint-packaged-yaml-json-1\n"
+_YAML_MAGIC = b"servelint-packaged-yaml-json-2\n"
 _YAML_KEEP = 16  # the catalogues and profiles of a few installed versions
 
 
@@ -87,7 +88,7 @@ def packaged_yaml(resource: Traversable) -> Any:
     folder = cache_dir()
     entry = None
     if folder is not None:
-        entry = folder / f"data-{hashlib.sha256(raw).hexdigest()[:40]}.json"
+        entry = folder / f"data-{digests.hexdigest(raw)[:40]}.json"
         body = read_checked(entry, _YAML_MAGIC)
         if body is not None:
             try:

@@ -6,19 +6,20 @@ chart readings (``linter.helm.readcache``) and the packaged data files
 Whoever can write the folder can change what an entry says, so an entry is data only
 (never code) and is used only from a folder and a file that belong to the user running
 servelint and that nobody else may write (``docs/security.md``). Every entry starts with
-its kind's magic and a SHA-256 of its body: a truncated or damaged entry is ignored and
-rewritten. ``SERVELINT_NO_CACHE=1`` switches the folder off.
+its kind's magic and a digest of its body (``linter.digests``): a truncated or damaged
+entry is ignored and rewritten. ``SERVELINT_NO_CACHE=1`` switches the folder off.
 """
 
 from __future__ import annotations
 
-import hashlib
 import mmap
 import os
 import stat
 from pathlib import Path
 
-_DIGEST = hashlib.sha256().digest_size
+from linter import digests
+
+_DIGEST = digests.SIZE
 # An entry is a few megabytes; anything far larger is not one of ours.
 MAX_ENTRY_BYTES = 256 * 2**20
 
@@ -75,7 +76,7 @@ def read_checked(path: Path, magic: bytes, *, head_only: bool = False) -> memory
     covered = body
     if head_only:
         covered = body[: HEAD_LENGTH + int.from_bytes(body[:HEAD_LENGTH], "big")]
-    if raw[len(magic) : len(magic) + _DIGEST] != hashlib.sha256(covered).digest():
+    if raw[len(magic) : len(magic) + _DIGEST] != digests.digest(covered):
         return None
     return body
 
@@ -92,7 +93,7 @@ def write_checked(
     reading a few of them does not hash megabytes (``read_checked(head_only=True)``)."""
     import tempfile  # only on a miss: with shutil, it costs every run its import
 
-    digest = hashlib.sha256(body if rest is None else _head(body)).digest()
+    digest = digests.digest(body if rest is None else _head(body))
     if rest is not None:
         body = _head(body) + rest
 

@@ -572,9 +572,9 @@ def test_a_damaged_cache_entry_is_read_again(tmp_path: Path) -> None:
 def test_a_cache_entry_is_data_and_never_runs_code(tmp_path: Path) -> None:
     """Whoever can write the cache folder can change a reading, never run code: an entry
     replaced by a pickle that would create a file, with a valid checksum, is ignored."""
-    import hashlib
     import pickle
 
+    from linter import digests
     from linter.helm import readcache, unread
 
     chart = tmp_path / "nim"
@@ -590,7 +590,7 @@ def test_a_cache_entry_is_data_and_never_runs_code(tmp_path: Path) -> None:
             return (open, (str(marker), "w"))
 
     body = pickle.dumps(Exploit())
-    entry.write_bytes(readcache._MAGIC + hashlib.sha256(body).digest() + body)
+    entry.write_bytes(readcache._MAGIC + digests.digest(body) + body)
     unread._CACHE.clear()
     paths = [f.path for f in unread_keys(str(chart), [document]).findings]
     assert (paths, marker.exists()) == (["image.pullPolcy", "probes"], False)

@@ -31,12 +31,12 @@ def test_entry_written_then_used(cache_home: Path, tmp_path: Path) -> None:
     first = _resources.packaged_yaml(source)
     assert first == {"models": {"llama": {"parameters": 8030261248, "aliases": ["a", "b"]}}}
     [entry] = _entries(cache_home)
-    assert entry.read_bytes().startswith(b"servelint-packaged-yaml-json-1\n")
+    assert entry.read_bytes().startswith(_resources._YAML_MAGIC)
     # The entry, not the YAML, answers the second read: change the entry's data (with a
     # valid checksum) and the change shows.
     from linter.cachefolder import write_checked
 
-    write_checked(entry, b"servelint-packaged-yaml-json-1\n", b'{"models": {}}', 16)
+    write_checked(entry, _resources._YAML_MAGIC, b'{"models": {}}', 16)
     assert _resources.packaged_yaml(source) == {"models": {}}
 
 
@@ -66,7 +66,7 @@ def test_entry_others_may_write_is_not_used(cache_home: Path, tmp_path: Path) ->
     [entry] = _entries(cache_home)
     from linter.cachefolder import write_checked
 
-    write_checked(entry, b"servelint-packaged-yaml-json-1\n", b'{"a": 2}', 16)
+    write_checked(entry, _resources._YAML_MAGIC, b'{"a": 2}', 16)
     os.chmod(entry, 0o666)
     assert _resources.packaged_yaml(source) == {"a": 1}
 

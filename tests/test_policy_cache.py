@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from linter import digests
 from linter.evaluate.parsers import parse
 from linter.model.extract import extract_workloads
 from linter.policy import cache, load_policies
@@ -192,7 +193,7 @@ def test_a_damaged_expression_is_compiled_again_and_its_entry_rewritten(
     assert _messages(tmp_path / "policies") == ["needs 3, has 2"]
     stored, blob = _opened(entry)  # stored again, whole
     start, length, digest = stored[0]["fused"]["expr"]["forms"][0]
-    assert hashlib.sha256(blob[start : start + length]).hexdigest()[:16] == digest
+    assert digests.hexdigest(blob[start : start + length])[:16] == digest
     assert cache.load(files) is not None
 
 
@@ -283,12 +284,12 @@ def _stored_entry(tmp_path: Path, _own_cache: Path) -> tuple[Path, list[cache.Po
 def _sealed(header: bytes, blob: bytes = b"") -> bytes:
     """An entry as the cache writes one: its checksum covers the JSON and its length."""
     head = len(header).to_bytes(8, "big") + header
-    return cache._MAGIC + hashlib.sha256(head).digest() + head + blob
+    return cache._MAGIC + digests.digest(head) + head + blob
 
 
 def _opened(entry: Path) -> tuple[list[dict[str, Any]], bytes]:
     """The policies in the JSON part of an entry and the serialised CEL that follows it."""
-    body = entry.read_bytes()[len(cache._MAGIC) + hashlib.sha256().digest_size :]
+    body = entry.read_bytes()[len(cache._MAGIC) + digests.SIZE :]
     size = int.from_bytes(body[:8], "big")
     head = json.loads(body[8 : 8 + size])
     assert head["forms_length"] == len(body) - 8 - size
@@ -319,7 +320,7 @@ def test_an_entry_is_data_only_and_a_forged_pickle_never_runs(
     assert stored[0]["name"] == "team-replicas"
     start, length, digest = stored[0]["rules"][0]["expression"]["forms"][0]
     assert blob[start : start + length].startswith(b"\n(type.googleapis.com/cel.expr.CheckedExpr")
-    assert digest == hashlib.sha256(blob[start : start + length]).hexdigest()[:16]
+    assert digest == digests.hexdigest(blob[start : start + length])[:16]
     assert stored[0]["rules"][0]["severity"] == "ERROR"
     marker = tmp_path / "pwned"
     forged = pickle.dumps([_RunsCode(marker)])

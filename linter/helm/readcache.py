@@ -15,18 +15,18 @@ newest are kept.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import sys
 from pathlib import Path
 
+from linter import digests
 from linter.helm.keytree import KeyTree
 from linter.helm.podscan import Mark, PodScan
 from linter.lightclass import frozen
 from linter.sources.chartlayout import is_values_name
 
-_MAGIC = b"servelint-chart-reads-2\n"
+_MAGIC = b"servelint-chart-reads-3\n"
 KEEP = 32  # entries kept: the charts of a few repositories
 _PREFIX = "chart-reads-"
 # The modules whose code decides what a reading finds, or whose classes are stored.
@@ -136,7 +136,7 @@ def _entry(key: tuple[object, ...]) -> Path | None:
     directory = cache_dir()
     if directory is None:
         return None
-    digest = hashlib.sha256()
+    digest = digests.new()
     digest.update(repr((key, _code(), sys.version)).encode("utf-8", "surrogatepass"))
     return directory / f"{_PREFIX}{digest.hexdigest()[:40]}.json"
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import json
 import os
 import sys
@@ -41,6 +40,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from linter import digests
 from linter._resources import schema_file, stamp
 from linter.cachefolder import HEAD_LENGTH, cache_dir, read_checked, write_checked
 from linter.findings import Severity
@@ -52,9 +52,9 @@ from linter.policy.template import MessageTemplate
 
 # (source, text or, for a built-in file, its stamp (``_resources.stamp``), built in)
 PolicyFile = tuple[str, str, bool]
-_MAGIC = b"servelint-policies-json-4\n"
+_MAGIC = b"servelint-policies-json-5\n"
 _LENGTH = HEAD_LENGTH  # bytes of the JSON part's length, after the checksum
-_FORM_DIGEST = 16  # hexadecimal digits of each serialised form's SHA-256 kept in the JSON
+_FORM_DIGEST = 16  # hexadecimal digits of each serialised form's digest kept in the JSON
 _SUFFIX = ".entry"
 KEEP = 8  # entries kept: a few policy sets (repositories, --policy-dir) and versions
 # A user's policy file is stored only once it validated against this schema.
@@ -107,7 +107,7 @@ def _entry(files: Sequence[PolicyFile]) -> Path | None:
     directory = cache_dir()
     if directory is None:
         return None
-    digest = hashlib.sha256(_code_key())
+    digest = digests.new(_code_key())
     for source, text, builtin in files:
         digest.update(f"{len(source)}:{source}:{builtin}:{len(text)}:".encode())
         digest.update(text.encode("utf-8", "surrogatepass"))
@@ -116,7 +116,7 @@ def _entry(files: Sequence[PolicyFile]) -> Path | None:
 
 @functools.cache
 def _code_key() -> bytes:
-    digest = hashlib.sha256(sys.version.encode())
+    digest = digests.new(sys.version.encode())
     digest.update(runtime_fingerprint().encode())
     digest.update(declarations().encode())
     digest.update(stamp(schema_file(_SCHEMA)).encode())
@@ -176,7 +176,7 @@ def _form_data(form: bytes | None, blob: bytearray) -> str | list[int | str] | N
 
 
 def _digest(form: bytes) -> str:
-    return hashlib.sha256(form).hexdigest()[:_FORM_DIGEST]
+    return digests.hexdigest(form)[:_FORM_DIGEST]
 
 
 def _expr_data(expr: CompiledExpr, blob: bytearray) -> dict[str, Any]:
