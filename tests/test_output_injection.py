@@ -116,6 +116,31 @@ def test_escape_text(raw: str, shown: str) -> None:
     assert escape_text(raw) == shown
 
 
+# What must be escaped: C0 controls but tab (newline unless kept), DEL, C1 controls, the
+# line and paragraph separators and the bidirectional controls.
+def _escaped(code: int, keep_newlines: bool) -> bool:
+    return (
+        (code < 0x20 and code != 0x09 and not (keep_newlines and code == 0x0A))
+        or 0x7F <= code <= 0x9F
+        or code in (0x2028, 0x2029)
+        or 0x202A <= code <= 0x202E
+        or 0x2066 <= code <= 0x2069
+    )
+
+
+@pytest.mark.parametrize("keep_newlines", [False, True])
+def test_every_character_is_escaped_exactly_when_it_must_be(keep_newlines: bool) -> None:
+    for code in [*range(0x10000), 0x1F600, 0xE0001, 0x10FFFF]:
+        char = chr(code)
+        shown = (
+            (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+            if _escaped(code, keep_newlines)
+            else char
+        )
+        assert escape_text(f"a{char}b", keep_newlines=keep_newlines) == f"a{shown}b"
+        assert escape_text(f"::{char}", keep_newlines=keep_newlines) == f"\\x3a:{shown}"
+
+
 def test_policy_test_output_is_inert() -> None:
     from linter.policytest.model import CaseResult
     from linter.policytest.report import format_case

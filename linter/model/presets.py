@@ -57,6 +57,9 @@ _QUANT_HINTS = (
     ("w8a16", 1),
     ("8bit", 1),
 )
+# A quantisation tag between separators in a model id ("-AWQ", "_int4", ".fp8"): the
+# trailing separator is not consumed, so tags next to each other are all found.
+_QUANT_TAG = re.compile(rf"[-_.]({'|'.join(hint for hint, _ in _QUANT_HINTS)})(?=[-_.]|$)")
 # Bytes per parameter of a quantisation method named by the catalogue or the server's
 # --quantization: 4-bit methods hold about half a byte, 8-bit ones about one.
 QUANTIZATION_BYTES = {
@@ -281,8 +284,9 @@ def weight_dtype_bytes(model_id: str, engine: Mapping[str, Any], dtype: str) -> 
     """Bytes per parameter of the loaded weights; exact only for unquantised checkpoints."""
     quantization = str(engine.get("quantization") or engine.get("quantize") or "").lower()
     name = model_id.lower()
+    tags = set(_QUANT_TAG.findall(name))
     for hint, size in _QUANT_HINTS:
-        if hint in quantization or re.search(rf"[-_.]{hint}([-_.]|$)", name):
+        if hint in quantization or hint in tags:
             return size, False
     if re.search(r"[-_.](i?q[2-8](_[a-z0-9]+)*)(\.gguf|$)|[-_.]gguf$", name):
         return 0.5, False  # a GGUF file: mostly 4- to 8-bit blocks

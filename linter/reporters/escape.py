@@ -10,15 +10,20 @@ escapes (``\\x1b``), keeps each finding on one line, and never starts a line wit
 
 from __future__ import annotations
 
+import functools
 import re
 
 # C0 controls except tab, DEL, C1 controls, the Unicode line and paragraph separators
-# and the bidirectional overrides (which reorder what a reader sees).
-_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_CONTROL_KEEP_NEWLINES = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
-)
+# and the bidirectional overrides (which reorder what a reader sees). Python counts every
+# one of them as not printable: a printable text has none (``str.isprintable``, the
+# common case, which then needs neither pattern compiled).
+_CONTROLS = "\x00-\x08{newline}\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
 _COMMAND_START = re.compile(r"^::", re.MULTILINE)
+
+
+@functools.cache
+def _control(keep_newlines: bool) -> re.Pattern[str]:
+    return re.compile(f"[{_CONTROLS.format(newline='' if keep_newlines else chr(10))}]")
 
 
 def _shown(match: re.Match[str]) -> str:
@@ -29,6 +34,7 @@ def _shown(match: re.Match[str]) -> str:
 def escape_text(text: str, *, keep_newlines: bool = False) -> str:
     """``text`` with control characters written as escapes (newlines too, unless
     ``keep_newlines``) and no line starting with ``::``."""
-    pattern = _CONTROL_KEEP_NEWLINES if keep_newlines else _CONTROL
-    text = pattern.sub(_shown, text)
+    if text.isprintable():  # one line, nothing to escape
+        return "\\x3a:" + text[2:] if text.startswith("::") else text
+    text = _control(keep_newlines).sub(_shown, text)
     return _COMMAND_START.sub("\\\\x3a:", text)
