@@ -133,11 +133,39 @@ def test_engine_config_pairs_with_bare_text_and_a_missing_comma() -> None:
             "",
         ),
         ("I0717 23:01:28.501073 300 tritonserver.cc:2579] ", "", ""),
+        # Nested, in the order they nest: kubectl's prefix and time, Ray, a wrapper, vLLM.
+        (
+            "[pod/vllm-0/vllm] 2025-10-21T09:14:21Z (EngineCore_DP0 pid=7) vLLM STDOUT: "
+            "INFO 10-21 09:14:21 [core.py:77] z",
+            "z",
+            "pod/vllm-0/vllm EngineCore_DP0 pid=7",
+        ),
+        # A prefix uncovered by removing another, in a second pass.
+        (
+            "(APIServer pid=1) (EngineCore_DP0 pid=7) INFO 10-21 09:14:21 [core.py:77] w",
+            "w",
+            "APIServer pid=1 EngineCore_DP0 pid=7",
+        ),
+        ("[2025-11-03 14:02:19 DP1 TP2] INFO x.py:3: v", "v", "DP1 TP2"),
     ],
 )
 def test_prefixes_of_other_tools_are_removed(raw: str, text: str, process: str) -> None:
     (line,) = clean(raw)
     assert (line.text, line.process, line.logged) == (text, process, True)
+
+
+@pytest.mark.parametrize(
+    ("raw", "text", "process"),
+    [
+        ("plain text (pid=3) INFO", "plain text (pid=3) INFO", ""),
+        # SGLang's rank names the process even where no prefix is removed.
+        ("[2025-11-03 14:02:19 TP1]x", "[2025-11-03 14:02:19 TP1]x", "TP1"),
+        ("  indented: yes  ", "  indented: yes", ""),
+    ],
+)
+def test_lines_without_a_logging_prefix_are_kept(raw: str, text: str, process: str) -> None:
+    (line,) = clean(raw)
+    assert (line.text, line.process, line.logged) == (text, process, False)
 
 
 def test_triton_json_quoted_messages_become_lines() -> None:

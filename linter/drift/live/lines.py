@@ -45,20 +45,30 @@ _GLOG = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w./-]+:\d+\] ?")
 _SERVER_PREFIXES = (_VLLM, _SGLANG, _PYLOG, _TRACING, _GLOG)
 # SGLang prefixes its processes' lines with their rank: "[2025-.. TP0] ", "[.. DP1 TP2] ".
 _SGLANG_RANK = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?P<rank>(?:[A-Z]+\d+ ?)+)\]")
-# Any of the prefixes above, in one pattern: a line that starts with none of them (most
-# lines, once their prefixes are gone) is done after one match instead of eleven.
-_ANY_PREFIX = re.compile(
-    "|".join(
-        "(?:" + re.sub(r"\(\?P<\w+>", "(", pattern.pattern) + ")"
-        for pattern in (
-            _KUBECTL_PREFIX,
-            _KUBECTL_TIME,
-            _RAY,
-            _WRAPPERS,
-            _SGLANG_RANK,
-            *_SERVER_PREFIXES,
-        )
-    )
+
+
+# One pass of the prefixes above, in the order they nest, as one pattern: each optional
+# group is tried where the one before it left off, exactly as matching them one after the
+# other would (a group that does not match takes nothing, so none is taken back); SGLang's
+# rank is only looked at. A line without any prefix (most lines, once their prefixes are
+# gone) is done after one match instead of eleven.
+def _group(pattern: re.Pattern[str], name: str) -> str:
+    """``pattern`` without its anchor, its first named group renamed to ``name`` and the
+    others unnamed."""
+    names = iter([f"(?P<{name}>"])
+    return re.sub(r"\(\?P<\w+>", lambda _: next(names, "("), pattern.pattern.removeprefix("^"))
+
+
+_PASS = re.compile(
+    "^"
+    f"(?:{_group(_KUBECTL_PREFIX, 'prefix')})?"
+    f"(?P<time>{_KUBECTL_TIME.pattern.removeprefix('^')})?"
+    f"(?:{_group(_RAY, 'ray')})?"
+    f"(?P<wrapper>{_WRAPPERS.pattern.removeprefix('^')})?"
+    f"(?=(?:{_group(_SGLANG_RANK, 'rank')})?)"
+    "(?P<server>"
+    + "|".join(f"(?:{_group(p, 'unused' + str(n))})" for n, p in enumerate(_SERVER_PREFIXES))
+    + ")?"
 )
 
 
@@ -74,7 +84,10 @@ def clean(text: str) -> list[Line]:
     out: list[Line] = []
     for number, raw in enumerate(text.split("\n"), start=1):
         line = _clean(number, raw)
-        out.extend(_unquoted(line))
+        if line.text[:1] == '"':
+            out.extend(_unquoted(line))
+        else:
+            out.append(line)
     return out
 
 
@@ -98,32 +111,19 @@ def _clean(number: int, raw: str) -> Line:
     logged = False
     process = ""
     for _ in range(4):  # prefixes nest: kubectl time, Ray label, wrapper, server prefix
-        if not _ANY_PREFIX.match(text):
-            break  # no pattern below matches, so none changes the line
-        before = text
-        match = _KUBECTL_PREFIX.match(text)
-        if match:
-            process, text, logged = match["label"], text[match.end() :], True
-        match = _KUBECTL_TIME.match(text)
-        if match:
-            text, logged = text[match.end() :], True
-        match = _RAY.match(text)
-        if match:
-            label = match["label"]
-            process, text, logged = f"{process} {label}".strip(), text[match.end() :], True
-        match = _WRAPPERS.match(text)
-        if match:
-            text, logged = text[match.end() :], True
-        rank = _SGLANG_RANK.match(text)
-        if rank:
-            process = process or rank["rank"].strip()
-        for pattern in _SERVER_PREFIXES:
-            match = pattern.match(text)
-            if match:
-                text, logged = text[match.end() :], True
-                break
-        if text == before:
+        found = _PASS.match(text)
+        if found is None or found.end() == 0:
+            if found is not None and found["rank"]:
+                process = process or found["rank"].strip()
             break
+        if found["prefix"] is not None:
+            process = found["prefix"]
+        if found["ray"] is not None:
+            process = f"{process} {found['ray']}".strip()
+        if found["rank"]:
+            process = process or found["rank"].strip()
+        # Every group but the rank takes text, and each marks a logging prefix.
+        text, logged = text[found.end() :], True
     return Line(number, text.rstrip(), process, logged)
 
 

@@ -41,6 +41,9 @@ _ENGINE = re.compile(
 _VERSION = re.compile(r"vLLM API server version (?P<version>[\w.+-]+)")
 _CHUNKED = re.compile(r"Chunked prefill is enabled with max_num_batched_tokens=(?P<n>\d+)")
 _KEY = re.compile(r"[A-Za-z_]\w*=")
+# A piece of text each of the lines above holds: a log's other lines (hundreds: access
+# lines, throughput) are passed over without a regular expression.
+_MARKS = ("args: ", "LLM engine", "vLLM API server version", "Chunked prefill")
 
 # The engine config line names a few settings differently from the arguments.
 ALIASES = {
@@ -90,6 +93,8 @@ def from_lines(lines: list[Line], problems: list[str]) -> tuple[list[Printed], s
     version = ""
     for line in lines:
         text = line.text
+        if not any(mark in text for mark in _MARKS):
+            continue
         match = _VERSION.search(text)
         if match:
             version = version or match["version"]
