@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import gc
-from typing import NoReturn
+
+# Not typing's: importing typing (click imports it) belongs inside the pause below.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 
 def run() -> NoReturn:
