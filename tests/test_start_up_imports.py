@@ -1,7 +1,8 @@
 """What a pre-commit run does not load: protobuf's Python descriptor pool (the CEL
-environment resolves only CEL's standard types, policy/expr.py) and OpenSSL through
-hashlib (the cache folder's digest is CPython's own BLAKE2b, linter/digests.py). Both
-cost milliseconds of every run; a new import of either is a regression."""
+environment resolves only CEL's standard types, policy/expr.py), OpenSSL through hashlib
+(the cache folder's digest is CPython's own BLAKE2b, linter/digests.py) and ctypes (the
+reference-count pin of ``None`` takes its one C type from ``_ctypes``). Each costs
+milliseconds of every run; a new import of one is a regression."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 from linter import digests
 
 VALUES = Path(__file__).parent / "fixtures" / "vllm" / "clean" / "llama-8b-l4.yaml"
-HEAVY = ("google.protobuf.descriptor_pool", "hashlib", "_hashlib")
+HEAVY = ("google.protobuf.descriptor_pool", "hashlib", "_hashlib", "ctypes")
 SCRIPT = (
     "import json, sys\n"
     "from linter.cli import main\n"
@@ -45,3 +46,18 @@ def test_the_digest_is_blake2b_of_32_bytes() -> None:
     incremental = digests.new(b"serve")
     incremental.update(b"lint")
     assert incremental.digest() == digests.digest(b"servelint")
+
+
+def test_none_is_pinned_without_ctypes() -> None:
+    script = (
+        "import sys\n"
+        "before = sys.getrefcount(None)\n"
+        "import linter.policy.expr\n"
+        "print(sys.getrefcount(None) - before >= 2**40, 'ctypes' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    # Python 3.12 and later make None immortal: nothing to pin.
+    pinned = sys.version_info < (3, 12)
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"{pinned} False\n", "")

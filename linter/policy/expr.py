@@ -33,10 +33,22 @@ def _pin_none() -> None:
     """
     if sys.version_info >= (3, 12) or sys.implementation.name != "cpython":
         return
-    import ctypes
-
     # ob_refcnt is the first field of every CPython object, at the object's address.
-    ctypes.c_ssize_t.from_address(id(None)).value += 1 << 40
+    _ssize_t().from_address(id(None)).value += 1 << 40
+
+
+def _ssize_t() -> Any:
+    """ctypes' ``c_ssize_t``, made from the C module ctypes is built on: importing ctypes
+    itself (which sets up every C type and the Python API) costs 2 ms of every run."""
+    try:
+        from _ctypes import _SimpleCData
+
+        # Py_ssize_t is as wide as a pointer: long long on 64-bit platforms, int on 32-bit.
+        return type("c_ssize_t", (_SimpleCData,), {"_type_": "q" if sys.maxsize > 2**32 else "i"})
+    except (ImportError, AttributeError, TypeError):  # pragma: no cover - another build
+        import ctypes
+
+        return ctypes.c_ssize_t
 
 
 _pin_none()
