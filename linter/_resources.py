@@ -38,15 +38,41 @@ def data_root() -> Traversable:
 
 
 def stamp(resource: Traversable) -> str:
-    """A packaged file's identity in cache keys: its size and modification time, which is
-    what Python itself trusts to tell a module's cached bytecode from a changed source (a
-    zipped package, which has no times to trust, by its content's digest instead). Only
-    for files that change when servelint is installed or developed, never for the
-    user's own: those are keyed by their content."""
+    """A packaged file's identity in cache keys, never read for it. Installed from a wheel:
+    the wheel's own record (``wheel_record``), which holds the SHA-256 of every file of the
+    package and which the caches' keys include, so nothing of the file's own. In a
+    checkout or an editable install: its size and modification time, which an edit or a
+    checkout changes (a zipped package, which has no times to trust, by its content's
+    digest instead). Only for servelint's own files: a user's are keyed by their content."""
+    if wheel_record() is not None:
+        return "in the wheel's record"
     if isinstance(resource, Path):
         found = resource.stat()
         return f"{found.st_size}:{found.st_mtime_ns}"
     return digests.hexdigest(resource.read_bytes())  # pragma: no cover - zipped
+
+
+@functools.cache
+def wheel_record() -> bytes | None:
+    """The ``RECORD`` of the wheel servelint was installed from: the path and SHA-256 of
+    every file installed, its modules and data included (PEP 376/427). It identifies the
+    installed package by content, whatever the installer, the file times (reproducible
+    wheels share one; a container image's layers keep only whole seconds) or the path.
+    None in a checkout or an editable install, whose record lists no module."""
+    from linter import __version__
+
+    return record_of(Path(__file__).parent, __version__)
+
+
+def record_of(package: Path, version: str) -> bytes | None:
+    """The wheel ``RECORD`` beside ``package`` (``linter``) when it lists the package's
+    modules (an editable install's lists only its link to the checkout)."""
+    record = package.parent / f"servelint-{version}.dist-info" / "RECORD"
+    try:
+        data = record.read_bytes()
+    except OSError:
+        return None
+    return data if b"linter/__init__.py," in data else None
 
 
 def builtin_policies() -> Traversable:

@@ -3,6 +3,7 @@ protobuf's pure-Python message machinery on every run) and evaluates as one made
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import subprocess
 import sys
@@ -71,3 +72,45 @@ def test_a_pool_imported_before_is_left_in_place() -> None:
         importlib.import_module("google.protobuf.descriptor_pool")
     assert sys.modules["google.protobuf.descriptor_pool"] is pool
     assert importlib.import_module("google.protobuf.descriptor_pool") is pool
+
+
+def test_servelint_s_environment_evaluates_as_with_protobufs_pool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    shipped = expr._environment.__wrapped__()  # type: ignore[attr-defined]
+    with monkeypatch.context() as patched:
+        patched.setattr(expr, "_without_protobuf_pool", contextlib.nullcontext)
+        with_pool = expr._environment.__wrapped__()  # type: ignore[attr-defined]
+    texts = [
+        *EXPRESSIONS,
+        "quantity('16Gi') > quantity('1Gi')",
+        "'a,b'.split(',').size() == 2 && math.greatest(1, 2) == 2",
+    ]
+    for text in texts:
+        outcomes = []
+        for environment in (shipped, with_pool):
+            try:
+                value = environment.compile(text).eval(data=SUBJECT)
+                outcomes.append(f"{value.type().name()}: {value.value()!r}")
+            except RuntimeError as exc:
+                outcomes.append(f"refused: {exc}")
+        assert outcomes[0] == outcomes[1], text
+
+
+def test_a_runtime_that_needs_the_pool_gets_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    made = object()
+
+    def new_env(**_: object) -> object:
+        if sys.modules.get("google.protobuf.descriptor_pool", made) is None:
+            raise ImportError("import of google.protobuf.descriptor_pool halted")
+        return made
+
+    monkeypatch.setattr(expr.cel, "NewEnv", new_env)
+    assert expr._environment.__wrapped__() is made  # type: ignore[attr-defined]
+
+
+def test_the_pool_is_set_aside_once_even_when_nested() -> None:
+    before = sys.modules.get("google.protobuf.descriptor_pool")
+    with expr._without_protobuf_pool(), expr._without_protobuf_pool():
+        assert sys.modules["google.protobuf.descriptor_pool"] is None
+    assert sys.modules.get("google.protobuf.descriptor_pool") is before

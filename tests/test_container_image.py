@@ -52,14 +52,22 @@ def test_final_stage_runs_servelint_as_a_numeric_non_root_user() -> None:
     entry = [json.loads(args) for keyword, args in stage if keyword == "ENTRYPOINT"]
     user_index = max(i for i, (keyword, _) in enumerate(stage) if keyword == "USER")
     assert (users, entry) == (["10001:10001"], [["servelint"]])
-    # Nothing after USER runs as root, and the user is created before it is used.
-    assert [k for k, _ in stage[user_index:]] == ["USER", "WORKDIR", "ENTRYPOINT", "CMD"]
+    # Nothing after USER runs as root, and the user is created before it is used. The
+    # policy cache is filled as that user, in a folder of its own: a cache folder is
+    # used only by its owner.
+    assert [k for k, _ in stage[user_index:]] == ["USER", "RUN", "WORKDIR", "ENTRYPOINT", "CMD"]
+    assert stage[user_index + 1] == ("RUN", "servelint rules > /dev/null")
     assert any("useradd --system --uid 10001" in args for k, args in stage if k == "RUN")
+    assert any(
+        "install -d -o 10001 -g 10001 -m 0700 /opt/servelint/cache" in args
+        for k, args in stage[:user_index]
+        if k == "RUN"
+    )
 
 
 def test_final_stage_installs_the_wheel_offline() -> None:
     runs = [args for keyword, args in final_stage() if keyword == "RUN"]
-    assert len(runs) == 1
+    assert len(runs) == 2
     assert runs[0].startswith(
         "pip install --no-cache-dir --disable-pip-version-check "
         "--no-index --find-links=/wheels 'servelint[kube]' && rm -rf /wheels"

@@ -451,3 +451,58 @@ def test_a_policy_that_matches_no_subject_never_reads_its_fused_program(
     found = evaluate(policies, [document_subject(d) for d in parsed.documents])
     assert [f.message for f in found] == ["needs 3, has 2"]
     assert policy.fused.loaded
+
+
+def test_a_wheel_install_is_known_by_its_record(tmp_path: Path) -> None:
+    from linter import _resources
+
+    package = tmp_path / "site-packages" / "linter"
+    package.mkdir(parents=True)
+    info = package.parent / "servelint-1.2.3.dist-info"
+    info.mkdir()
+    assert _resources.record_of(package, "1.2.3") is None  # no record at all
+    # An editable install's record lists its link to the checkout, not the modules.
+    (info / "RECORD").write_text("__editable__.servelint-1.2.3.pth,sha256=x,42\n")
+    assert _resources.record_of(package, "1.2.3") is None
+    wheel = "linter/__init__.py,sha256=abc,64\nlinter/_data/policies/a.yaml,sha256=def,9\n"
+    (info / "RECORD").write_text(wheel)
+    assert _resources.record_of(package, "1.2.3") == wheel.encode()
+    assert _resources.record_of(package, "1.2.4") is None  # another version's folder
+
+
+def test_installed_from_a_wheel_the_key_is_its_record_and_no_file_is_stat(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from linter import _resources
+
+    def unused(*_: object) -> str:
+        raise AssertionError("a file was looked at although the wheel's record identifies it")
+
+    record = b"linter/__init__.py,sha256=abc,64\n"
+    monkeypatch.setattr(cache, "wheel_record", lambda: record)
+    monkeypatch.setattr(_resources, "wheel_record", lambda: record)
+    monkeypatch.setattr(cache, "_module_stamps", unused)
+    cache._code_key.cache_clear()
+    try:
+        first = cache._code_key()
+        assert _resources.stamp(tmp_path / "missing.yaml") == "in the wheel's record"
+        record = b"linter/__init__.py,sha256=abd,64\n"  # another file's digest
+        cache._code_key.cache_clear()
+        assert cache._code_key() != first
+    finally:
+        cache._code_key.cache_clear()
+
+
+def test_a_package_folder_that_cannot_be_listed_means_no_cache(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def unlistable(_: Path) -> str:
+        raise PermissionError("listing the package")
+
+    monkeypatch.setattr(cache, "wheel_record", lambda: None)
+    monkeypatch.setattr(cache, "_module_stamps", unlistable)
+    cache._code_key.cache_clear()
+    try:
+        assert cache._entry([("a.yaml", "x", False)]) is None
+    finally:
+        cache._code_key.cache_clear()

@@ -61,3 +61,16 @@ def test_none_is_pinned_without_ctypes() -> None:
     # Python 3.12 and later make None immortal: nothing to pin.
     pinned = sys.version_info < (3, 12)
     assert (done.returncode, done.stdout, done.stderr) == (0, f"{pinned} False\n", "")
+
+
+def test_a_python_without_blake2_digests_with_sha256() -> None:
+    script = (
+        "import hashlib, sys\n"
+        "sys.modules['_blake2'] = None\n"
+        "from linter import digests\n"
+        "print(digests.digest(b'x') == hashlib.sha256(b'x').digest(), digests.SIZE)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout) == (0, "True 32\n")

@@ -9,24 +9,25 @@ for the expressions a run evaluates), in ``$XDG_CACHE_HOME/servelint`` (default
 
 An entry is data only: JSON for the policies' names, texts, severities and messages,
 followed by the serialised CEL of every expression (protocol buffers the CEL runtime
-parses, never code), which the JSON points into by offset and length. Whoever can write the folder can therefore change what a cached policy checks,
-but cannot run anything. So the folder, and each entry, is used only when it belongs to
-the user running servelint and nobody else may write it (``docs/security.md``).
+parses, never code), which the JSON points into by offset and length. Whoever can write
+the folder can therefore change what a cached policy checks, but cannot run anything.
+So the folder, and each entry, is used only when it belongs to the user running
+servelint and nobody else may write it (``docs/security.md``).
 
 The key covers everything the stored objects depend on: the name of every policy file,
-whether it is built in, the text of a user's file (a built-in file changes only with
-servelint: its size and modification time, ``_resources.stamp``), servelint's own modules
-by size and modification time (as Python's bytecode cache trusts them), the declarations
-of the helper functions policies call (a compiled expression is only valid with the
-declarations it was checked against), and the versions of Python and cel-expr-python. Entries are written to a
-temporary file and renamed into place, so concurrent runs never read half a file; an
-entry whose checksum does not match (a truncated or corrupted file) or that does not
-have the expected shape is ignored and rewritten; only the newest entries are kept. The
-checksum covers the JSON, which holds a digest of every serialised expression, checked
-when that expression is first read: a run reads a few hundred kilobytes of the megabytes
-stored, and a damaged expression is compiled again from its text. Only
-policy sets that loaded without error are stored. ``SERVELINT_NO_CACHE=1`` switches the
-cache off.
+whether it is built in, the text of a user's file, servelint's own files (installed
+from a wheel, by the wheel's record of every file's digest; in a checkout, each module
+and built-in policy file by its size and modification time: ``_resources.stamp``), the
+declarations of the helper functions policies call (a compiled expression is only valid
+with the declarations it was checked against), and the versions of Python and
+cel-expr-python. Entries are written to a temporary file and renamed into place, so
+concurrent runs never read half a file; an entry whose checksum does not match (a
+truncated or corrupted file) or that does not have the expected shape is ignored and
+rewritten; only the newest entries are kept. The checksum covers the JSON, which holds
+a digest of every serialised expression, checked when that expression is first read: a
+run reads a few hundred kilobytes of the megabytes stored, and a damaged expression is
+compiled again from its text. Only policy sets that loaded without error are stored.
+``SERVELINT_NO_CACHE=1`` switches the cache off.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from linter import digests
-from linter._resources import schema_file, stamp
+from linter._resources import schema_file, stamp, wheel_record
 from linter.cachefolder import HEAD_LENGTH, cache_dir, read_checked, write_checked
 from linter.findings import Severity
 from linter.policy.expr import CompiledExpr, Form, runtime_fingerprint
@@ -107,7 +108,11 @@ def _entry(files: Sequence[PolicyFile]) -> Path | None:
     directory = cache_dir()
     if directory is None:
         return None
-    digest = digests.new(_code_key())
+    try:
+        code = _code_key()
+    except OSError:  # a folder of the package that cannot be listed: no cache, no failure
+        return None
+    digest = digests.new(code)
     for source, text, builtin in files:
         digest.update(f"{len(source)}:{source}:{builtin}:{len(text)}:".encode())
         digest.update(text.encode("utf-8", "surrogatepass"))
@@ -120,11 +125,15 @@ def _code_key() -> bytes:
     digest.update(runtime_fingerprint().encode())
     digest.update(declarations().encode())
     digest.update(stamp(schema_file(_SCHEMA)).encode())
-    # Every module of the package by its size and time, as Python's own bytecode cache
-    # tells a changed source, without importing it: not only the modules that build the
-    # stored objects, since a module split or moved (where the line of a rule is
-    # computed, say) must not leave stale entries behind either.
-    digest.update(_module_stamps(Path(__file__).resolve().parent.parent).encode())
+    # Every module of the package, not only those that build the stored objects: a module
+    # split or moved (where the line of a rule is computed, say) must not leave stale
+    # entries behind either. Installed from a wheel, by the wheel's record of every
+    # file's digest; in a checkout, by each module's size and time, without importing it.
+    record = wheel_record()
+    if record is not None:
+        digest.update(record)
+    else:
+        digest.update(_module_stamps(Path(__file__).resolve().parent.parent).encode())
     return digest.digest()
 
 

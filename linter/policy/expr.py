@@ -339,7 +339,8 @@ def _environment() -> Any:
         for name in ("variables", "item", "index")
     ]
     functions += _helper_declarations()
-    with _without_protobuf_pool():
+
+    def environment() -> Any:
         return cel.NewEnv(
             variables={
                 name: cel.Type.INT if name == "index" else cel.Type.DYN for name in VARIABLES
@@ -348,8 +349,16 @@ def _environment() -> Any:
             functions=functions,
         )
 
+    try:
+        with _without_protobuf_pool():
+            return environment()
+    except ImportError:  # a runtime that needs the pool after all: made with it
+        return environment()
+
 
 _PROTOBUF_POOL = "google.protobuf.descriptor_pool"
+_POOL_LOCK = threading.RLock()
+_ABSENT = object()
 
 
 @contextlib.contextmanager
@@ -360,18 +369,21 @@ def _without_protobuf_pool() -> Iterator[None]:
     imports protobuf's pure-Python message machinery (about 9 ms, a fifteenth of a hook
     run), only to resolve protocol-buffer message types an expression names. servelint's
     expressions name none. When that import fails, the binding goes on with CEL's own
-    pool of the standard types (cel-expr-python, ``py_cel_env.cc``, ``NewEnv``: "not
-    available"); a ``None`` in ``sys.modules`` makes it fail, for this call only.
+    pool of the standard types (cel-expr-python 0.1.3, ``py_cel_env.cc``, ``NewEnv``: "not
+    available"); a ``None`` in ``sys.modules`` makes it fail, for this call only (about a
+    millisecond, once per process; where servelint runs threads, a drift scan's, none
+    evaluates CEL). A runtime that raises instead gets the pool (``_environment``).
     """
-    saved = sys.modules.get(_PROTOBUF_POOL)
-    sys.modules[_PROTOBUF_POOL] = None  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        if saved is None:
-            del sys.modules[_PROTOBUF_POOL]
-        else:
-            sys.modules[_PROTOBUF_POOL] = saved
+    with _POOL_LOCK:
+        saved = sys.modules.get(_PROTOBUF_POOL, _ABSENT)
+        sys.modules[_PROTOBUF_POOL] = None  # type: ignore[assignment]
+        try:
+            yield
+        finally:
+            if saved is _ABSENT:
+                sys.modules.pop(_PROTOBUF_POOL, None)
+            else:
+                sys.modules[_PROTOBUF_POOL] = saved  # type: ignore[assignment]
 
 
 def _helper_declarations() -> list[Any]:
@@ -399,9 +411,11 @@ def _compile_raw(text: str) -> Any:
 
 def runtime_fingerprint() -> str:
     """The installed CEL runtime (by its file's size and time, as importlib.metadata would
-    cost an import of its own): serialised expressions are read back only by the same."""
+    cost an import of its own): serialised expressions are read back only by the same.
+    Whole seconds: a container image's layers keep no finer times, and the policies
+    compiled into the image's cache when it is built must still be found when it runs."""
     found = os.stat(cel.__file__)
-    return f"{cel.__file__}:{found.st_size}:{found.st_mtime_ns}"
+    return f"{cel.__file__}:{found.st_size}:{int(found.st_mtime)}"
 
 
 def deferred_expression(text: str) -> CompiledExpr:

@@ -52,23 +52,21 @@ _SGLANG_RANK = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?P<rank>(?:[A-Z]+
 # other would (a group that does not match takes nothing, so none is taken back); SGLang's
 # rank is only looked at. A line without any prefix (most lines, once their prefixes are
 # gone) is done after one match instead of eleven.
-def _group(pattern: re.Pattern[str], name: str) -> str:
-    """``pattern`` without its anchor, its first named group renamed to ``name`` and the
-    others unnamed."""
-    names = iter([f"(?P<{name}>"])
+def _group(pattern: re.Pattern[str], name: str | None = None) -> str:
+    """``pattern`` without its anchor, its first named group renamed to ``name`` (or
+    unnamed, as the others are)."""
+    names = iter([f"(?P<{name}>"] if name else [])
     return re.sub(r"\(\?P<\w+>", lambda _: next(names, "("), pattern.pattern.removeprefix("^"))
 
 
 _PASS = re.compile(
     "^"
     f"(?:{_group(_KUBECTL_PREFIX, 'prefix')})?"
-    f"(?P<time>{_KUBECTL_TIME.pattern.removeprefix('^')})?"
+    f"(?:{_group(_KUBECTL_TIME)})?"
     f"(?:{_group(_RAY, 'ray')})?"
-    f"(?P<wrapper>{_WRAPPERS.pattern.removeprefix('^')})?"
+    f"(?:{_group(_WRAPPERS)})?"
     f"(?=(?:{_group(_SGLANG_RANK, 'rank')})?)"
-    "(?P<server>"
-    + "|".join(f"(?:{_group(p, 'unused' + str(n))})" for n, p in enumerate(_SERVER_PREFIXES))
-    + ")?"
+    f"(?:{'|'.join(f'(?:{_group(pattern)})' for pattern in _SERVER_PREFIXES)})?"
 )
 
 
@@ -111,7 +109,7 @@ def _clean(number: int, raw: str) -> Line:
     logged = False
     process = ""
     for _ in range(4):  # prefixes nest: kubectl time, Ray label, wrapper, server prefix
-        found = _PASS.match(text)
+        found = _PASS.match(text)  # every part is optional: it always matches
         if found is None or found.end() == 0:
             if found is not None and found["rank"]:
                 process = process or found["rank"].strip()
