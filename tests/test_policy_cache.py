@@ -287,19 +287,31 @@ def _sealed(header: bytes, blob: bytes = b"") -> bytes:
     return cache._MAGIC + digests.digest(head) + head + blob
 
 
-def _opened(entry: Path) -> tuple[list[dict[str, Any]], bytes]:
-    """The policies in the JSON part of an entry and the serialised CEL that follows it."""
+def _parts(entry: Path) -> tuple[dict[str, Any], list[str], bytes]:
+    """An entry's policies JSON, its texts and the serialised CEL that follows them."""
     body = entry.read_bytes()[len(cache._MAGIC) + digests.SIZE :]
     size = int.from_bytes(body[:8], "big")
-    head = json.loads(body[8 : 8 + size])
-    assert head["forms_length"] == len(body) - 8 - size
-    return head["policies"], body[8 + size :]
+    header, blob = body[8 : 8 + size], body[8 + size :]
+    first = int.from_bytes(header[:8], "big")
+    head, texts = json.loads(header[8 : 8 + first]), json.loads(header[8 + first :])
+    assert (head["forms_length"], head["texts"]) == (len(blob), len(texts))
+    return head, texts, blob
 
 
-def _resealed(policies: list[dict[str, Any]], blob: bytes) -> bytes:
-    """An entry of these policies and serialised CEL, as the cache writes one."""
-    head = {"forms_length": len(blob), "policies": policies}
-    return _sealed(json.dumps(head).encode(), blob)
+def _opened(entry: Path) -> tuple[list[dict[str, Any]], bytes]:
+    """The policies in the JSON part of an entry and the serialised CEL that follows it."""
+    head, _, blob = _parts(entry)
+    return head["policies"], blob
+
+
+def _header(policies_json: bytes, texts_json: bytes = b"[]") -> bytes:
+    return len(policies_json).to_bytes(8, "big") + policies_json + texts_json
+
+
+def _resealed(policies: list[dict[str, Any]], blob: bytes, texts: list[str]) -> bytes:
+    """An entry of these policies, texts and serialised CEL, as the cache writes one."""
+    head = {"forms_length": len(blob), "texts": len(texts), "policies": policies}
+    return _sealed(_header(json.dumps(head).encode(), json.dumps(texts).encode()), blob)
 
 
 class _RunsCode:
@@ -340,21 +352,22 @@ def test_an_entry_is_data_only_and_a_forged_pickle_never_runs(
     "body",
     [
         b"{}",
-        b"[{}]",  # the shape of the previous format
-        b'{"forms_length": 0, "policies": [{}]}',
-        b'{"forms_length": 0, "policies": [{"name": 1}]}',
-        b'{"forms_length": 0, "policies": {}}',
-        b'{"forms_length": "0", "policies": []}',
+        b"[{}]",  # the shape of an earlier format
+        b'{"forms_length": 0, "texts": 0, "policies": [{}]}',
+        b'{"forms_length": 0, "texts": 0, "policies": [{"name": 1}]}',
+        b'{"forms_length": 0, "texts": 0, "policies": {}}',
+        b'{"forms_length": "0", "texts": 0, "policies": []}',
+        b'{"forms_length": 0, "policies": []}',  # the previous format: no count of texts
         b"[" * 100000 + b"]" * 100000,
         b"not json",
-        b'{"forms_length": 12, "policies": []}',  # a truncated entry: fewer bytes follow
+        b'{"forms_length": 12, "texts": 0, "policies": []}',  # truncated: fewer bytes follow
     ],
 )
 def test_an_entry_of_the_wrong_shape_is_ignored(
     tmp_path: Path, _own_cache: Path, body: bytes
 ) -> None:
     entry, files = _stored_entry(tmp_path, _own_cache)
-    entry.write_bytes(_sealed(body))
+    entry.write_bytes(_sealed(_header(body)))
     assert cache.load(files) is None
     assert _messages(tmp_path / "policies") == ["needs 3, has 2"]
     assert cache.load(files) is not None
@@ -364,8 +377,8 @@ def test_damaged_serialised_cel_is_compiled_again_from_its_text(
     tmp_path: Path, _own_cache: Path
 ) -> None:
     entry, files = _stored_entry(tmp_path, _own_cache)
-    stored, blob = _opened(entry)
-    entry.write_bytes(_resealed(stored, b"\xff" * len(blob)))
+    head, texts, blob = _parts(entry)
+    entry.write_bytes(_resealed(head["policies"], b"\xff" * len(blob), texts))
     policies = cache.load(files)
     assert policies is not None
     parsed = parse("deploy.yaml", DEPLOYMENT)
@@ -378,10 +391,11 @@ def test_a_stored_form_out_of_bounds_is_compiled_again_from_its_text(
     tmp_path: Path, _own_cache: Path, form: list[Any]
 ) -> None:
     entry, files = _stored_entry(tmp_path, _own_cache)
-    stored, blob = _opened(entry)
+    head, texts, blob = _parts(entry)
+    stored = head["policies"]
     stored[0]["rules"][0]["expression"]["forms"][0] = form
     stored[0]["fused"]["expr"]["forms"][0] = form
-    entry.write_bytes(_resealed(stored, blob))
+    entry.write_bytes(_resealed(stored, blob, texts))
     policies = cache.load(files)
     assert policies is not None  # each stored form is checked when it is used
     parsed = parse("deploy.yaml", DEPLOYMENT)
@@ -506,3 +520,37 @@ def test_a_package_folder_that_cannot_be_listed_means_no_cache(
         assert cache._entry([("a.yaml", "x", False)]) is None
     finally:
         cache._code_key.cache_clear()
+
+
+def test_the_texts_are_read_when_first_needed(
+    tmp_path: Path, _own_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, files = _stored_entry(tmp_path, _own_cache)
+    read: list[int] = []
+    real_text = cache._Texts.text
+
+    def counted(texts: Any, number: int) -> str:
+        read.append(number)
+        return real_text(texts, number)
+
+    monkeypatch.setattr(cache._Texts, "text", counted)
+    policies = cache.load(files)
+    assert policies is not None
+    found = evaluate(policies, [document_subject(d) for d in parse("d.yaml", DEPLOYMENT).documents])
+    assert [f.message for f in found] == ["needs 3, has 2"]
+    assert read == []  # loaded and evaluated from the stored forms: no text read
+    assert policies[0].rules[0].expression.text == "variables.replicas >= 3"
+    assert policies[0].match_conditions[0].expr.text == "doc.kind == 'Deployment'"
+    assert policies[0].rules[0].expression.text == "variables.replicas >= 3"
+    assert len(read) == 2  # each read once
+
+
+def test_an_expression_naming_a_text_the_entry_lacks_is_a_malformed_entry(
+    tmp_path: Path, _own_cache: Path
+) -> None:
+    entry, files = _stored_entry(tmp_path, _own_cache)
+    head, texts, blob = _parts(entry)
+    for number in (len(texts), -1, "0"):
+        head["policies"][0]["rules"][0]["expression"]["text"] = number
+        entry.write_bytes(_resealed(head["policies"], blob, texts))
+        assert cache.load(files) is None

@@ -53,7 +53,7 @@ from linter.policy.template import MessageTemplate
 
 # (source, text or, for a built-in file, its stamp (``_resources.stamp``), built in)
 PolicyFile = tuple[str, str, bool]
-_MAGIC = b"servelint-policies-json-5\n"
+_MAGIC = b"servelint-policies-json-6\n"
 _LENGTH = HEAD_LENGTH  # bytes of the JSON part's length, after the checksum
 _FORM_DIGEST = 16  # hexadecimal digits of each serialised form's digest kept in the JSON
 _SUFFIX = ".entry"
@@ -77,9 +77,12 @@ def load(files: Sequence[PolicyFile]) -> list[Policy] | None:
     if body is None:
         return None
     size = int.from_bytes(body[:_LENGTH], "big")
-    blob = _Blob(body[_LENGTH + size :], path)
+    header = body[_LENGTH : _LENGTH + size]
+    first = int.from_bytes(header[:_LENGTH], "big")
     try:
-        data = _dict(json.loads(bytes(body[_LENGTH : _LENGTH + size])))
+        data = _dict(json.loads(bytes(header[_LENGTH : _LENGTH + first])))
+        texts = _Texts(header[_LENGTH + first :], _int(data["texts"]))
+        blob = _Blob(body[_LENGTH + size :], path, texts)
         if _int(data["forms_length"]) != len(blob.data):
             return None  # a truncated entry: rebuilt below
         return [_policy(p, blob) for p in _list(data["policies"])]
@@ -96,12 +99,18 @@ def store(files: Sequence[PolicyFile], policies: Sequence[Policy]) -> None:
         return
     for policy in policies:
         _compile_all(policy)
-    blob = bytearray()
+    blob = _Written()
     stored = [_policy_data(p, blob) for p in policies]
-    header = json.dumps(
-        {"forms_length": len(blob), "policies": stored}, ensure_ascii=False, separators=(",", ":")
-    ).encode("utf-8", "surrogatepass")
+    policies_json = _json({"forms_length": len(blob), "texts": len(blob.texts), "policies": stored})
+    # The texts after the policies, in the part the checksum covers: parsed only when a
+    # run first reads one (``_Texts``).
+    header = len(policies_json).to_bytes(_LENGTH, "big") + policies_json + _json(blob.texts)
     write_checked(path, _MAGIC, header, KEEP, rest=bytes(blob))
+
+
+def _json(value: object) -> bytes:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8", "surrogatepass")
 
 
 def _entry(files: Sequence[PolicyFile]) -> Path | None:
@@ -176,7 +185,24 @@ def _compile_all(policy: Policy) -> None:
 # Writing: plain JSON values only.
 
 
-def _form_data(form: bytes | None, blob: bytearray) -> str | list[int | str] | None:
+class _Written(bytearray):
+    """The serialised forms of an entry being written, and the texts of its expressions
+    (each once), which the JSON names by number."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+        self._numbers: dict[str, int] = {}
+
+    def text_number(self, text: str) -> int:
+        number = self._numbers.get(text)
+        if number is None:
+            number = self._numbers[text] = len(self.texts)
+            self.texts.append(text)
+        return number
+
+
+def _form_data(form: bytes | None, blob: _Written) -> str | list[int | str] | None:
     # b"" means "the plain form" and b"=" "the form with variables" (CompiledExpr).
     if form is None or form in (b"", b"="):
         return None if form is None else form.decode()
@@ -188,16 +214,16 @@ def _digest(form: bytes) -> str:
     return digests.hexdigest(form)[:_FORM_DIGEST]
 
 
-def _expr_data(expr: CompiledExpr, blob: bytearray) -> dict[str, Any]:
+def _expr_data(expr: CompiledExpr, blob: _Written) -> dict[str, Any]:
     text, forms = expr.__getstate__()
-    return {"text": text, "forms": [_form_data(f, blob) for f in forms]}
+    return {"text": blob.text_number(text), "forms": [_form_data(f, blob) for f in forms]}
 
 
-def _optional_expr_data(expr: CompiledExpr | None, blob: bytearray) -> dict[str, Any] | None:
+def _optional_expr_data(expr: CompiledExpr | None, blob: _Written) -> dict[str, Any] | None:
     return None if expr is None else _expr_data(expr, blob)
 
 
-def _policy_data(policy: Policy, blob: bytearray) -> dict[str, Any]:
+def _policy_data(policy: Policy, blob: _Written) -> dict[str, Any]:
     return {
         "name": policy.name,
         "description": policy.description,
@@ -213,7 +239,7 @@ def _policy_data(policy: Policy, blob: bytearray) -> dict[str, Any]:
     }
 
 
-def _rule_data(rule: Rule, blob: bytearray) -> dict[str, Any]:
+def _rule_data(rule: Rule, blob: _Written) -> dict[str, Any]:
     return {
         "id": rule.id,
         "severity": rule.severity.name,
@@ -243,13 +269,56 @@ def _rule_data(rule: Rule, blob: bytearray) -> dict[str, Any]:
 
 
 class _Blob:
-    """The serialised forms of an entry (a view of the bytes read) and the entry's path."""
+    """The serialised forms of an entry (a view of the bytes read), the entry's path and
+    the texts of its expressions."""
 
-    __slots__ = ("data", "entry")
+    __slots__ = ("data", "entry", "texts")
 
-    def __init__(self, data: memoryview, entry: Path) -> None:
+    def __init__(self, data: memoryview, entry: Path, texts: _Texts) -> None:
         self.data = data
         self.entry = entry
+        self.texts = texts
+
+
+class _Texts:
+    """The texts of an entry's expressions, a JSON list after the policies' JSON, parsed
+    when a run first reads one: a run reads few (an expression is compiled from its text
+    only when its stored forms are damaged; coverage reads the texts of rules that need a
+    fact a workload lacks). The entry's checksum covers them."""
+
+    __slots__ = ("_data", "_texts", "count")
+
+    def __init__(self, data: memoryview, count: int) -> None:
+        self._data: memoryview | None = data
+        self._texts: list[str] = []
+        self.count = count  # checked against every number when the entry is read
+
+    def text(self, number: int) -> str:
+        if self._data is not None:
+            texts = json.loads(bytes(self._data))
+            # Checksummed and written by this code (the key covers it): only a bug makes
+            # this false, and then nothing can be read from the entry.
+            if not (
+                isinstance(texts, list)
+                and len(texts) == self.count
+                and all(isinstance(t, str) for t in texts)
+            ):
+                raise ValueError("the policy cache entry's texts are not what it counts")
+            self._texts, self._data = texts, None
+        return self._texts[number]
+
+
+class _StoredText:
+    """The text of one expression of an entry (``CompiledExpr.text``, read on first use)."""
+
+    __slots__ = ("number", "texts")
+
+    def __init__(self, texts: _Texts, number: int) -> None:
+        self.texts = texts
+        self.number = number
+
+    def __call__(self) -> str:
+        return self.texts.text(self.number)
 
 
 def _list(value: object) -> list[Any]:
@@ -343,11 +412,17 @@ class _StoredForm:
 def _expr(value: object, blob: _Blob) -> CompiledExpr:
     data = _dict(value)
     forms = data["forms"]
-    text = data["text"]
-    if forms.__class__ is not list or len(forms) != 3 or text.__class__ is not str:
+    number = data["text"]
+    if (
+        forms.__class__ is not list
+        or len(forms) != 3
+        or number.__class__ is not int
+        or not 0 <= number < blob.texts.count
+    ):
         raise _Malformed
     return CompiledExpr.stored(
-        text, (_form(forms[0], blob), _form(forms[1], blob), _form(forms[2], blob))
+        _StoredText(blob.texts, number),
+        (_form(forms[0], blob), _form(forms[1], blob), _form(forms[2], blob)),
     )
 
 
@@ -398,10 +473,7 @@ def _policy(value: object, blob: _Blob) -> Policy:
     fused: FusedCheck | None = None
     if data["fused"] is not None:
         stored = _dict(data["fused"])
-        expr = _expr(stored["expr"], blob)
-        fused = FusedCheck(expr.text)
-        fused.expr = expr
-        fused.usable = _bool(stored["usable"])
+        fused = FusedCheck.stored(_expr(stored["expr"], blob), _bool(stored["usable"]))
     return Policy(
         name=_str(data["name"]),
         description=_str(data["description"]),

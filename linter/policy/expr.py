@@ -90,6 +90,9 @@ _UNWRAPPABLE = object()
 # checks them, None when they are damaged; None when there is none.
 Form = bytes | Callable[[], bytes | None] | None
 Forms = tuple[Form, Form, Form]
+# An expression's text, or (from the policy cache) a function that reads it: a run reads
+# few of the texts, which are a third of the policy cache's JSON.
+Text = str | Callable[[], str]
 _BOUND_NAMES = {
     "variables": "servelint.variables()",
     "item": "servelint.item()",
@@ -108,18 +111,26 @@ class CompiledExpr:
     by the test suite, so a run pays only for the rules that meet a matching input.
     """
 
-    __slots__ = ("_each", "_expr", "_saved", "_vars", "text")
+    __slots__ = ("_each", "_expr", "_saved", "_text", "_vars")
 
     def __init__(self, text: str, expr: Any = None) -> None:
-        self.text = text
+        self._text: Text = text
         self._expr = expr
         self._vars: Any = None  # compiled with ``variables`` bound
         self._each: Any = None  # compiled with ``variables``, ``item`` and ``index`` bound
         # Serialised forms from the policy cache (policy/cache.py), deserialised on use.
         self._saved: Forms = (None, None, None)
 
+    @property
+    def text(self) -> str:
+        text = self._text
+        if isinstance(text, str):
+            return text
+        self._text = read = text()
+        return read
+
     @classmethod
-    def stored(cls, text: str, saved: Forms) -> CompiledExpr:
+    def stored(cls, text: Text, saved: Forms) -> CompiledExpr:
         """An expression read from the policy cache: its serialised forms, deserialised on
         use (the same state ``__setstate__`` restores)."""
         expr = cls.__new__(cls)
@@ -153,8 +164,8 @@ class CompiledExpr:
         ]
         return self.text, (self._serialized(self._expr, 0), bound[0], bound[1])
 
-    def __setstate__(self, state: tuple[str, Forms]) -> None:
-        self.text, self._saved = state
+    def __setstate__(self, state: tuple[Text, Forms]) -> None:
+        self._text, self._saved = state
         self._expr = self._vars = self._each = None
 
     def _serialized(self, compiled: Any, slot: int) -> bytes | None:

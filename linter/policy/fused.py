@@ -37,6 +37,14 @@ class FusedCheck:
         self.expr = CompiledExpr(text)
         self.usable = True
 
+    @classmethod
+    def stored(cls, expr: CompiledExpr, usable: bool) -> FusedCheck:
+        """A fused check read from the policy cache (its text is not read until needed)."""
+        check = cls.__new__(cls)
+        check.expr = expr
+        check.usable = usable
+        return check
+
     def prepare(self) -> None:
         """Compile now (before the policy cache stores it); give up if it cannot be."""
         try:
