@@ -11,12 +11,12 @@ in its match conditions (``== 'vllm'``) applies to those servers only.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from linter.coverage.model import Gap, WorkloadEntry
 from linter.findings import Severity
+from linter.lazyregex import lazy_compile
 from linter.model import registry
 from linter.model.capacity import EVERY_FIGURE, FIGURES_OF_SETTING
 from linter.model.records import value_of
@@ -28,12 +28,12 @@ from linter.triton.fields import MODEL_CONFIG_KIND as TRITON_MODEL_KIND
 # The servers whose KV-cache and memory arithmetic the serving model does.
 CAPACITY_SERVERS = ("vllm", "tgi", "sglang")
 SERVERS = ("vllm", "tgi", "sglang", "triton", "trtllm")
-_SERVER_LITERAL = re.compile(r"""['"](vllm|tgi|sglang|triton|trtllm)['"]""")
-_NEEDS_CAPACITY = re.compile(r"\bworkload\.capacity\b")
-_NEEDS_MODEL = re.compile(r"\bworkload\.model\.(?!id\b)")
-_VERSION_GATED = re.compile(r"\bworkload\.engine\.version")
-_SETTING_READ = re.compile(r"\bworkload\.(?:engine|effective)\.(\w+)")
-_CAPACITY_READ = re.compile(r"\bworkload\.capacity\.(\w+)")
+_SERVER_LITERAL = lazy_compile(r"""['"](vllm|tgi|sglang|triton|trtllm)['"]""")
+_NEEDS_CAPACITY = lazy_compile(r"\bworkload\.capacity\b")
+_NEEDS_MODEL = lazy_compile(r"\bworkload\.model\.(?!id\b)")
+_VERSION_GATED = lazy_compile(r"\bworkload\.engine\.version")
+_SETTING_READ = lazy_compile(r"\bworkload\.(?:engine|effective)\.(\w+)")
+_CAPACITY_READ = lazy_compile(r"\bworkload\.capacity\.(\w+)")
 
 MODEL_FIX = (
     "give its architecture in .servelint.yaml: model: {{modelConfigs: {{{model}: "

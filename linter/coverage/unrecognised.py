@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from linter.coverage.model import NotUnderstood
+from linter.lazyregex import lazy_compile
 from linter.model.images import ROUTER_WORDS, parse_image
 from linter.model.role_groups import unbuilt_roles
 from linter.parsing.documents import Document, ParsedFile
@@ -26,13 +27,13 @@ from linter.positions import PathT, format_path
 
 _IMAGE_KEYS = frozenset({"repository", "img"})  # and every key ending in "image"
 _COMMAND_KEYS = frozenset({"command", "args", "cmd", "entrypoint"})
-_SERVER_COMMAND = re.compile(
+_SERVER_COMMAND = lazy_compile(
     r"(?:^|[\s/;&|])(?:vllm\s+serve|vllm\.entrypoints|text-generation-launcher"
     r"|sglang\.launch_server|sglang\s+serve|tritonserver|trtllm-serve"
     r"|dynamo\.(?:vllm|sglang|trtllm))\b"
 )
 # Every marker below contains one of these words: a file without any is not walked.
-_NAMES_A_SERVER = re.compile(
+_NAMES_A_SERVER = lazy_compile(
     r"vllm|text-generation|tgi|sglang|tritonserver|trtllm|dynamo\.", re.IGNORECASE
 )
 # Kinds that mention server images without running them.
@@ -53,7 +54,7 @@ _NOT_DEPLOYMENTS = frozenset(
 # A server family named anywhere in an image's last segment or tag, for images servelint
 # does not model as that server: accelerator builds (ghcr.io/huggingface/tgi-gaudi) and
 # engine images that name the server in the tag (kthena-engine:vllm-ascend_v0.10.1rc1).
-_FAMILY_WORD = re.compile(r"text-generation-inference|tritonserver|trtllm|sglang|vllm|tgi")
+_FAMILY_WORD = lazy_compile(r"text-generation-inference|tritonserver|trtllm|sglang|vllm|tgi")
 _FAMILY_SERVER = {
     "text-generation-inference": "tgi",
     "tgi": "tgi",

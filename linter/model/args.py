@@ -19,13 +19,14 @@ import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from linter.lazyregex import lazy_compile
 from linter.lightclass import frozen, mutable
 from linter.model import flagtables, registry
 from linter.model import quantities as q
 from linter.model.registry import Setting
 from linter.positions import Origin
 
-_NEGATIVE_NUMBER = re.compile(r"^-\d+(\.\d+)?$")
+_NEGATIVE_NUMBER = lazy_compile(r"^-\d+(\.\d+)?$")
 
 
 class Token(NamedTuple):
@@ -67,7 +68,7 @@ class ParsedArgs:
 
 
 # Text the parser never sees as written: a shell or Kubernetes variable, a Helm leftover.
-_NOT_LITERAL = re.compile(r"[$`{}]")
+_NOT_LITERAL = lazy_compile(r"[$`{}]")
 _UNCHECKED = flagtables.Verdict("unchecked", "", "", "", "", "", (), "", "")
 
 

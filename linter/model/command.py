@@ -14,15 +14,16 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from linter.lazyregex import lazy_compile
 from linter.model.args import Token
 from linter.positions import Origin
 
 _SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh"})
-_PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
+_PYTHON = lazy_compile(r"^python(\d+(\.\d+)?)?$")
 _PREFIXES = frozenset({"exec", "env", "nohup", "time", "command", "stdbuf", "setsid"})
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_K8S_VAR = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
-_SHELL_VAR = re.compile(
+_ASSIGNMENT = lazy_compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_K8S_VAR = lazy_compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+_SHELL_VAR = lazy_compile(
     r"\$\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)(?:(?P<op>:?-)(?P<default>[^}]*))?\}"
     r"|\$(?P<bare>[A-Za-z_][A-Za-z0-9_]*)"
 )

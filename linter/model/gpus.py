@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from linter import _resources
+from linter.lazyregex import lazy_compile
 from linter.model.settings import ModelSettings
 
 MIB = 2**20
@@ -57,8 +58,8 @@ PRODUCT_LABELS = (
 INSTANCE_TYPE_LABELS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
 INSTANCE_FAMILY_LABELS = ("karpenter.k8s.aws/instance-family",)
 NODE_LABELS = (*PRODUCT_LABELS, *INSTANCE_TYPE_LABELS, *INSTANCE_FAMILY_LABELS)
-_GPU_RESOURCE = re.compile(r"^(nvidia\.com/(gpu|mig-.+)|amd\.com/gpu|gpu\.intel\.com/.+)$")
-_MIG = re.compile(r"^nvidia\.com/mig-(\d+)g\.(\d+)gb$")
+_GPU_RESOURCE = lazy_compile(r"^(nvidia\.com/(gpu|mig-.+)|amd\.com/gpu|gpu\.intel\.com/.+)$")
+_MIG = lazy_compile(r"^nvidia\.com/mig-(\d+)g\.(\d+)gb$")
 
 
 def _key(name: str) -> str:

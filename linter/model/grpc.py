@@ -21,6 +21,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from linter.lazyregex import lazy_compile
 from linter.model import quantities as q
 from linter.model.paths import Locate
 from linter.model.records import Engine, Grpc, LoadBalancer, Located
@@ -79,7 +80,7 @@ _SHORT = {
     "interval": "keepalive_time_ms",
     "mintime": "http2_min_recv_ping_interval_without_data_ms",
 }
-_CONTEXT = re.compile(r"keepalive|enforcement|connectionkeepalive")
+_CONTEXT = lazy_compile(r"keepalive|enforcement|connectionkeepalive")
 # Triton server flags (src/command_line_parser.cc) → knob.
 TRITON_FLAGS = {
     "grpc_keepalive_time": "keepalive_time_ms",

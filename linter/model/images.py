@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from linter.lazyregex import lazy_compile
+
 # repository (registry host stripped for Docker Hub) → server, for the official images.
 _OFFICIAL = {
     "vllm/vllm-openai": "vllm",
@@ -40,16 +42,20 @@ _FAMILIES = (
 # Images of a family that run its request router, not the server (lmsysorg/sglang-router
 # runs `python -m sglang_router.launch_router`; vllm-project's router images alike).
 ROUTER_WORDS = ("router", "gateway")
-_RELEASE = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?)(?:[-+_].*)?$")
-_NGC = re.compile(r"^(\d{2}\.\d{2})(?:-.*)?$")
-_UNPINNED = re.compile(r"^(latest|nightly|main|master|dev|edge|stable)([-_.].*)?$")
+_RELEASE = lazy_compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?)(?:[-+_].*)?$")
+_NGC = lazy_compile(r"^(\d{2}\.\d{2})(?:-.*)?$")
+_UNPINNED = lazy_compile(r"^(latest|nightly|main|master|dev|edge|stable)([-_.].*)?$")
 # Hugging Face's TGI Deep Learning Containers name the TGI release in the repository (Google
 # Cloud: huggingface-text-generation-inference-cu124.2-3.ubuntu2204.py311 is 2.3) or in the
 # tag (AWS: huggingface-pytorch-tgi-inference:2.3.0-tgi2.3.1-gpu-py311-… is 2.3.1).
-_TGI_DLC_REPO = re.compile(r"huggingface-text-generation-inference-cu\d+\.(\d+)-(\d+)(?:-(\d+))?\.")
+_TGI_DLC_REPO = lazy_compile(
+    r"huggingface-text-generation-inference-cu\d+\.(\d+)-(\d+)(?:-(\d+))?\."
+)
 # A build date in a tag (lmcache/vllm-openai:2025-04-18, …:2025-05-05-v1, nightly-20250418).
-_BUILD_DATE = re.compile(r"(?:^|[-_.])(20\d\d)-?(0[1-9]|1[0-2])-?(0[1-9]|[12]\d|3[01])(?=$|[-_.])")
-_TGI_DLC_TAG = re.compile(r"(?:^|-)tgi(\d+\.\d+(?:\.\d+)?)(?:-|$)")
+_BUILD_DATE = lazy_compile(
+    r"(?:^|[-_.])(20\d\d)-?(0[1-9]|1[0-2])-?(0[1-9]|[12]\d|3[01])(?=$|[-_.])"
+)
+_TGI_DLC_TAG = lazy_compile(r"(?:^|-)tgi(\d+\.\d+(?:\.\d+)?)(?:-|$)")
 
 
 class ImageInfo(NamedTuple):

@@ -7,10 +7,10 @@ it; each value of the records carries the origin of what it was read from.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from linter.lazyregex import lazy_compile
 from linter.model import quantities as q
 from linter.model import resources as res
 from linter.model.paths import Locate
@@ -33,7 +33,7 @@ from linter.positions import Origin, PathT
 # ``pod$(echo $POD_UID | tr - _).slice``, ``${POD_CGROUP}``, or backquotes, whose spaces
 # and pipes belong to the path. The alternatives start differently, so a long line that
 # writes nothing is scanned once, without backtracking between them.
-_CGROUP_WRITE = re.compile(
+_CGROUP_WRITE = lazy_compile(
     r"(?:>>?|\btee(?:\s+-a)?)\s*[\"']?"
     r"(?:\$\([^()]*\)|\$\{[^}]*\}|`[^`]*`|\$(?![({])|[^\s;|&\"'$`])*"
     r"(memory\.(?:high|max|min|low))\b"

@@ -20,14 +20,15 @@ from typing import Any, NamedTuple
 
 from linter import _resources
 from linter.errors import ConfigError
+from linter.lazyregex import lazy_compile
 from linter.model.settings import ModelSettings
 from linter.parsing import bounded
 
 # Words that name a fine-tune or a packaging of the same architecture, anywhere in the name
 # (Mistral-7B-Instruct-v0.3 is Mistral-7B-v0.3; Llama-2-7b-chat-hf is Llama-2-7b).
-_WORDS = re.compile(r"-(instruct|chat|it|hf|base)(?=-|$)")
+_WORDS = lazy_compile(r"-(instruct|chat|it|hf|base)(?=-|$)")
 # Quantisation and packaging tags at the end of a name.
-_SUFFIXES = re.compile(
+_SUFFIXES = lazy_compile(
     r"(-(awq|gptq|gguf|fp8|fp8-dynamic|fp8-block|int4|int8|w4a16|w8a8|w8a16|w4a8|nvfp4|"
     r"mxfp4|bnb-4bit|bnb|4bit|8bit|unsloth|dynamic|quantized(\.[a-z0-9.]+)?|"
     r"q[2-8](_[a-z0-9]+)*|iq[1-4](_[a-z0-9]+)*|f16|bf16))+$"
@@ -59,7 +60,7 @@ _QUANT_HINTS = (
 )
 # A quantisation tag between separators in a model id ("-AWQ", "_int4", ".fp8"): the
 # trailing separator is not consumed, so tags next to each other are all found.
-_QUANT_TAG = re.compile(rf"[-_.]({'|'.join(hint for hint, _ in _QUANT_HINTS)})(?=[-_.]|$)")
+_QUANT_TAG = lazy_compile(rf"[-_.]({'|'.join(hint for hint, _ in _QUANT_HINTS)})(?=[-_.]|$)")
 # Bytes per parameter of a quantisation method named by the catalogue or the server's
 # --quantization: 4-bit methods hold about half a byte, 8-bit ones about one.
 QUANTIZATION_BYTES = {

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
+from linter.lazyregex import lazy_compile
 from linter.model import quantities as q
 from linter.model.command import split_script
 from linter.model.paths import Locate
@@ -33,7 +33,7 @@ PROBE_KINDS = {
     "readinessProbe": "readiness",
     "startupProbe": "startup",
 }
-_SLEEP = re.compile(r"^(\d+(?:\.\d+)?)([smhd]?)$")
+_SLEEP = lazy_compile(r"^(\d+(?:\.\d+)?)([smhd]?)$")
 _LOOPS = frozenset({"while", "until", "for"})
 _SLEEP_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 _NOWHERE = Origin("", 1, 1)

@@ -10,6 +10,8 @@ import math
 import re
 from decimal import Decimal, InvalidOperation
 
+from linter.lazyregex import lazy_compile
+
 # Kubernetes resource.Quantity suffixes (k8s.io/apimachinery/pkg/api/resource/suffix.go).
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL = {
@@ -24,10 +26,10 @@ _DECIMAL = {
     "P": Decimal("1e15"),
     "E": Decimal("1e18"),
 }
-_QUANTITY = re.compile(
+_QUANTITY = lazy_compile(
     r"^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]))?$"
 )
-_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h|d)")
+_DURATION_PART = lazy_compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h|d)")
 _DURATION_MS = {
     "ns": 1e-6,
     "us": 1e-3,
@@ -40,7 +42,7 @@ _DURATION_MS = {
 }
 # vLLM's human_readable_int: k/m/g/t are powers of 10, K/M/G/T powers of 2
 # (vllm/utils/argparse_utils.py human_readable_int).
-_HUMAN_INT = re.compile(r"^(\d+(?:\.\d+)?)([kKmMgGtT])$")
+_HUMAN_INT = lazy_compile(r"^(\d+(?:\.\d+)?)([kKmMgGtT])$")
 _HUMAN_DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
 _HUMAN_BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 _TRUE = frozenset({"true", "1", "yes", "y", "on"})

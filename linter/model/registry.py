@@ -18,9 +18,10 @@ belongs to the setting, never to its spelling.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Mapping
 from typing import NamedTuple
+
+from linter.lazyregex import lazy_compile
 
 
 class Setting(NamedTuple):
@@ -292,7 +293,7 @@ def normalize_flag(server: str, flag: str) -> str:
     return flag
 
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_CAMEL = lazy_compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def snake_key(key: str) -> str:

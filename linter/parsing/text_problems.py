@@ -13,6 +13,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from linter.findings import Finding, syntax_finding
+from linter.lazyregex import lazy_compile
 
 if TYPE_CHECKING:
     from linter.parsing.documents import ParsedFile
@@ -46,8 +47,8 @@ def tab_in_indentation(text: str, line: int) -> int:
 # Helm template actions where YAML would read them as data: a whole line (``{{- if }}``)
 # or an unquoted value (``tag: {{ .Values.tag }}``). A quoted "{{ ... }}" is plain text
 # that charts often pass through ``tpl``, and is left alone.
-_TEMPLATE = re.compile(r"^[ \t]*(?:-[ \t]+)*(?:[^\s#'\"{][^#\n]*?:[ \t]+)?(\{\{)", re.M)
-_CONFLICT = re.compile(r"^(?:<{7}|>{7}|\|{7})(?:[ \t].*)?$|^={7}$", re.M)
+_TEMPLATE = lazy_compile(r"^[ \t]*(?:-[ \t]+)*(?:[^\s#'\"{][^#\n]*?:[ \t]+)?(\{\{)", re.M)
+_CONFLICT = lazy_compile(r"^(?:<{7}|>{7}|\|{7})(?:[ \t].*)?$|^={7}$", re.M)
 
 
 def explain_text_problems(parsed: ParsedFile) -> None:
@@ -66,10 +67,10 @@ def explain_text_problems(parsed: ParsedFile) -> None:
         parsed.problems[:] = [p for p in parsed.problems if p.rule_id != "syntax"] + found
 
 
-_PLACEHOLDER = re.compile(r"\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}")
-_MANIFEST = re.compile(r"^(?:apiVersion|kind):", re.M)
+_PLACEHOLDER = lazy_compile(r"\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}")
+_MANIFEST = lazy_compile(r"^(?:apiVersion|kind):", re.M)
 # A block scalar's header: "key: |", "- >-", "key: |2 # comment".
-_BLOCK_HEADER = re.compile(r"(?:^|[\s:-])[|>][-+]?[1-9]?[-+]?[ \t]*(?:#.*)?$")
+_BLOCK_HEADER = lazy_compile(r"(?:^|[\s:-])[|>][-+]?[1-9]?[-+]?[ \t]*(?:#.*)?$")
 _CHART_TEMPLATE = (
     "Helm template syntax in a chart template: lint the rendered output "
     "(helm template CHART | servelint lint -) or the chart's values files"

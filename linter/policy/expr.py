@@ -16,6 +16,7 @@ from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_math, ext_strings
 
 from linter.errors import ExpressionError
+from linter.lazyregex import lazy_compile
 from linter.lightclass import frozen
 from linter.policy.cel_forms import slimmed
 from linter.policy.helpers import SIGNATURES
@@ -56,8 +57,8 @@ _pin_none()
 # Every name an expression can see. Keeping one environment for all targets lets a
 # policy be type-checked once, whatever it targets.
 VARIABLES = ("doc", "workload", "variables", "item", "index", "params")
-_POSITION = re.compile(r"<input>:(\d+):(\d+): (.*?)(?:\n|$)")
-_NO_POSITION = re.compile(r"^ERROR: <input>:-?\d+:-?\d+: ")
+_POSITION = lazy_compile(r"<input>:(\d+):(\d+): (.*?)(?:\n|$)")
+_NO_POSITION = lazy_compile(r"^ERROR: <input>:-?\d+:-?\d+: ")
 
 
 @frozen(slots=True)
@@ -448,8 +449,8 @@ def compile_expression(text: str) -> CompiledExpr:
         raise CompileError(match.group(3), int(match.group(1)), int(match.group(2))) from exc
 
 
-_VARIABLE_REF = re.compile(r"\bvariables\s*(?:\.\s*([A-Za-z_]\w*)|\[\s*['\"]([^'\"]+)['\"]\s*\])")
-_VARIABLES_WORD = re.compile(r"\bvariables\b")
+_VARIABLE_REF = lazy_compile(r"\bvariables\s*(?:\.\s*([A-Za-z_]\w*)|\[\s*['\"]([^'\"]+)['\"]\s*\])")
+_VARIABLES_WORD = lazy_compile(r"\bvariables\b")
 
 
 def variable_references(text: str) -> set[str] | None:
@@ -466,12 +467,12 @@ def activation(data: Mapping[str, Any]) -> Any:
     return _environment().Activation(dict(data))
 
 
-_MISSING_KEY = re.compile(r'Key not found in map ?: ?"?([^"]*)"?')
+_MISSING_KEY = lazy_compile(r'Key not found in map ?: ?"?([^"]*)"?')
 
 
 # The runtime's conversion errors end with the whole value it could not convert
 # ("... out of range for 'workload['capacity'] -> {...}"): a message never shows it.
-_VALUE_DUMP = re.compile(r" -> .*", re.DOTALL)
+_VALUE_DUMP = lazy_compile(r" -> .*", re.DOTALL)
 
 
 def _clean(message: str) -> str:

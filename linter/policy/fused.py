@@ -17,14 +17,15 @@ from __future__ import annotations
 import re
 
 from linter.errors import ExpressionError
+from linter.lazyregex import lazy_compile
 from linter.policy.expr import CompiledExpr, EvaluationLimit, variable_references
 from linter.policy.model import Policy
 
 SKIP = "skip"  # the fused answer when a match condition is not true
-_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
-_REFERENCE = re.compile(r"\bvariables\s*(?:\.\s*([A-Za-z_]\w*)|\[\s*['\"]([^'\"]+)['\"]\s*\])")
-_WORD = re.compile(r"\bvariables\b")
-_INDEX = re.compile(r"\bindex\b")
+_STRING = lazy_compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+_REFERENCE = lazy_compile(r"\bvariables\s*(?:\.\s*([A-Za-z_]\w*)|\[\s*['\"]([^'\"]+)['\"]\s*\])")
+_WORD = lazy_compile(r"\bvariables\b")
+_INDEX = lazy_compile(r"\bindex\b")
 _MAX_INDEXED = 64
 
 

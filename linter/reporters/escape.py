@@ -13,12 +13,14 @@ from __future__ import annotations
 import functools
 import re
 
+from linter.lazyregex import lazy_compile
+
 # C0 controls except tab, DEL, C1 controls, the Unicode line and paragraph separators
 # and the bidirectional overrides (which reorder what a reader sees). Python counts every
 # one of them as not printable: a printable text has none (``str.isprintable``, the
 # common case, which then needs neither pattern compiled).
 _CONTROLS = "\x00-\x08{newline}\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
-_COMMAND_START = re.compile(r"^::", re.MULTILINE)
+_COMMAND_START = lazy_compile(r"^::", re.MULTILINE)
 
 
 @functools.cache

@@ -22,6 +22,7 @@ from typing import Any
 
 from linter.errors import ConfigError
 from linter.findings import Severity
+from linter.lazyregex import lazy_compile
 from linter.lightclass import frozen
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.parsing import bounded
@@ -42,8 +43,8 @@ _UNITS = {
     "Gi": 2**30,
     "Ti": 2**40,
 }
-_QUANTITY = re.compile(r"^([0-9]+(?:\.[0-9]+)?)\s*([KMGT]i|[kKMGT])?B?$")
-_DURATION_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)([hms])")
+_QUANTITY = lazy_compile(r"^([0-9]+(?:\.[0-9]+)?)\s*([KMGT]i|[kKMGT])?B?$")
+_DURATION_PART = lazy_compile(r"([0-9]+(?:\.[0-9]+)?)([hms])")
 
 
 @frozen

@@ -9,11 +9,11 @@ or empty values. The value itself is never shown.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from linter.findings import Finding, Severity
+from linter.lazyregex import lazy_compile
 from linter.parsing.documents import Document
 from linter.positions import PathT, format_path
 from linter.secrets import patterns as secrets
@@ -130,7 +130,7 @@ def names_a_reference(value: str) -> bool:
 
 # Filled in when the manifest is rendered or applied (``ngc-api-${name}``, ``$(TOKEN)``,
 # ``{{ .Values.key }}``): the value committed is a template, not the secret.
-_SUBSTITUTED = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\{\{.*?\}\}")
+_SUBSTITUTED = lazy_compile(r"\$\{[^}]*\}|\$\([^)]*\)|\{\{.*?\}\}")
 
 
 def is_literal(value: str) -> bool:
@@ -149,7 +149,7 @@ def is_literal(value: str) -> bool:
     )
 
 
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+_IDENTIFIER = lazy_compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 
 
 def _embedded(data: Any, where: PathT, value: str) -> str | None:

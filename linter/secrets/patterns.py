@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from linter.lazyregex import lazy_compile
+
 MASK = "****"
 
 # Whole words only: "tokens" (max_total_tokens), "keepalive" and "monkey" are not secrets.
@@ -57,7 +59,7 @@ _QUANTITY_WORDS = frozenset(
         "chunk",
     }
 )
-_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_WORD = lazy_compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # Values that are secrets whatever their key, by their shape: Hugging Face, OpenAI-style
 # and GitHub tokens, AWS access key ids, JSON Web Tokens, and the credentials of HTTP
 # ``Authorization`` headers. Sources of the formats:
@@ -75,24 +77,24 @@ _TOKEN_SHAPES = (
     r"(?:AKIA|ASIA)[0-9A-Z]{16}",
     r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
 )
-_SECRET_VALUE = re.compile(r"^(?:" + "|".join(_TOKEN_SHAPES) + r")$")
-_TOKEN_IN_TEXT = re.compile(
+_SECRET_VALUE = lazy_compile(r"^(?:" + "|".join(_TOKEN_SHAPES) + r")$")
+_TOKEN_IN_TEXT = lazy_compile(
     r"(?<![A-Za-z0-9_])(?:" + "|".join(_TOKEN_SHAPES) + r")(?![A-Za-z0-9_])"
 )
 # ``Authorization: Bearer <token>`` and ``Basic <base64>``: the credentials, not the word.
 # A credential has a digit or a symbol of its alphabet: "basic authentication" is prose.
-_AUTH_SCHEME = re.compile(
+_AUTH_SCHEME = lazy_compile(
     r"(?i)\b(?P<scheme>bearer|basic)(?P<sep>\s+|%20)"
     r"(?P<value>(?=[A-Za-z]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,})"
 )
 # ``scheme://user:password@host``: the password (``redis://:pw@host`` has no user).
-_URL_PASSWORD = re.compile(
+_URL_PASSWORD = lazy_compile(
     r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@'\"]*:)(?P<value>[^\s/?#@'\"]+)(?=@)"
 )
 # ``--api-key VALUE``, ``--api-key=VALUE`` and ``HF_TOKEN=VALUE`` inside a shell string.
 _VALUE = r"(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"']+)"
-_FLAG_IN_TEXT = re.compile(r"(?P<flag>--?[A-Za-z][\w.-]*)(?P<sep>=|\s+)" + _VALUE)
-_ASSIGN_IN_TEXT = re.compile(r"\b(?P<flag>[A-Za-z_][A-Za-z0-9_]*)(?P<sep>=)" + _VALUE)
+_FLAG_IN_TEXT = lazy_compile(r"(?P<flag>--?[A-Za-z][\w.-]*)(?P<sep>=|\s+)" + _VALUE)
+_ASSIGN_IN_TEXT = lazy_compile(r"\b(?P<flag>[A-Za-z_][A-Za-z0-9_]*)(?P<sep>=)" + _VALUE)
 
 
 def words(name: str) -> list[str]:

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from linter.findings import Finding
+from linter.lazyregex import lazy_compile
 from linter.parsing.documents import Document, ParsedFile
 from linter.positions import PathT
 from linter.secrets import patterns as secrets
@@ -54,7 +55,7 @@ _ENVIRONMENT_SHOWN = frozenset(
     }
 )
 _ENVIRONMENT_MIN_LENGTH = 8
-_ASSIGNMENT = re.compile(r"^(?P<name>-{0,2}[A-Za-z_][\w.-]*)=(?P<value>.+)$")
+_ASSIGNMENT = lazy_compile(r"^(?P<name>-{0,2}[A-Za-z_][\w.-]*)=(?P<value>.+)$")
 
 
 SecretsFound = list[tuple[Document, list[tuple[PathT, str]]]]
@@ -97,7 +98,7 @@ def _harmless(value: str) -> bool:
 # What an example or template writes where the real secret goes: never a secret itself.
 # The whole value must be a placeholder: a real token may contain "your", "todo" or
 # "sample" (``x7yourQ...``), and substrings must not excuse it.
-_PLACEHOLDER_FORM = re.compile(
+_PLACEHOLDER_FORM = lazy_compile(
     r"<[^<>]*>|\$\{[^{}]*\}|\$\([^()]*\)|\$[A-Za-z_]\w*|\{\{.*\}\}|(.)\1*|\*+|x+",
     re.IGNORECASE | re.DOTALL,
 )

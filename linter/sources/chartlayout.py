@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import re
 
+from linter.lazyregex import lazy_compile
+
 CHART_FILE = "Chart.yaml"
 CHART_VALUES = "values.yaml"
 TEMPLATES = "templates"
@@ -21,7 +23,7 @@ TEMPLATES = "templates"
 DEFAULT_ENVIRONMENT = "default"
 _VALUES_SUFFIXES = (".yaml", ".yml")
 # values-prod.yaml, values.prod.yaml, values_prod.yml, prod-values.yaml, prod.values.yaml
-_AROUND_VALUES = re.compile(
+_AROUND_VALUES = lazy_compile(
     r"^(?:values[-._](?P<after>.+)|(?P<before>.+?)[-._]values)$", re.IGNORECASE
 )
 

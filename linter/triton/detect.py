@@ -7,11 +7,12 @@ from collections.abc import Mapping
 from pathlib import PurePath
 from typing import Any
 
+from linter.lazyregex import lazy_compile
 from linter.triton.fields import CHARACTERISTIC_FIELDS, MODEL_CONFIG_FIELDS
 
-_TOP_FIELD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(:|\{|\[|<)")
+_TOP_FIELD = lazy_compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(:|\{|\[|<)")
 # "name {" or "input [" with no colon: protobuf text format, never valid YAML block syntax.
-_BLOCK_WITHOUT_COLON = re.compile(r"^\s*[A-Za-z_][A-Za-z0-9_]*\s*[{\[<]", re.MULTILINE)
+_BLOCK_WITHOUT_COLON = lazy_compile(r"^\s*[A-Za-z_][A-Za-z0-9_]*\s*[{\[<]", re.MULTILINE)
 
 
 def is_model_config_name(source: str) -> bool:

@@ -18,6 +18,7 @@ from collections.abc import Collection, Sequence
 from fnmatch import fnmatchcase
 
 from linter.findings import Finding, Suppression
+from linter.lazyregex import lazy_compile
 from linter.run.suppress.model import (
     EXPIRED,
     LOCAL_SOURCES,
@@ -30,7 +31,7 @@ from linter.run.suppress.model import (
 )
 from linter.secrets.literal import RULE_ID as SECRET_RULE
 
-ROTATED = re.compile(r"\b(rotated|revoked)\b", re.IGNORECASE)
+ROTATED = lazy_compile(r"\b(rotated|revoked)\b", re.IGNORECASE)
 
 
 def apply(
