@@ -74,3 +74,19 @@ def test_a_python_without_blake2_digests_with_sha256() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=False
     )
     assert (done.returncode, done.stdout) == (0, "True 32\n")
+
+
+def test_a_values_file_alone_leaves_the_kubernetes_object_modules_out(tmp_path: Path) -> None:
+    values = Path(__file__).parent / "fixtures" / "vllm" / "production-stack" / "values-memory.yaml"
+    modules = ("linter.model.manifests", "linter.model.custom", "linter.model.platform_pods")
+    script = (
+        "import json, sys\n"
+        "from linter.cli import main\n"
+        f"code = main(['lint', '--no-config', {str(values)!r}])\n"
+        f"print(json.dumps([code, [m for m in {modules!r} if m in sys.modules]]), file=sys.stderr)\n"
+    )
+    environment = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=environment, check=False
+    )
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == [1, []]

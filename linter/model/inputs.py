@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from linter.model.manifests import document_locate, workloads_from_manifest
+from linter.model.paths import document_locate
 from linter.model.settings import ModelSettings
 from linter.model.values import (
     looks_like_values,
@@ -26,11 +26,20 @@ def _is_object(document: Document) -> bool:
 
 
 def extract_manifests(files: Sequence[ParsedFile], settings: ModelSettings) -> list[Workload]:
-    return [
-        workload
+    objects = [
+        (parsed, document)
         for parsed in files
         for document in parsed.documents
         if document.fmt in ("yaml", "json") and _is_object(document)
+    ]
+    if not objects:
+        return []
+    # The Kubernetes objects' modules (custom resources, platform defaults): with objects.
+    from linter.model.manifests import workloads_from_manifest
+
+    return [
+        workload
+        for parsed, document in objects
         for workload in workloads_from_manifest(document, settings, parsed.text)
     ]
 

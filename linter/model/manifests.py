@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 from linter.model import custom
 from linter.model.build import Meta, build_workloads, relative
-from linter.model.paths import Locate, lookup
+from linter.model.paths import Locate, document_locate, lookup
 from linter.model.platform_pods import lws_env, with_platform_defaults
 from linter.model.records import Located
 from linter.model.role_groups import role_group_pods
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Workload
 from linter.parsing.documents import Document
-from linter.positions import Origin, PathT, format_path
+from linter.positions import PathT
 
 if TYPE_CHECKING:
     from linter.model.role_pods import RolePod
@@ -62,20 +62,6 @@ _TEMPLATES: dict[str, list[tuple[PathT, str, PathT | None]]] = {
     ],
 }
 _TEMPLATES["LLMInferenceServiceConfig"] = _TEMPLATES["LLMInferenceService"]
-
-
-@functools.lru_cache(maxsize=8192)
-def _path_text(path: PathT) -> str:
-    # Documents of one chart or manifest set repeat the same paths: format each once.
-    return format_path(path)
-
-
-def document_locate(document: Document) -> Locate:
-    def locate(path: PathT) -> Origin:
-        span = document.span(path)
-        return Origin(document.source, span.line, span.column, document.index, _path_text(path))
-
-    return locate
 
 
 @functools.lru_cache(maxsize=2)

@@ -1,13 +1,33 @@
-"""Reading plain data by path, and the type of a function that locates a path."""
+"""Reading plain data by path, and locating a path in its document."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from linter.positions import Origin, PathT
+from linter.positions import Origin, PathT, format_path
+
+if TYPE_CHECKING:
+    from linter.parsing.documents import Document
 
 Locate = Callable[[PathT], Origin]
+
+
+def document_locate(document: Document) -> Locate:
+    """Where a path of ``document`` is, in its file."""
+
+    def locate(path: PathT) -> Origin:
+        span = document.span(path)
+        return Origin(document.source, span.line, span.column, document.index, _path_text(path))
+
+    return locate
+
+
+@functools.lru_cache(maxsize=8192)
+def _path_text(path: PathT) -> str:
+    # Documents of one chart or manifest set repeat the same paths: format each once.
+    return format_path(path)
 
 
 def lookup(data: object, path: PathT, default: Any = None) -> Any:

@@ -15,7 +15,6 @@ from linter.model import quantities as q
 from linter.model import registry
 from linter.model.args import convert
 from linter.model.build import Hint, Meta, build_workloads, relative
-from linter.model.custom import kubeai_pod
 from linter.model.paths import Locate
 from linter.model.profiles import MISSING, Profile, get_path
 from linter.model.setting_input import SettingInput, value_text
@@ -111,6 +110,8 @@ def _build(
         meta = _meta(profile, spec, ctx, label, server, hints)
         return build_workloads(ctx.entry, relative(ctx.locate, ctx.path), meta, settings)
     if builder == "kubeai-model":
+        from linter.model.custom import kubeai_pod  # the custom resources' module: KubeAI only
+
         pod, server, extra = kubeai_pod(ctx.entry, ctx.path, ctx.locate)
         meta = _meta(profile, spec, ctx, label, server, (*hints, *extra))
         return build_workloads(pod.spec, pod.locate, meta, settings)
