@@ -37,7 +37,10 @@ class _LazyPattern:
 
     def __getattr__(self, name: str) -> Any:
         # Only for a name not yet on the instance: the first use compiles the pattern and
-        # keeps its methods here, where later lookups find them.
+        # keeps its methods here, where later lookups find them. Python's own protocols
+        # (copying, pickling) are answered by the class, never by a compiled pattern.
+        if name.startswith("__") or name == "_source":
+            raise AttributeError(name)
         compiled = re.compile(*self._source)
         for kept in _KEPT:
             setattr(self, kept, getattr(compiled, kept))
@@ -45,6 +48,9 @@ class _LazyPattern:
 
     def __repr__(self) -> str:
         return f"lazy_compile({self._source[0]!r}, {self._source[1]!r})"
+
+    def __reduce__(self) -> tuple[Any, tuple[str, int]]:
+        return (lazy_compile, self._source)
 
 
 def lazy_compile(pattern: str, flags: int = 0) -> re.Pattern[str]:

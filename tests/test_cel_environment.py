@@ -109,8 +109,17 @@ def test_a_runtime_that_needs_the_pool_gets_it(monkeypatch: pytest.MonkeyPatch) 
     assert expr._environment.__wrapped__() is made  # type: ignore[attr-defined]
 
 
-def test_the_pool_is_set_aside_once_even_when_nested() -> None:
-    before = sys.modules.get("google.protobuf.descriptor_pool")
+@pytest.mark.parametrize("imported", [False, True])
+def test_the_pool_is_set_aside_once_even_when_nested(
+    monkeypatch: pytest.MonkeyPatch, imported: bool
+) -> None:
+    name = "google.protobuf.descriptor_pool"
+    if imported:
+        importlib.import_module(name)
+    else:
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    before = sys.modules.get(name)
     with expr._without_protobuf_pool(), expr._without_protobuf_pool():
-        assert sys.modules["google.protobuf.descriptor_pool"] is None
-    assert sys.modules.get("google.protobuf.descriptor_pool") is before
+        assert sys.modules[name] is None
+    assert sys.modules.get(name) is before
+    assert (name in sys.modules) is imported

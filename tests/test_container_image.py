@@ -169,6 +169,15 @@ def test_build_context_makes_a_wheel_with_the_data(tmp_path: Path) -> None:
     } <= names
     assert "servelint = linter.console:run" in entry_points.splitlines()
     assert not [n for n in names if n.startswith(("tests/", "linter/_data/tests"))]
+    # Installed, the wheel's record is where the policy cache finds it (_resources.record_of):
+    # the dist-info named with linter.__version__ as written, beside the package.
+    from linter import __version__, _resources
+
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(site)
+    record = _resources.record_of(site / "linter", __version__)
+    assert record is not None and b"linter/_data/policies/" in record
 
 
 def test_the_workflow_in_docs_builds_and_publishes_this_dockerfile() -> None:

@@ -55,3 +55,21 @@ def test_every_method_answers_as_the_compiled_pattern(text: str) -> None:
             assert got == want, method
     assert [m.span() for m in lazy.finditer(text)] == [m.span() for m in compiled.finditer(text)]
     assert lazy.flags == compiled.flags
+
+
+def test_copied_and_pickled_as_a_pattern_to_compile() -> None:
+    import copy
+    import pickle
+
+    for used in (False, True):
+        pattern = lazy_compile(r"a(b+)")
+        if used:
+            assert pattern.search("xabb") is not None
+        for other in (
+            copy.copy(pattern),
+            copy.deepcopy(pattern),
+            pickle.loads(pickle.dumps(pattern)),
+        ):
+            assert repr(other) == "lazy_compile('a(b+)', 0)"
+            found = other.search("abbb")
+            assert found is not None and found.group(1) == "bbb"

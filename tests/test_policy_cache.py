@@ -484,7 +484,7 @@ def test_a_wheel_install_is_known_by_its_record(tmp_path: Path) -> None:
     assert _resources.record_of(package, "1.2.4") is None  # another version's folder
 
 
-def test_installed_from_a_wheel_the_key_is_its_record_and_no_file_is_stat(
+def test_installed_from_a_wheel_the_key_is_its_record_and_no_module_is_stat(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     from linter import _resources

@@ -11,8 +11,8 @@ in its match conditions (``== 'vllm'``) applies to those servers only.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from linter.coverage.model import Gap, WorkloadEntry
 from linter.findings import Severity
@@ -24,6 +24,9 @@ from linter.model.workload import Workload
 from linter.policy.model import Policy, Rule
 from linter.positions import Origin
 from linter.triton.fields import MODEL_CONFIG_KIND as TRITON_MODEL_KIND
+
+if TYPE_CHECKING:
+    from linter.policy.expr import CompiledExpr
 
 # The servers whose KV-cache and memory arithmetic the serving model does.
 CAPACITY_SERVERS = ("vllm", "tgi", "sglang")
@@ -68,13 +71,18 @@ _VERSION_EXAMPLES = {
 
 
 class _RuleNeeds:
-    """What one rule reads: the servers its guard names, and (asked only when a workload
-    lacks a fact) whether it reads the capacity, the model, the version, which settings."""
+    """What one rule reads, asked only when a workload lacks a fact: the servers its guard
+    names, whether it reads the capacity, the model, the version, which settings."""
 
-    def __init__(self, rule: Rule, servers: frozenset[str], reads: tuple[_TextReads, ...]) -> None:
+    def __init__(self, rule: Rule, guard: _TextReads, reads: tuple[_TextReads, ...]) -> None:
         self.rule = rule
-        self.servers = servers  # empty: every server
+        self.guard = guard
         self.reads = reads  # its guard, its expression and the variables it needs
+
+    @property
+    def servers(self) -> frozenset[str]:
+        """The servers its guard names; empty: every server."""
+        return self.guard.servers
 
     @property
     def capacity(self) -> bool:
@@ -140,12 +148,20 @@ def _gaps(
 ) -> tuple[Gap, ...]:
     if server not in SERVERS:
         return ()
-    mine = [n for n in needs if not n.servers or server in n.servers]
+    applying: list[_RuleNeeds] | None = None
+
+    def mine() -> list[_RuleNeeds]:
+        # Which rules apply, and which read a fact, is asked only of a fact the workload
+        # lacks: most lack none, and the policies' texts are then never read.
+        nonlocal applying
+        if applying is None:
+            applying = [n for n in needs if not n.servers or server in n.servers]
+        return applying
+
     gaps: list[Gap] = []
-    # Which rules read a fact is asked only of a fact the workload lacks.
     if server in CAPACITY_SERVERS:
         model_rules = (
-            [n.rule for n in mine if n.capacity or n.model]
+            [n.rule for n in mine() if n.capacity or n.model]
             if model_id is not None and not model.get("known")
             else []
         )
@@ -161,7 +177,7 @@ def _gaps(
                 )
             )
         unknown_memory = not isinstance(gpu.get("memory_bytes"), int) and _asks_for_gpus(gpu)
-        capacity_rules = [n.rule for n in mine if n.capacity] if unknown_memory else []
+        capacity_rules = [n.rule for n in mine() if n.capacity] if unknown_memory else []
         if capacity_rules:
             candidates = gpu.get("candidates")
             detail = (
@@ -185,7 +201,7 @@ def _gaps(
     deployed = record.kind.value != TRITON_MODEL_KIND
     unversioned = version is None and deployed and record.engine is not None
     gated = (
-        [n.rule for n in mine if n.rule.severity is Severity.ERROR and n.version_gated]
+        [n.rule for n in mine() if n.rule.severity is Severity.ERROR and n.version_gated]
         if unversioned
         else []
     )
@@ -208,7 +224,7 @@ def _gaps(
     return tuple(gaps)
 
 
-def _unread_settings(workload: Workload, needs: Sequence[_RuleNeeds]) -> list[Gap]:
+def _unread_settings(workload: Workload, applying: Callable[[], Sequence[_RuleNeeds]]) -> list[Gap]:
     """A setting whose written value does not read as its type (``{{ .Values.x }}``,
     ``$(VAR)`` without a literal value, a list where a number belongs): the rules that
     read it did not judge the value the server gets."""
@@ -226,7 +242,7 @@ def _unread_settings(workload: Workload, needs: Sequence[_RuleNeeds]) -> list[Ga
         figures = FIGURES_OF_SETTING.get(name, frozenset())
         rules = [
             n.rule
-            for n in needs
+            for n in applying()
             if name in n.settings
             or (n.figures and (figures is EVERY_FIGURE or not figures.isdisjoint(n.figures)))
         ]
@@ -302,19 +318,17 @@ def _analyse(policies: tuple[Policy, ...]) -> tuple[_RuleNeeds, ...]:
     for policy in policies:
         if policy.target != "workload":
             continue
-        guard = " ".join(c.expr.text for c in policy.match_conditions)
-        servers = frozenset(_SERVER_LITERAL.findall(guard))
         # A rule reads a fact when its guard, its expression or a variable it needs does:
         # each text is searched once, not again for every rule that reads it.
-        guard_reads = _TextReads(guard)
-        variables = {v.name: _TextReads(v.expr.text) for v in policy.variables}
+        guard = _TextReads(*(c.expr for c in policy.match_conditions))
+        variables = {v.name: _TextReads(v.expr) for v in policy.variables}
         for rule in policy.rules:
             reads = (
-                guard_reads,
-                _TextReads(rule.expression.text),
+                guard,
+                _TextReads(rule.expression),
                 *(variables[name] for name in rule.needs if name in variables),
             )
-            out.append(_RuleNeeds(rule, servers, reads))
+            out.append(_RuleNeeds(rule, guard, reads))
     return tuple(out)
 
 
@@ -323,8 +337,18 @@ class _TextReads:
     server version, the settings and capacity figures it names. Each is searched for when
     first asked (most workloads lack no fact), its pattern's literal part first."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, *expressions: CompiledExpr) -> None:
+        self._expressions = expressions
+
+    @functools.cached_property
+    def text(self) -> str:
+        # Read when first asked: the policy cache reads the texts only when one is needed.
+        return " ".join(e.text for e in self._expressions)
+
+    @functools.cached_property
+    def servers(self) -> frozenset[str]:
+        """The servers a guard names."""
+        return frozenset(_SERVER_LITERAL.findall(self.text))
 
     @functools.cached_property
     def capacity(self) -> bool:

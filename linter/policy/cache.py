@@ -16,8 +16,9 @@ servelint and nobody else may write it (``docs/security.md``).
 
 The key covers everything the stored objects depend on: the name of every policy file,
 whether it is built in, the text of a user's file, servelint's own files (installed
-from a wheel, by the wheel's record of every file's digest; in a checkout, each module
-and built-in policy file by its size and modification time: ``_resources.stamp``), the
+from a wheel, by the wheel's record of every file's digest: a file of the wheel edited
+in place is therefore not seen; in a checkout, each module and built-in policy file by
+its size and modification time: ``_resources.stamp``), the
 declarations of the helper functions policies call (a compiled expression is only valid
 with the declarations it was checked against), and the versions of Python and
 cel-expr-python. Entries are written to a temporary file and renamed into place, so
@@ -283,8 +284,8 @@ class _Blob:
 class _Texts:
     """The texts of an entry's expressions, a JSON list after the policies' JSON, parsed
     when a run first reads one: a run reads few (an expression is compiled from its text
-    only when its stored forms are damaged; coverage reads the texts of rules that need a
-    fact a workload lacks). The entry's checksum covers them."""
+    only when its stored forms are damaged; coverage reads the texts of the policies when
+    a workload lacks a fact, ``coverage/gaps.py``). The entry's checksum covers them."""
 
     __slots__ = ("_data", "_texts", "count")
 

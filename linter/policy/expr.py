@@ -427,7 +427,7 @@ def runtime_fingerprint() -> str:
     Whole seconds: a container image's layers keep no finer times, and the policies
     compiled into the image's cache when it is built must still be found when it runs."""
     found = os.stat(cel.__file__)
-    return f"{cel.__file__}:{found.st_size}:{int(found.st_mtime)}"
+    return f"{cel.__file__}:{found.st_size}:{found.st_mtime_ns // 10**9}"
 
 
 def deferred_expression(text: str) -> CompiledExpr:
