@@ -50,6 +50,20 @@ BEST_EFFORT = (
 )
 
 
+def _production_stack(*model_lines: str) -> str:
+    """A production-stack values file of one model (Llama 3.1 8B, vLLM v0.11.1) whose
+    entry goes on with ``model_lines``, from line 7."""
+    head = (
+        "servingEngineSpec:\n"
+        "  modelSpec:\n"
+        "    - name: llama\n"
+        "      repository: vllm/vllm-openai\n"
+        "      tag: v0.11.1\n"
+        "      modelURL: meta-llama/Llama-3.1-8B-Instruct\n"
+    )
+    return head + "".join(f"      {line}\n" for line in model_lines)
+
+
 def _lint(run_line: RunLine, *args: str) -> tuple[int, list[str]]:
     result = run_line(["lint", "--no-config", *args])
     return result.exit_code, result.output.splitlines()
@@ -581,15 +595,7 @@ def test_a_list_where_one_value_belongs_is_not_read(run_line: RunLine, tmp_path:
     assert lines[0].startswith(f"{path}:9:3: warning vllm/decode-batches-without-cuda-graphs ")
     values = tmp_path / "values.yaml"
     values.write_text(
-        "servingEngineSpec:\n"
-        "  modelSpec:\n"
-        "    - name: llama\n"
-        "      repository: vllm/vllm-openai\n"
-        "      tag: v0.11.1\n"
-        "      modelURL: meta-llama/Llama-3.1-8B-Instruct\n"
-        "      requestGPU: 1\n"
-        "      vllmConfig:\n"
-        "        maxModelLen: [8192]\n",
+        _production_stack("requestGPU: 1", "vllmConfig:", "  maxModelLen: [8192]"),
         encoding="utf-8",
     )
     result = run_line(["lint", "--no-config", "--format", "json", str(values)])
@@ -614,14 +620,7 @@ def test_a_switch_whose_value_is_not_known_is_not_read(run_line: RunLine, tmp_pa
     )
     profile = tmp_path / "values.yaml"
     profile.write_text(
-        "servingEngineSpec:\n"
-        "  modelSpec:\n"
-        "    - name: llama\n"
-        "      repository: vllm/vllm-openai\n"
-        "      tag: v0.11.1\n"
-        "      modelURL: meta-llama/Llama-3.1-8B-Instruct\n"
-        "      vllmConfig:\n"
-        '        enableChunkedPrefill: "{{ .Values.chunked }}"\n',
+        _production_stack("vllmConfig:", '  enableChunkedPrefill: "{{ .Values.chunked }}"'),
         encoding="utf-8",
     )
     result = run_line(["lint", "--no-config", "--format", "json", str(tmp_path)])

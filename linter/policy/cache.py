@@ -309,19 +309,6 @@ class _Texts:
         return self._texts[number]
 
 
-class _StoredText:
-    """The text of one expression of an entry (``CompiledExpr.text``, read on first use)."""
-
-    __slots__ = ("number", "texts")
-
-    def __init__(self, texts: _Texts, number: int) -> None:
-        self.texts = texts
-        self.number = number
-
-    def __call__(self) -> str:
-        return self.texts.text(self.number)
-
-
 def _list(value: object) -> list[Any]:
     if not isinstance(value, list):
         raise _Malformed
@@ -422,7 +409,7 @@ def _expr(value: object, blob: _Blob) -> CompiledExpr:
     ):
         raise _Malformed
     return CompiledExpr.stored(
-        _StoredText(blob.texts, number),
+        functools.partial(blob.texts.text, number),  # read on first use
         (_form(forms[0], blob), _form(forms[1], blob), _form(forms[2], blob)),
     )
 

@@ -82,7 +82,8 @@ def clean(text: str) -> list[Line]:
     out: list[Line] = []
     for number, raw in enumerate(text.split("\n"), start=1):
         line = _clean(number, raw)
-        if line.text[:1] == '"':
+        text = line.text
+        if line.logged and len(text) > 1 and text[0] == '"' and text[-1] == '"':
             out.extend(_unquoted(line))
         else:
             out.append(line)
@@ -91,10 +92,9 @@ def clean(text: str) -> list[Line]:
 
 def _unquoted(line: Line) -> list[Line]:
     """Triton (24.x and later) logs each message as a JSON string: ``"model
-    configuration:\\n{\\n ...}"``; its lines are the message's lines."""
+    configuration:\\n{\\n ...}"``; its lines are the message's lines. ``line`` is a
+    logged line whose text is quoted."""
     text = line.text
-    if not (line.logged and len(text) > 1 and text[0] == '"' and text[-1] == '"'):
-        return [line]
     try:
         message = json.loads(text)
     except ValueError:
