@@ -13,38 +13,37 @@ import pytest
 from linter import _resources
 from linter.evaluate.parsers import parse
 from linter.model import registry
+from linter.model.celdata import cel_data, origins_of
 from linter.model.extract import extract_workloads
+from linter.model.located import DROPPED, Located, Record
+from linter.model.pod_records import (
+    Container,
+    EnvRef,
+    EnvSource,
+    Mount,
+    Pod,
+    PreStop,
+    Probe,
+    Resources,
+    Shm,
+    Volume,
+)
 from linter.model.records import (
-    DROPPED,
     Capacity,
     ChartPod,
     CliFlag,
-    Container,
     Effective,
     Engine,
-    EnvRef,
-    EnvSource,
     Exposure,
     Gpu,
     Grpc,
     Image,
     LoadBalancer,
-    Located,
     ModelFacts,
-    Mount,
-    Pod,
-    PreStop,
-    Probe,
-    Record,
-    Resources,
     ServingModel,
-    Shm,
     Triton,
     TritonDerived,
     TritonModel,
-    Volume,
-    cel_data,
-    origins_of,
 )
 from linter.model.workload import Workload
 from linter.positions import Origin

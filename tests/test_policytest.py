@@ -393,7 +393,8 @@ def test_model_settings_of_a_test_reach_workload_policies(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_line: Callable[..., Result]
 ) -> None:
     from linter.model import extract
-    from linter.model.records import Located, ServingModel
+    from linter.model.located import Located
+    from linter.model.records import ServingModel
     from linter.model.settings import ModelSettings
     from linter.model.workload import Workload
     from linter.positions import Origin

@@ -447,7 +447,8 @@ def test_model_findings_are_suppressed_where_they_point(
 ) -> None:
     """The workload lives in the manifest, but the setting (and the finding) in the values."""
     from linter.model import extract
-    from linter.model.records import Located, ServingModel
+    from linter.model.located import Located
+    from linter.model.records import ServingModel
 
     values, manifest = tmp_path / "values.yaml", tmp_path / "deploy.yaml"
 

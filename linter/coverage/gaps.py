@@ -19,7 +19,7 @@ from linter.findings import Severity
 from linter.lazyregex import lazy_compile
 from linter.model import registry
 from linter.model.capacity import EVERY_FIGURE, FIGURES_OF_SETTING
-from linter.model.records import value_of
+from linter.model.located import value_of
 from linter.model.workload import Workload
 from linter.policy.model import Policy, Rule
 from linter.positions import Origin

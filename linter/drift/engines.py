@@ -18,7 +18,8 @@ from linter.drift.normalize import Normalized, normalize
 from linter.drift.sides import LiveError
 from linter.helm.values import MergedValues
 from linter.lightclass import frozen
-from linter.model.records import ENGINE_FACTS, value_of
+from linter.model.located import value_of
+from linter.model.records import ENGINE_FACTS
 from linter.model.values import GENERIC_SETTINGS
 from linter.model.workload import Workload
 from linter.parsing.documents import Document

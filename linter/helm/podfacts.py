@@ -33,7 +33,9 @@ from linter.helm.podscan import HOST_IPC, MEMORY, NCCL_ENV, SHM, Mark, PodScan, 
 from linter.helm.unread import ChartKeys, chart_keys
 from linter.helm.values import MergedValues
 from linter.model import quantities as q
-from linter.model.records import ChartPod, Located, Mount, Shm, Volume
+from linter.model.located import Located
+from linter.model.pod_records import Mount, Shm, Volume
+from linter.model.records import ChartPod
 from linter.model.workload import Workload
 from linter.positions import Origin, PathT, format_path, parse_path
 

@@ -16,21 +16,19 @@ from linter.model import command, defaults, gpus, grpc, presets
 from linter.model.args import Token
 from linter.model.capacity import capacity
 from linter.model.images import ImageInfo, parse_image
+from linter.model.located import Located, value_of
 from linter.model.paths import Locate, lookup
 from linter.model.pod import ContainerView, pod_record
+from linter.model.pod_records import Container, Pod
 from linter.model.records import (
     Capacity,
-    Container,
     Effective,
     Engine,
     Gpu,
     Grpc,
     Image,
-    Located,
     ModelFacts,
-    Pod,
     ServingModel,
-    value_of,
 )
 from linter.model.server import EnvValue, engine_record, tokens_of
 from linter.model.setting_input import SettingInput

@@ -22,8 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from linter.model.located import Located, value_of
 from linter.model.paths import document_locate, lookup
-from linter.model.records import Exposure, Located, value_of
+from linter.model.records import Exposure
 from linter.model.workload import Workload
 from linter.parsing.documents import Document, ParsedFile
 from linter.positions import Origin, PathT

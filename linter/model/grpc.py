@@ -23,8 +23,9 @@ from typing import Any, NamedTuple
 
 from linter.lazyregex import lazy_compile
 from linter.model import quantities as q
+from linter.model.located import Located
 from linter.model.paths import Locate
-from linter.model.records import Engine, Grpc, LoadBalancer, Located
+from linter.model.records import Engine, Grpc, LoadBalancer
 from linter.positions import Origin, PathT
 
 

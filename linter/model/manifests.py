@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from linter.model import custom
 from linter.model.build import Meta, build_workloads, relative
+from linter.model.located import Located
 from linter.model.paths import Locate, document_locate, lookup
 from linter.model.platform_pods import lws_env, with_platform_defaults
-from linter.model.records import Located
 from linter.model.role_groups import role_group_pods
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Workload

@@ -13,20 +13,19 @@ from typing import Any, NamedTuple
 from linter.lazyregex import lazy_compile
 from linter.model import quantities as q
 from linter.model import resources as res
+from linter.model.located import Located, value_of
 from linter.model.paths import Locate
-from linter.model.probes import add_pre_stop, probes_of
-from linter.model.records import (
+from linter.model.pod_records import (
     Container,
     EnvRef,
     EnvSource,
-    Located,
     Mount,
     Pod,
     Resources,
     Shm,
     Volume,
-    value_of,
 )
+from linter.model.probes import add_pre_stop, probes_of
 from linter.positions import Origin, PathT
 
 # A redirection or tee into a cgroup memory file. The path may be built by the shell:

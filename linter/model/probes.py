@@ -8,8 +8,9 @@ from typing import Any
 from linter.lazyregex import lazy_compile
 from linter.model import quantities as q
 from linter.model.command import split_script
+from linter.model.located import Located
 from linter.model.paths import Locate
-from linter.model.records import Container, Located, PreStop, Probe
+from linter.model.pod_records import Container, PreStop, Probe
 from linter.positions import Origin, PathT
 
 # kubernetes/kubernetes:staging/src/k8s.io/api/core/v1/types.go (Probe defaults).

@@ -16,8 +16,9 @@ from linter.model import registry
 from linter.model.args import ParsedArgs, Token, convert, parse_args
 from linter.model.command import Invocation, expand_k8s_vars
 from linter.model.images import ImageInfo, version_tuple
+from linter.model.located import Located
 from linter.model.quantities import to_bool
-from linter.model.records import CliFlag, Engine, Located
+from linter.model.records import CliFlag, Engine
 from linter.model.registry import Setting
 from linter.model.setting_input import SettingInput
 from linter.positions import Origin

@@ -12,16 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import PurePath
 from typing import Any
 
-from linter.model.records import (
-    DROPPED,
-    Engine,
-    Located,
-    ServingModel,
-    Triton,
-    TritonDerived,
-    TritonModel,
-    located_tree,
-)
+from linter.model.located import DROPPED, Located, located_tree
+from linter.model.records import Engine, ServingModel, Triton, TritonDerived, TritonModel
 from linter.model.settings import ModelSettings
 from linter.model.workload import Workload
 from linter.parsing.documents import Document, ParsedFile
@@ -99,7 +91,7 @@ def _under(table: Mapping[PathT, Origin], field: str) -> Callable[[PathT], Origi
 
 
 def _keep_dropped(config: Located[Any], written: Mapping[PathT, Any], document: Document) -> None:
-    """Written keys the JSON form leaves out, kept for their origin (``records.DROPPED``)."""
+    """Written keys the JSON form leaves out, kept for their origin (``located.DROPPED``)."""
     for path in written:
         node: Located[Any] | None = config
         for key in path[:-1]:

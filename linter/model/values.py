@@ -28,11 +28,12 @@ from linter.model.build import (
 )
 from linter.model.exposure import compose_exposure
 from linter.model.images import parse_image
+from linter.model.located import Located
 from linter.model.nim import nim_chart_additions
 from linter.model.paths import Locate
 from linter.model.profile_apply import apply_profile
 from linter.model.profiles import matching_profile
-from linter.model.records import Engine, Exposure, Grpc, Located, ServingModel
+from linter.model.records import Engine, Exposure, Grpc, ServingModel
 from linter.model.server import MODEL_SETTING
 from linter.model.setting_input import SettingInput
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings

@@ -5,12 +5,13 @@ from __future__ import annotations
 import functools
 
 from linter.lightclass import mutable
-from linter.model.records import ServingModel, cel_data, origins_along, origins_of
+from linter.model.celdata import cel_data, origins_along, origins_of
+from linter.model.records import ServingModel
 from linter.positions import Origin, PathT, nearest
 
 
 class WorkloadView:
-    """A workload as policies see it: plain JSON-ready ``data`` (``records.cel_data``)
+    """A workload as policies see it: plain JSON-ready ``data`` (``celdata.cel_data``)
     and where each path was written."""
 
     def __init__(self, record: ServingModel, anchor: Origin) -> None:

@@ -49,7 +49,7 @@ def document_subject(document: Document) -> Subject:
 
 
 def workload_subject(workload: Workload) -> Subject:
-    """The one conversion of a workload's record to what CEL sees (``records.cel_data``,
+    """The one conversion of a workload's record to what CEL sees (``celdata.cel_data``,
     which also narrows integers wider than CEL's 64 bits)."""
     view = workload.view()
     return Subject("workload", "workload", view.data, view.locate, workload.name)
