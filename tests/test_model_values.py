@@ -11,7 +11,8 @@ from linter.errors import ConfigError
 from linter.evaluate.parsers import parse
 from linter.model.extract import extract_workloads
 from linter.model.settings import ModelSettings
-from linter.model.values import looks_like_values, workloads_from_values
+from linter.model.values import workloads_from_values
+from linter.model.values_sections import looks_like_values
 from linter.model.workload import Workload
 from linter.positions import Origin, PathT, format_path
 

@@ -20,7 +20,7 @@ from linter.helm.values import MergedValues
 from linter.lightclass import frozen
 from linter.model.located import value_of
 from linter.model.records import ENGINE_FACTS
-from linter.model.values import GENERIC_SETTINGS
+from linter.model.values_sections import GENERIC_SETTINGS
 from linter.model.workload import Workload
 from linter.parsing.documents import Document
 from linter.positions import Origin, PathT, format_path

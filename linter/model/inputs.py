@@ -7,11 +7,8 @@ from collections.abc import Sequence
 
 from linter.model.paths import document_locate
 from linter.model.settings import ModelSettings
-from linter.model.values import (
-    looks_like_values,
-    triton_vllm_engine_args,
-    workloads_from_values,
-)
+from linter.model.values import triton_vllm_engine_args, workloads_from_values
+from linter.model.values_sections import looks_like_values
 from linter.model.workload import Workload
 from linter.parsing.documents import Document, ParsedFile
 
