@@ -12,22 +12,20 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from linter.lightclass import frozen
-from linter.model import command, defaults, gpus, grpc, presets
+from linter.model import command, gpus, grpc
 from linter.model.args import Token
-from linter.model.capacity import capacity
+from linter.model.derived import model_and_capacity, nim_image_model
+from linter.model.gpu_origins import locate_gpu
 from linter.model.images import ImageInfo, parse_image
-from linter.model.located import Located, value_of
-from linter.model.paths import Locate, lookup
+from linter.model.located import Located
+from linter.model.paths import Locate
 from linter.model.pod import ContainerView, pod_record
 from linter.model.pod_records import Container, Pod
 from linter.model.records import (
-    Capacity,
-    Effective,
     Engine,
     Gpu,
     Grpc,
     Image,
-    ModelFacts,
     ServingModel,
 )
 from linter.model.server import EnvValue, engine_record, tokens_of
@@ -275,16 +273,16 @@ def _workload(
         )
     for hint in meta.hints:
         engine.settings.setdefault(hint.name, Located(hint.value, hint.origin))
-    nim_model = _nim_image_model(server, image)
+    nim_model = nim_image_model(server, image)
     if nim_model:
         engine.settings.setdefault("model", Located(nim_model, image_origin))
     if "model" in engine.settings and engine.model_id is None:
         engine.model_id = engine.settings["model"]
     record.container = container
     gpu = Gpu.of(gpus.gpu_facts(spec, container.value.resources.value.plain(), settings))
-    _locate_gpu(spec, view, locate, gpu)
+    locate_gpu(spec, view, locate, gpu)
     record.gpu = Located(gpu, locate(view.path))
-    _model_and_capacity(server, record, settings)
+    model_and_capacity(server, record, settings)
     record.grpc = Located(_grpc(server, engine, container.value))
     _effective_pod(record)
     if settings.model_load_seconds is not None:
@@ -295,157 +293,6 @@ def _workload(
         record.load_bandwidth_bytes = Located(settings.load_bandwidth_bytes, meta.anchor)
     name = f"{meta.id}{suffix}"
     return Workload(name, record, meta.anchor)
-
-
-# GPU facts read from the node's product (the catalogue's entry for it).
-_PRODUCT_FACTS = ("product", "candidates", "memory_bytes", "peer_to_peer", "interconnect")
-
-
-def _locate_gpu(spec: Mapping[str, Any], view: ContainerView, locate: Locate, gpu: Gpu) -> None:
-    """Each ``gpu`` fact at what it was read from: the count and resource at the GPU
-    request or limit, the product and its catalogue figures at the node label that names
-    it (a ``nodeSelector`` key; a required node affinity at its expression)."""
-
-    def place(field: str, origin: Origin | None) -> None:
-        current = getattr(gpu, field)
-        if origin is not None and current is not None:
-            setattr(gpu, field, Located(current.value, origin))
-
-    resource = value_of(gpu.resource)
-    if isinstance(resource, str):
-        resources = view.spec.get("resources")
-        at = {
-            section: locate((*view.path, "resources", section, resource))
-            for section in ("limits", "requests")
-            if isinstance(resources, Mapping)
-            and isinstance(resources.get(section), Mapping)
-            and resource in resources[section]
-        }
-        first = at.get("limits") or at.get("requests")
-        for field, origin in (
-            ("resource", first),
-            ("count", first),
-            ("limits", at.get("limits")),
-            ("requests", at.get("requests")),
-            ("mig", first),
-            ("memory_bytes", first if value_of(gpu.mig) else None),
-        ):
-            place(field, origin)
-    if (value_of(gpu.product_source) or "manifest") != "manifest" or gpu.candidates is None:
-        return
-    labelled = gpus.node_label_values(spec)
-    selector = spec.get("nodeSelector")
-    label = labelled[0][0] if labelled else ""
-    if isinstance(selector, Mapping) and label in selector:
-        origin = locate(("nodeSelector", label))
-    else:
-        origin = _affinity_origin(spec, label, locate)
-    for field in (*_PRODUCT_FACTS, "product_source"):
-        if not (field == "memory_bytes" and value_of(gpu.mig)):
-            place(field, origin)
-
-
-def _affinity_origin(spec: Mapping[str, Any], label: str, locate: Locate) -> Origin:
-    """The required node-affinity expression on ``label``."""
-    base: PathT = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
-    terms = lookup(spec, (*base, "nodeSelectorTerms"))
-    for t, term in enumerate(terms if isinstance(terms, list) else []):
-        expressions = term.get("matchExpressions") if isinstance(term, Mapping) else None
-        for e, expression in enumerate(expressions if isinstance(expressions, list) else []):
-            if isinstance(expression, Mapping) and expression.get("key") == label:
-                return locate((*base, "nodeSelectorTerms", t, "matchExpressions", e))
-    return locate(("affinity",))
-
-
-# NIM images that serve whatever model NIM_MODEL_NAME names (multi-LLM NIMs), not one model.
-_NIM_MULTI_LLM = ("llm-nim", "nim-llm")
-
-
-def _nim_image_model(server: str, image: ImageInfo | None) -> str:
-    """The model an LLM-specific NIM image serves: ``nvcr.io/nim/meta/llama-3.1-8b-instruct``
-    serves ``meta/llama-3.1-8b-instruct`` (the image is named after the model it packages,
-    https://docs.nvidia.com/nim/large-language-models/latest/supported-models.html)."""
-    if server != "nim" or image is None:
-        return ""
-    publisher, _, model = image.repository.lower().removeprefix("nvcr.io/nim/").partition("/")
-    if not model or "/" in model or model in _NIM_MULTI_LLM:
-        return ""
-    return f"{publisher}/{model}"
-
-
-def _model_and_capacity(server: str, record: ServingModel, settings: ModelSettings) -> None:
-    assert record.engine is not None and record.gpu is not None
-    engine = record.engine.value
-    plain_engine = engine.values()
-    model_id = engine.model_id
-    model: dict[str, Any] = {}
-    if model_id is not None and isinstance(model_id.value, str) and model_id.value:
-        model = presets.model_facts(model_id.value, plain_engine, settings)
-        record.model = Located(ModelFacts(**model), model_id.origin)
-    gpu = record.gpu.value
-    plain_gpu = gpu.plain()
-    resolved, defaulted = defaults.effective(plain_engine, plain_gpu, model)
-    # A default is at the image it comes with; a written setting at its line.
-    effective = Effective(
-        settings={key: Located(value, engine.origin_of(key)) for key, value in resolved.items()},
-        defaulted=Located(defaulted),
-    )
-    record.effective = Located(effective, engine.image.origin if engine.image else None)
-    if model.get("known"):
-        try:
-            result = capacity(server, resolved, model, plain_gpu)
-        except (OverflowError, ValueError, ZeroDivisionError):
-            # A setting out of any sensible range (1e308): the rules on the setting
-            # itself report it at its line; the memory budget cannot be computed.
-            result = None
-        if result is not None:
-            at = _capacity_origins(effective, gpu, record.gpu.origin)
-            record.capacity = Located(
-                Capacity.of(result, at.get), model_id.origin if model_id else None
-            )
-
-
-# The settings each capacity figure is derived from, first written one first: a finding on
-# ``capacity.tokens_requested`` belongs on the line that set max_model_len, not on the
-# model's. Figures not listed (weights, per-token bytes) derive from the model itself.
-_CAPACITY_INPUTS: dict[str, tuple[str, ...]] = {
-    "tokens_requested": ("max_model_len", "context_length", "max_total_tokens"),
-    "kv_bytes_requested": ("max_model_len", "context_length", "max_total_tokens"),
-    "tokens_for_all_sequences": ("max_num_seqs", "max_running_requests", "max_model_len"),
-    "tensor_parallel_size": ("tensor_parallel_size", "tp_size", "num_shard"),
-    "pipeline_parallel_size": ("pipeline_parallel_size", "pp_size"),
-    "memory_fraction": ("gpu_memory_utilization", "mem_fraction_static", "cuda_memory_fraction"),
-    "memory_budget_bytes_per_gpu": (
-        "gpu_memory_utilization",
-        "mem_fraction_static",
-        "cuda_memory_fraction",
-    ),
-    "kv_dtype_bytes": ("kv_cache_dtype",),
-    "kv_budget_bytes_per_gpu": ("kv_cache_memory_bytes", "gpu_memory_utilization"),
-    "kv_tokens_per_gpu": ("kv_cache_memory_bytes", "gpu_memory_utilization"),
-}
-
-
-def _capacity_origins(
-    effective: Effective, gpu: Gpu, gpu_origin: Origin | None
-) -> dict[str, Origin]:
-    """Each capacity figure at the first written setting it derives from."""
-    out: dict[str, Origin] = {}
-    for field, inputs in _CAPACITY_INPUTS.items():
-        origin = next(
-            (
-                found.origin
-                for name in inputs
-                if (found := effective.settings.get(name)) is not None and found.origin is not None
-            ),
-            None,
-        )
-        if origin is not None:
-            out[field] = origin
-    memory = gpu.memory_bytes.origin if gpu.memory_bytes is not None else None
-    if (memory or gpu_origin) is not None:
-        out["gpu_memory_bytes"] = memory or gpu_origin  # type: ignore[assignment]
-    return out
 
 
 def _grpc(server: str, engine: Engine, container: Container) -> Grpc:
