@@ -24,7 +24,7 @@ from typing import Any
 
 from linter.model.build import Meta, build_workloads
 from linter.model.paths import Locate
-from linter.model.pod import ADDED_BY
+from linter.model.pod_volumes import ADDED_BY
 from linter.model.settings import ModelSettings
 from linter.model.synthetic import SyntheticPod
 from linter.model.workload import Workload

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from linter.model.paths import Locate
-from linter.model.pod import ADDED_BY
+from linter.model.pod_volumes import ADDED_BY
 from linter.positions import Origin, PathT
 
 SHM_PATH = "/dev/shm"

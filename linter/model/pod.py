@@ -1,5 +1,5 @@
-"""The ``Pod`` record of a workload: containers, resources, QoS, volumes, /dev/shm, env,
-hooks.
+"""The ``Pod`` record of a workload: containers, resources, QoS, env, hooks; volumes and
+/dev/shm from ``pod_volumes.py``.
 
 Input is a pod spec (plain data) and ``locate(path)`` giving the origin of a path inside
 it; each value of the records carries the origin of what it was read from.
@@ -22,9 +22,9 @@ from linter.model.pod_records import (
     Mount,
     Pod,
     Resources,
-    Shm,
     Volume,
 )
+from linter.model.pod_volumes import pod_volumes, shm_of
 from linter.model.probes import add_pre_stop, probes_of
 from linter.positions import Origin, PathT
 
@@ -37,9 +37,6 @@ _CGROUP_WRITE = lazy_compile(
     r"(?:\$\([^()]*\)|\$\{[^}]*\}|`[^`]*`|\$(?![({])|[^\s;|&\"'$`])*"
     r"(memory\.(?:high|max|min|low))\b"
 )
-_SHM_PATH = "/dev/shm"
-# Key of a volume that an operator adds to the pods it creates (platform_pods.py).
-ADDED_BY = "servelint.io/added-by"
 
 
 class ContainerView(NamedTuple):
@@ -54,7 +51,7 @@ class ContainerView(NamedTuple):
 
 def pod_record(spec: Mapping[str, Any], locate: Locate) -> tuple[Pod, list[ContainerView]]:
     """The pod's record and a view of each of its containers."""
-    volumes = _volumes(spec, locate)
+    volumes = pod_volumes(spec, locate)
     pod = Pod(volumes=volumes)
     by_name = {v.value.name.value: v.value for v in volumes.value}
     views: list[ContainerView] = []
@@ -124,88 +121,6 @@ def _pod_level(
 def _any_of(facts: list[Located[bool]], otherwise: Origin) -> Located[bool]:
     """True at the first fact that is true; false at ``otherwise``."""
     return next((fact for fact in facts if fact.value is True), Located(False, otherwise))
-
-
-def _volumes(spec: Mapping[str, Any], locate: Locate) -> Located[list[Located[Volume]]]:
-    items = spec.get("volumes")
-    out: list[Located[Volume]] = []
-    if isinstance(items, list):
-        for index, volume in enumerate(items):
-            if isinstance(volume, Mapping):
-                out.append(
-                    Located(_volume(volume, locate, ("volumes", index)), locate(("volumes", index)))
-                )
-    return Located(out, locate(("volumes",)))
-
-
-# Fields of a container that never belong to a volume: written in a volume entry, they are
-# an indentation slip (probes one level too deep, under the last volume).
-CONTAINER_FIELDS = frozenset(
-    {
-        "livenessProbe",
-        "readinessProbe",
-        "startupProbe",
-        "resources",
-        "env",
-        "envFrom",
-        "args",
-        "command",
-        "image",
-        "ports",
-        "volumeMounts",
-        "securityContext",
-        "lifecycle",
-    }
-)
-
-
-def _volume(volume: Mapping[str, Any], locate: Locate, at: PathT) -> Volume:
-    def here(*key: str | int) -> Origin:
-        return locate((*at, *key))
-
-    record = Volume(name=Located(str(volume.get("name", "")), here("name")))
-    if isinstance(volume.get(ADDED_BY), str):
-        record.added_by = Located(volume[ADDED_BY], here(ADDED_BY))
-    for kind in (
-        "emptyDir",
-        "hostPath",
-        "persistentVolumeClaim",
-        "configMap",
-        "secret",
-        "ephemeral",
-        "nfs",
-        "csi",
-        "projected",
-        "downwardAPI",
-    ):
-        if kind in volume:
-            record.type = Located(kind, here(kind))
-            body = volume.get(kind)
-            if kind == "emptyDir" and isinstance(body, Mapping):
-                if isinstance(body.get("medium"), str):
-                    record.medium = Located(body["medium"], here(kind, "medium"))
-                size = q.memory_bytes(body.get("sizeLimit"))
-                if size is not None:
-                    record.size_limit_bytes = Located(size, here(kind, "sizeLimit"))
-            elif kind == "hostPath" and isinstance(body, Mapping):
-                record.path = Located(str(body.get("path", "")), here(kind, "path"))
-            elif kind == "persistentVolumeClaim" and isinstance(body, Mapping):
-                record.claim_name = Located(str(body.get("claimName", "")), here(kind, "claimName"))
-            break
-    else:
-        record.type = Located("other")
-    # ``image`` with a map is an image volume (ImageVolumeSource), with text a container's
-    # image.
-    misplaced = [
-        str(k)
-        for k, v in volume.items()
-        if k in CONTAINER_FIELDS and not (k == "image" and isinstance(v, Mapping))
-    ]
-    if misplaced:
-        record.misplaced = Located(
-            [Located(name, here(name)) for name in misplaced], here(misplaced[0])
-        )
-    return record
 
 
 def _container(
@@ -384,37 +299,3 @@ def _mounts(
                 cgroup = cgroup or locate(base)
     at = locate((*cpath, "volumeMounts"))
     return Located(mounts, at), Located(cgroup is not None, cgroup or at)
-
-
-def shm_of(
-    pod: Pod, host_ipc: bool, volumes: Mapping[str, Volume], fallback: Origin
-) -> Located[Shm]:
-    """What the pod mounts at ``/dev/shm``: at the volume that backs it, its size at the
-    volume's ``sizeLimit``."""
-    shm = Shm(mounted=Located(False), host_ipc=Located(host_ipc))
-    origin = fallback
-    for container in pod.all_containers():
-        for item in container.mounts.value:
-            mount = item.value
-            if mount.mount_path.value.rstrip("/") != _SHM_PATH:
-                continue
-            name = mount.name.value
-            volume = volumes.get(name)
-            shm.volume = Located(name)
-            medium = value_of(volume.medium) if volume is not None else None
-            shm.medium = Located(medium or "")
-            if volume is not None and value_of(volume.type) == "emptyDir" and medium == "Memory":
-                shm.mounted = Located(True)
-                if volume.size_limit_bytes is not None:
-                    shm.size_limit_bytes = volume.size_limit_bytes
-            located = _entry_of(pod, volume)
-            if located is not None:
-                origin = located.origin or origin
-            break
-    return Located(shm, origin)
-
-
-def _entry_of(pod: Pod, volume: Volume | None) -> Located[Volume] | None:
-    if volume is None or pod.volumes is None:
-        return None
-    return next((v for v in pod.volumes.value if v.value is volume), None)
