@@ -19,7 +19,7 @@ import pytest
 from linter import digests
 from linter.evaluate.parsers import parse
 from linter.model.extract import extract_workloads
-from linter.policy import cache, load_policies
+from linter.policy import cache, cache_read, load_policies
 from linter.policy.engine import document_subject, evaluate, workload_subject
 from linter.policy.load import _policy_texts
 
@@ -527,13 +527,13 @@ def test_the_texts_are_read_when_first_needed(
 ) -> None:
     _, files = _stored_entry(tmp_path, _own_cache)
     read: list[int] = []
-    real_text = cache._Texts.text
+    real_text = cache_read.Texts.text
 
     def counted(texts: Any, number: int) -> str:
         read.append(number)
         return real_text(texts, number)
 
-    monkeypatch.setattr(cache._Texts, "text", counted)
+    monkeypatch.setattr(cache_read.Texts, "text", counted)
     policies = cache.load(files)
     assert policies is not None
     found = evaluate(policies, [document_subject(d) for d in parse("d.yaml", DEPLOYMENT).documents])

@@ -1,0 +1,116 @@
+"""A policy cache entry written: every expression compiled and serialised, the policies
+as plain JSON values that name each serialised form by offset, length and digest, and
+each expression's text once (``cache.py`` has the entry's layout and key)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from linter import digests
+from linter.policy.expr import CompiledExpr
+from linter.policy.model import Policy, Rule
+
+_FORM_DIGEST = 16  # hexadecimal digits of each serialised form's digest kept in the JSON
+
+
+def compile_all(policy: Policy) -> None:
+    expressions = [c.expr for c in policy.match_conditions]
+    expressions += [v.expr for v in policy.variables]
+    for rule in policy.rules:
+        expressions += [
+            e
+            for e in (
+                rule.expression,
+                rule.message_expression,
+                rule.field_path_expression,
+                rule.for_each,
+            )
+            if e is not None
+        ]
+        if rule.message_template is not None:
+            expressions += rule.message_template.expressions
+    for expression in expressions:
+        expression.prepare()
+    if policy.fused is not None:
+        policy.fused.prepare()
+
+
+class Written(bytearray):
+    """The serialised forms of an entry being written, and the texts of its expressions
+    (each once), which the JSON names by number."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+        self._numbers: dict[str, int] = {}
+
+    def text_number(self, text: str) -> int:
+        number = self._numbers.get(text)
+        if number is None:
+            number = self._numbers[text] = len(self.texts)
+            self.texts.append(text)
+        return number
+
+
+def _form_data(form: bytes | None, blob: Written) -> str | list[int | str] | None:
+    # b"" means "the plain form" and b"=" "the form with variables" (CompiledExpr).
+    if form is None or form in (b"", b"="):
+        return None if form is None else form.decode()
+    blob += form
+    return [len(blob) - len(form), len(form), form_digest(form)]
+
+
+def _expr_data(expr: CompiledExpr, blob: Written) -> dict[str, Any]:
+    text, forms = expr.__getstate__()
+    return {"text": blob.text_number(text), "forms": [_form_data(f, blob) for f in forms]}
+
+
+def _optional_expr_data(expr: CompiledExpr | None, blob: Written) -> dict[str, Any] | None:
+    return None if expr is None else _expr_data(expr, blob)
+
+
+def policy_data(policy: Policy, blob: Written) -> dict[str, Any]:
+    return {
+        "name": policy.name,
+        "description": policy.description,
+        "target": policy.target,
+        "source": policy.source,
+        "builtin": policy.builtin,
+        "match_conditions": [[c.name, _expr_data(c.expr, blob)] for c in policy.match_conditions],
+        "variables": [[v.name, _expr_data(v.expr, blob)] for v in policy.variables],
+        "rules": [_rule_data(r, blob) for r in policy.rules],
+        "fused": None
+        if policy.fused is None
+        else {"expr": _expr_data(policy.fused.expr, blob), "usable": policy.fused.usable},
+    }
+
+
+def _rule_data(rule: Rule, blob: Written) -> dict[str, Any]:
+    return {
+        "id": rule.id,
+        "severity": rule.severity.name,
+        "expression": _expr_data(rule.expression, blob),
+        "message": rule.message,
+        "message_expression": _optional_expr_data(rule.message_expression, blob),
+        "field_path": rule.field_path,
+        "field_path_expression": _optional_expr_data(rule.field_path_expression, blob),
+        "for_each": _optional_expr_data(rule.for_each, blob),
+        "title": rule.title,
+        "description": rule.description,
+        "fix": rule.fix,
+        "references": list(rule.references),
+        "source": rule.source,
+        "line": rule.line,
+        "needs": list(rule.needs),
+        "message_template": None
+        if rule.message_template is None
+        else [
+            part if isinstance(part, str) else _expr_data(part, blob)
+            for part in rule.message_template.parts
+        ],
+    }
+
+
+def form_digest(form: bytes) -> str:
+    """The digest of a serialised form kept in the entry's JSON."""
+    return digests.hexdigest(form)[:_FORM_DIGEST]
