@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -57,6 +58,39 @@ def test_bulk_inputs_are_seeded_and_varied(tmp_path: Path) -> None:
     assert _tree(tmp_path / "a") == _tree(tmp_path / "b")
     assert len(first) == 60
     assert {p.name.split("-")[0] for p in first} == {"values", "deploy", "server"}
+
+
+def test_the_bulk_stages_are_each_measured_once_per_call(tmp_path: Path) -> None:
+    # The stages are patched by the names the pipeline looks them up by: a stage renamed
+    # in the package must fail here, not silently drop out of the figures.
+    paths = inputs.bulk_inputs(tmp_path / "repo", 12)
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "bulkparts.py"
+
+    def measured() -> dict[str, dict[str, float]]:
+        done = subprocess.run(
+            [sys.executable, str(script), "--stages", str(tmp_path / "repo")],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        result: dict[str, dict[str, float]] = json.loads(done.stdout)
+        return result
+
+    first, second = measured(), measured()
+    calls = {label: int(stage["calls"]) for label, stage in first.items()}
+    parsed = [parse(str(p), p.read_text(encoding="utf-8")) for p in paths]
+    assert calls == {
+        "C-loader compose (the floor's work)": 12,
+        "parse with positions": 1,
+        "serving model": 1,
+        "conversion to CEL data": len(extract_workloads(parsed)),
+        "CEL evaluations": calls["CEL evaluations"],
+        "secret scan": 1,
+        "whole lint (one process)": 1,
+    }
+    assert calls["CEL evaluations"] == int(second["CEL evaluations"]["calls"])
+    assert calls["CEL evaluations"] > calls["conversion to CEL data"]
+    assert all(stage["cpu"] >= 0 for stage in first.values())
 
 
 def test_the_table_lines_up() -> None:

@@ -1,0 +1,168 @@
+"""Where a bulk run's CPU goes, stage by stage, and the least wall time its design allows.
+
+    .venv/bin/python benchmarks/bulkparts.py [--runs 5] [--files 1000]
+
+Each run is a fresh process (``--stages DIR``) that first composes every input with
+PyYAML's C loader (the work of the bulk floor, ``floor.py``), then lints the same files
+in that one process, without workers, with the CPU time of each stage measured around
+the function that does it: reading and parsing with positions, the serving model, the
+conversion of each workload to what CEL sees, CEL's evaluations, and the secret scan.
+The stages are found by the names the pipeline looks them up by; a stage renamed in the
+package fails the run here instead of being left out.
+
+From the medians it prints the least wall time a run could take on this machine's cores
+if every stage were free except the two no design of servelint can drop: parsing every
+file (counted at the C loader's cost, less than servelint's parse with positions) and
+evaluating the built-in policies' CEL on every subject, plus the start-up of a lint run.
+``bulk.py``'s target is 2 × the floor's wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import harness
+import inputs
+
+TARGET = 2.0
+# (label, module, attribute): each stage's function, patched where the pipeline looks it up.
+STAGES = (
+    ("parse with positions", "linter.run.pipeline", "read_inputs"),
+    ("serving model", "linter.evaluate.providers", "extract_workloads"),
+    ("conversion to CEL data", "linter.model.workload", "cel_data"),
+    ("CEL evaluations", "linter.policy.expr", "CompiledExpr._run"),
+    ("secret scan", "linter.secrets.redact", "scan"),
+)
+
+
+def stages(root: Path) -> dict[str, dict[str, float]]:
+    """CPU seconds and calls of the floor's compose, each stage and the whole lint, in
+    this process."""
+    import importlib
+
+    import yaml
+
+    found: dict[str, dict[str, float]] = {}
+    files = sorted(
+        p for p in root.rglob("*") if p.suffix in (".yaml", ".yml", ".json") and p.is_file()
+    )
+    start = time.process_time()
+    for path in files:
+        for _ in yaml.compose_all(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader):
+            pass
+    found["C-loader compose (the floor's work)"] = {
+        "cpu": time.process_time() - start,
+        "calls": len(files),
+    }
+    from linter.run import parallel
+
+    parallel.MIN_FILES = sys.maxsize  # one process: each stage's CPU is this process's
+    for label, module_name, attribute in STAGES:
+        module = importlib.import_module(module_name)
+        owner_name, _, name = attribute.rpartition(".")
+        owner: Any = getattr(module, owner_name) if owner_name else module
+        function = getattr(owner, name)
+        timed = _timed(found.setdefault(label, {"cpu": 0.0, "calls": 0}), function)
+        setattr(owner, name, staticmethod(timed) if owner_name else timed)
+    from linter.cli import main
+
+    start = time.process_time()
+    code = main(["lint", "--no-config", "--format", "json", "--output", os.devnull, str(root)])
+    found["whole lint (one process)"] = {"cpu": time.process_time() - start, "calls": 1}
+    if code not in (0, 1):
+        raise SystemExit(f"servelint lint exited {code}")
+    return found
+
+
+def _timed(into: dict[str, float], function: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(function)
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.process_time()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            into["cpu"] += time.process_time() - start
+            into["calls"] += 1
+
+    return timed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--files", type=int, default=1000)
+    parser.add_argument("--stages", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.stages is not None:
+        print(json.dumps(stages(args.stages)))
+        return 0
+    with tempfile.TemporaryDirectory(prefix="servelint-bench-") as tmp:
+        root = Path(tmp) / "repo"
+        paths = inputs.bulk_inputs(root, args.files)
+        runs = [_stage_run(root) for _ in range(args.runs)]
+        floor = [
+            harness.run_once(
+                [sys.executable, str(Path(__file__).with_name("floor.py")), "repo"], Path(tmp)
+            ).seconds
+            for _ in range(args.runs)
+        ]
+        start_up = [
+            harness.run_once(
+                [harness.tool("servelint"), "lint", "--no-config", str(paths[0])], Path(tmp)
+            ).seconds
+            for _ in range(args.runs)
+        ]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = cores or 1
+    medians = {label: statistics.median(run[label]["cpu"] for run in runs) for label in runs[0]}
+    rows = [["stage", "CPU (median)", "per file", "calls"]]
+    for label, cpu in medians.items():
+        calls = int(runs[0][label]["calls"])
+        rows.append(
+            [label, f"{cpu * 1000:.0f} ms", f"{cpu * 1000 / len(paths):.2f} ms", str(calls)]
+        )
+    print(
+        f"bulk stages: {len(paths)} files, {args.runs} runs; {harness.machine()}; "
+        f"load {harness.load()}"
+    )
+    print(harness.table(rows))
+    floor_wall = statistics.median(floor)
+    compose = medians["C-loader compose (the floor's work)"]
+    least = statistics.median(start_up) + (compose + medians["CEL evaluations"]) / cores
+    print(
+        f"floor.py wall {floor_wall * 1000:.0f} ms: target {TARGET * floor_wall * 1000:.0f} ms. "
+        f"Least wall time with every stage free but the compose and CEL "
+        f"(start-up of a one-file lint {statistics.median(start_up) * 1000:.0f} ms + "
+        f"(compose + CEL) / {cores} cores): {least * 1000:.0f} ms, "
+        f"{least / floor_wall:.2f} × the floor; left for everything else: "
+        f"{(TARGET * floor_wall - least) * cores * 1000:.0f} ms of CPU."
+    )
+    return 0
+
+
+def _stage_run(root: Path) -> dict[str, dict[str, float]]:
+    done = subprocess.run(
+        [sys.executable, __file__, "--stages", str(root)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    result: dict[str, dict[str, float]] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
