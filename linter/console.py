@@ -17,7 +17,8 @@ def run() -> NoReturn:
     Importing it builds tens of thousands of objects (modules, functions, classes) that
     all live until the process ends; collecting while they are built walks them again
     and again, about 2 ms of a pre-commit run in twenty collections. They are left out
-    of later collections too, as ``cli._start_up`` does for the rest of the start-up.
+    of later collections too, as ``linter.commands.startup`` does for the module of the
+    command that runs and for the rest of the start-up.
     """
     enabled = gc.isenabled()
     gc.disable()

@@ -160,17 +160,17 @@ def test_color_flag(
 
 
 def test_color_auto_on_a_terminal_respects_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
-    from linter.cli import _use_color
+    from linter.commands.common import use_color
 
     class Terminal:
         def isatty(self) -> bool:
             return True
 
     monkeypatch.delenv("NO_COLOR", raising=False)
-    assert _use_color(Terminal(), "auto") is True  # type: ignore[arg-type]
+    assert use_color(Terminal(), "auto") is True  # type: ignore[arg-type]
     monkeypatch.setenv("NO_COLOR", "1")
-    assert _use_color(Terminal(), "auto") is False  # type: ignore[arg-type]
-    assert _use_color(Terminal(), "always") is True  # type: ignore[arg-type]
+    assert use_color(Terminal(), "auto") is False  # type: ignore[arg-type]
+    assert use_color(Terminal(), "always") is True  # type: ignore[arg-type]
 
 
 def test_bad_color_value_is_a_usage_error(run_line: RunLine) -> None:

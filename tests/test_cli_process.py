@@ -1,5 +1,5 @@
 """servelint's own process versus a call from Python: only the former tells the garbage
-collector to leave the start-up objects alone (``cli._start_up``), freezes everything
+collector to leave the start-up objects alone (``commands/startup.py``), freezes everything
 before exiting and skips the interpreter's teardown when nothing else is left to run at
 exit; a caller in the same interpreter keeps its collector as it was."""
 
@@ -118,6 +118,46 @@ def test_the_console_script_imports_the_command_line_with_the_collector_paused(
     assert done.returncode == 1
     assert done.stderr == "collector on while importing: False\nexit without teardown\n"
     assert done.stdout.splitlines()[-1] == "1 error, 1 warning, 0 info in 1 file"
+
+
+def test_the_command_s_module_is_imported_with_the_collector_paused_then_frozen(
+    tmp_path: Path,
+) -> None:
+    # The lint plan is imported after the command's module, at the start-up of the run:
+    # by then, what the command's module built is frozen.
+    probe = (
+        "import gc\n"
+        "class Probe:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name in ('linter.commands.lint', 'linter.run.lintplan'):\n"
+        "            print(name, gc.isenabled(), gc.get_freeze_count(), file=sys.stderr)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, Probe())\n"
+    )
+    done = _own_process(tmp_path, probe, "lint", "--no-config", *POLICIES, DEPLOY)
+    assert done.returncode == 1
+    command, plan, end = (line.split() for line in done.stderr.splitlines())
+    assert (command[:2], plan[:2], end) == (
+        ["linter.commands.lint", "False"],
+        ["linter.run.lintplan", "False"],
+        ["exit", "without", "teardown"],
+    )
+    assert int(plan[2]) > int(command[2])
+
+
+def test_a_call_from_python_loads_a_command_and_leaves_the_collector_as_it_was(
+    tmp_path: Path,
+) -> None:
+    script = (
+        "import gc, sys\n"
+        "from linter.cli import main\n"
+        "before = (gc.isenabled(), gc.get_freeze_count(), gc.get_threshold())\n"
+        "code = main(['drift', '--help'])\n"
+        "after = (gc.isenabled(), gc.get_freeze_count(), gc.get_threshold())\n"
+        "print(code, 'linter.commands.drift' in sys.modules, after == before, file=sys.stderr)\n"
+    )
+    done = _python(tmp_path, script)
+    assert (done.returncode, done.stderr) == (0, "0 True True\n")
 
 
 def test_main_called_from_python_returns(tmp_path: Path) -> None:

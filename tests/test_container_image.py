@@ -161,6 +161,7 @@ def test_build_context_makes_a_wheel_with_the_data(tmp_path: Path) -> None:
         )
     assert {
         "linter/cli.py",
+        "linter/commands/lint.py",
         "linter/_data/policies/README.md",
         "linter/_data/schemas/policy.schema.json",
         "linter/_data/catalogue/models.yaml",

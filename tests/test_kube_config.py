@@ -19,7 +19,7 @@ from click.testing import Result
 from kube_standin import TOKEN, Cluster, Container, Pod
 from kube_standin.fixtures import isolate, running
 
-from linter.cli import _PodProgress
+from linter.commands.drift import _PodProgress
 from linter.sources.kube import KubeRequest, fetch
 from linter.sources.kube_errors import RetryPolicy
 from linter.sources.kube_pods import parse_source

@@ -8,6 +8,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import click
 import pytest
 from pre_commit.clientlib import load_manifest  # type: ignore[import-untyped]
 from pre_commit.commands.run import Classifier  # type: ignore[import-untyped]
@@ -78,7 +79,7 @@ def test_hook_ids_and_common_settings() -> None:
 def test_entries_name_existing_commands() -> None:
     for hook in _hooks().values():
         program, command = shlex.split(hook["entry"])[:2]
-        assert (program, command in cli.commands) == ("servelint", True)
+        assert (program, command in cli.list_commands(click.Context(cli))) == ("servelint", True)
 
 
 @pytest.mark.parametrize(

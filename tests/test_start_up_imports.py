@@ -1,7 +1,8 @@
 """What a pre-commit run does not load: protobuf's Python descriptor pool (the CEL
 environment resolves only CEL's standard types, policy/expr.py), OpenSSL through hashlib
 (the cache folder's digest is CPython's own BLAKE2b, linter/digests.py), ctypes (the
-reference-count pin of ``None`` takes its one C type from ``_ctypes``), and, for a values
+reference-count pin of ``None`` takes its one C type from ``_ctypes``), the modules of the
+commands other than ``lint`` (linter/cli.py imports only the one that runs) and, for a values
 file, the Kubernetes objects' modules. Each costs milliseconds of every run; a new import
 of one is a regression."""
 
@@ -59,6 +60,21 @@ def test_a_values_file_alone_leaves_the_kubernetes_object_modules_out(tmp_path: 
     values = FIXTURES / "vllm" / "production-stack" / "values-memory.yaml"
     modules = ("linter.model.manifests", "linter.model.custom", "linter.model.platform_pods")
     assert _reported(_fresh(_lint_and_list(values, modules), tmp_path / "cache")) == [1, []]
+
+
+def test_lint_imports_its_own_command_s_module_and_none_of_the_others(tmp_path: Path) -> None:
+    values = FIXTURES / "vllm" / "production-stack" / "values-memory.yaml"
+    modules = (
+        "linter.commands.lint",
+        "linter.commands.drift",
+        "linter.drift.options",
+        "linter.commands.show",
+        "linter.commands.rules",
+        "linter.commands.explain",
+        "linter.commands.test",
+    )
+    done = _fresh(_lint_and_list(values, modules), tmp_path / "cache")
+    assert _reported(done) == [1, ["linter.commands.lint"]]
 
 
 def test_the_digest_is_blake2b_of_32_bytes() -> None:

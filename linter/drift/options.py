@@ -1,4 +1,4 @@
-"""The options of ``servelint drift``. Imports only click, so that ``cli`` stays light."""
+"""The options of ``servelint drift``. Imports only click, so ``commands.drift`` stays light."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``lint`` options for Helm charts. Imports only click, so ``cli`` stays light."""
+"""The ``lint`` options for Helm charts. Imports only click, so ``commands.lint`` stays light."""
 
 from __future__ import annotations
 
