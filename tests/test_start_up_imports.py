@@ -2,9 +2,9 @@
 environment resolves only CEL's standard types, policy/expr.py), OpenSSL through hashlib
 (the cache folder's digest is CPython's own BLAKE2b, linter/digests.py), ctypes (the
 reference-count pin of ``None`` takes its one C type from ``_ctypes``), the modules of the
-commands other than ``lint`` (linter/cli.py imports only the one that runs) and, for a values
-file, the Kubernetes objects' modules. Each costs milliseconds of every run; a new import
-of one is a regression."""
+commands other than ``lint`` (linter/cli.py imports only the one that runs), the policy
+cache's writer when its entry is found and, for a values file, the Kubernetes objects'
+modules. Each costs milliseconds of every run; a new import of one is a regression."""
 
 from __future__ import annotations
 
@@ -54,6 +54,15 @@ def test_a_pre_commit_run_loads_neither_protobufs_pool_nor_openssl(tmp_path: Pat
     for _ in range(2):
         assert _reported(_fresh(script, tmp_path / "cache")) == [0, []]
     assert list((tmp_path / "cache" / "servelint").glob("policies-*.entry"))
+
+
+def test_the_policy_cache_s_writer_is_imported_only_to_store_an_entry(tmp_path: Path) -> None:
+    script = _lint_and_list(
+        FIXTURES / "vllm" / "clean" / "llama-8b-l4.yaml", ("linter.policy.cache_write",)
+    )
+    stored = _reported(_fresh(script, tmp_path / "cache"))  # a new cache folder: stored
+    read_back = _reported(_fresh(script, tmp_path / "cache"))
+    assert (stored, read_back) == ([0, ["linter.policy.cache_write"]], [0, []])
 
 
 def test_a_values_file_alone_leaves_the_kubernetes_object_modules_out(tmp_path: Path) -> None:

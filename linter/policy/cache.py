@@ -44,7 +44,6 @@ from linter import digests
 from linter._resources import schema_file, stamp, wheel_record
 from linter.cachefolder import HEAD_LENGTH, cache_dir, read_checked, write_checked
 from linter.policy.cache_read import Blob, Malformed, Texts, as_dict, as_int, as_list, read_policy
-from linter.policy.cache_write import Written, compile_all, policy_data
 from linter.policy.expr import runtime_fingerprint
 from linter.policy.helpers import declarations
 from linter.policy.model import Policy
@@ -90,6 +89,9 @@ def store(files: Sequence[PolicyFile], policies: Sequence[Policy]) -> None:
     path = _entry(files)
     if path is None:
         return
+    # Only when the policies changed: a run that finds its entry never imports the writer.
+    from linter.policy.cache_write import Written, compile_all, policy_data
+
     for policy in policies:
         compile_all(policy)
     blob = Written()

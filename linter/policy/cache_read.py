@@ -10,12 +10,20 @@ import json
 from pathlib import Path
 from typing import Any
 
+from linter import digests
 from linter.findings import Severity
-from linter.policy.cache_write import form_digest
 from linter.policy.expr import CompiledExpr, Form
 from linter.policy.fused import FusedCheck
 from linter.policy.model import NamedExpr, Policy, Rule
 from linter.policy.template import MessageTemplate
+
+_FORM_DIGEST = 16  # hexadecimal digits of each serialised form's digest kept in the JSON
+
+
+def form_digest(form: bytes) -> str:
+    """The digest of a serialised form kept in the entry's JSON (``cache_write.py``
+    stores it, a run checks a form against it when first used)."""
+    return digests.hexdigest(form)[:_FORM_DIGEST]
 
 
 class Malformed(Exception):

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from linter import digests
+from linter.policy.cache_read import form_digest
 from linter.policy.expr import CompiledExpr
 from linter.policy.model import Policy, Rule
-
-_FORM_DIGEST = 16  # hexadecimal digits of each serialised form's digest kept in the JSON
 
 
 def compile_all(policy: Policy) -> None:
@@ -109,8 +107,3 @@ def _rule_data(rule: Rule, blob: Written) -> dict[str, Any]:
             for part in rule.message_template.parts
         ],
     }
-
-
-def form_digest(form: bytes) -> str:
-    """The digest of a serialised form kept in the entry's JSON."""
-    return digests.hexdigest(form)[:_FORM_DIGEST]
