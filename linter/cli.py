@@ -1,12 +1,12 @@
-"""Command line: parse options, build the pieces, run, return an exit code.
+"""The command line's entry: the ``servelint`` command group, which imports a command's
+module (``linter/commands/``) only when that command runs, turns what it returns into
+the exit code, and reports a tool failure.
 
 Exit codes (stable, documented in the README):
   0  nothing at or above the fail level
   1  findings at or above the fail level (syntax findings included)
   2  usage error
   3  tool failure: invalid policy or configuration, unreadable input, internal error
-
-The subcommands are in ``linter/commands/``, one module each, imported when asked for.
 """
 
 from __future__ import annotations

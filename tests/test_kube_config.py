@@ -19,7 +19,7 @@ from click.testing import Result
 from kube_standin import TOKEN, Cluster, Container, Pod
 from kube_standin.fixtures import isolate, running
 
-from linter.commands.drift import _PodProgress
+from linter.commands.drift import PodProgress
 from linter.sources.kube import KubeRequest, fetch
 from linter.sources.kube_errors import RetryPolicy
 from linter.sources.kube_pods import parse_source
@@ -216,12 +216,12 @@ class _Terminal(io.StringIO):
 def test_progress_bar_only_on_a_terminal_and_for_many_pods(monkeypatch: pytest.MonkeyPatch) -> None:
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
-    few = _PodProgress()
+    few = PodProgress()
     for done in range(1, 4):
         few(done, 3)
     few.close()
     assert terminal.getvalue() == ""
-    many = _PodProgress()
+    many = PodProgress()
     for done in range(1, 31):
         many(done, 30)
     many.close()
@@ -229,7 +229,7 @@ def test_progress_bar_only_on_a_terminal_and_for_many_pods(monkeypatch: pytest.M
     assert "100%" in terminal.getvalue()
     pipe = io.StringIO()
     monkeypatch.setattr(sys, "stderr", pipe)
-    quiet = _PodProgress()
+    quiet = PodProgress()
     for done in range(1, 31):
         quiet(done, 30)
     quiet.close()

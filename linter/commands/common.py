@@ -1,5 +1,6 @@
-"""What several subcommands share: the exit codes (``linter/cli.py`` says what each means),
-the ``--color`` decision, the ``--format`` outputs and the options that choose the rules."""
+"""The commands' common ground: the exit codes (``linter/cli.py`` says what each means),
+the ``--color`` decision, the ``--format`` and ``--output`` handling (``lint``'s and
+``drift``'s reports) and the options that choose the rules (``rules``, ``explain``)."""
 
 from __future__ import annotations
 

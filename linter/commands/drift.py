@@ -22,7 +22,7 @@ def drift(**options: Any) -> int:
     check_usage(options)
     plan = build_plan(options)
     if options["kube"]:
-        progress = _PodProgress()
+        progress = PodProgress()
         try:
             result = run_kube(plan, build_request(options), progress)
         finally:
@@ -36,7 +36,7 @@ def drift(**options: Any) -> int:
     return result.exit_code(options["exit_zero"])
 
 
-class _PodProgress:
+class PodProgress:
     """A progress bar on stderr while many pods are read, only when stderr is a terminal."""
 
     MIN_PODS = 20

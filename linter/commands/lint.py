@@ -1,5 +1,6 @@
 """``servelint lint``: lint Helm values, manifests and server configs, report, and return
-the exit code (the options only ``lint`` has are in ``lint_options.py``)."""
+the exit code (its governance, convention and input-limit options are defined in
+``lint_options.py``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The options of ``servelint lint`` that no other command has: configuration, baseline
-and date; the flags peer linters (ruff, yamllint, checkov) share; the input limits."""
+"""Groups of ``servelint lint``'s options, defined apart from the command: governance
+(configuration, baseline, date), the flags peer linters (ruff, yamllint, checkov)
+share, and the input limits."""
 
 from __future__ import annotations
 

@@ -2,12 +2,12 @@
 
 Public entry: ``workloads_from_values(data, locate, label, settings)`` for values that are
 already merged (the Helm front end passes ``locate`` with the provenance of every path).
-A packaged or user chart profile that matches wins; otherwise the heuristics find the
-server's section: the mapping whose ``image`` is a known server image, or whose
-``command``/``args`` start a server, or that holds serving keys (``maxModelLen``,
-``max_model_len``, ``max-model-len``, ``MAX_TOTAL_TOKENS``) in any case style. Those keys
-become the server's settings (``SettingInput``), each at the line of its key; the
-section's ``command``/``args`` are the container's command line.
+A packaged or user chart profile that matches wins; otherwise the heuristics of
+``values_sections.py`` find the server's section: the mapping whose ``image`` is a known
+server image, or whose ``command``/``args`` start a server, or that holds serving keys
+(``maxModelLen``, ``max_model_len``, ``max-model-len``, ``MAX_TOTAL_TOKENS``) in any case
+style. Those keys become the server's settings (``SettingInput``), each at the line of
+its key; the section's ``command``/``args`` are the container's command line.
 """
 
 from __future__ import annotations
