@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, TextIO
 
 import click
 
+from linter.optiongroup import apply_options
+
 if TYPE_CHECKING:
     from linter.reporters.outputs import OutputSpec
     from linter.run.governance import ConfiguredRule
@@ -76,9 +78,7 @@ def policy_source_options(command: Callable[..., int]) -> Callable[..., int]:
         ),
         click.option("--no-config", is_flag=True, help="Ignore any configuration file."),
     ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+    return apply_options(options, command)
 
 
 def configured_rules(

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from linter.optiongroup import apply_options
+
 if TYPE_CHECKING:
     from linter.run.lintplan import LintPlan
 
@@ -41,9 +43,7 @@ def governance_options(command: Callable[..., int]) -> Callable[..., int]:
             help="Judge suppression end dates as of this day (YYYY-MM-DD).",
         ),
     ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+    return apply_options(options, command)
 
 
 def convention_options(command: Callable[..., int]) -> Callable[..., int]:
@@ -86,9 +86,7 @@ def convention_options(command: Callable[..., int]) -> Callable[..., int]:
             help="Colour the text output; auto: only on a terminal and when NO_COLOR is not set.",
         ),
     ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+    return apply_options(options, command)
 
 
 def limit_options(command: Callable[..., int]) -> Callable[..., int]:
@@ -114,9 +112,7 @@ def limit_options(command: Callable[..., int]) -> Callable[..., int]:
             help="Deepest nesting of mappings and lists (default 200).",
         ),
     ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+    return apply_options(options, command)
 
 
 def with_limits(

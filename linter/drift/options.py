@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from linter.helm.options import check_sets
+from linter.optiongroup import apply_options
 
 if TYPE_CHECKING:
     from linter.drift.scan import DriftPlan
@@ -169,9 +170,7 @@ _OPTIONS = [
 
 
 def drift_options(func: F) -> F:
-    for option in reversed(_OPTIONS):
-        func = option(func)
-    return func
+    return apply_options(_OPTIONS, func)
 
 
 def check_usage(options: dict[str, Any]) -> None:

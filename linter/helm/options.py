@@ -7,6 +7,8 @@ from typing import Any, TypeVar
 
 import click
 
+from linter.optiongroup import apply_options
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -83,9 +85,7 @@ def chart_options(func: F) -> F:
             "with the chart's values.yaml.",
         ),
     ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+    return apply_options(options, func)
 
 
 def check_chart_usage(
