@@ -30,15 +30,8 @@ def loading(ctx: click.Context) -> Iterator[None]:
     """A command's module, imported when the command is asked for: in servelint's own
     process with the collector paused and its objects frozen after, as ``console.run``
     does for ``linter.cli`` itself (they all live until the process ends)."""
-    if not _own_process(ctx):
+    with _paused(ctx, young=None):
         yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.enable()
 
 
 @contextlib.contextmanager
@@ -49,7 +42,16 @@ def start_up() -> Iterator[None]:
     then told to leave them alone (about 6 ms of a pre-commit run), and collects the
     youngest objects every ``YOUNG_OBJECTS`` allocations instead of 700; called from
     Python (tests, an embedding tool), nothing changes."""
-    if not _own_process(click.get_current_context()):
+    with _paused(click.get_current_context(), young=YOUNG_OBJECTS):
+        yield
+
+
+@contextlib.contextmanager
+def _paused(ctx: click.Context, young: int | None) -> Iterator[None]:
+    """The collector paused in servelint's own process, what was built then frozen out of
+    its sight, and its youngest generation collected every ``young`` allocations when
+    given; elsewhere nothing changes."""
+    if not _own_process(ctx):
         yield
         return
     gc.disable()
@@ -57,5 +59,6 @@ def start_up() -> Iterator[None]:
         yield
     finally:
         gc.freeze()
-        gc.set_threshold(YOUNG_OBJECTS, *gc.get_threshold()[1:])
+        if young is not None:
+            gc.set_threshold(young, *gc.get_threshold()[1:])
         gc.enable()
