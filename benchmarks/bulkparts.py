@@ -37,6 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import floor
 import harness
 import inputs
 
@@ -56,19 +57,12 @@ def stages(root: Path) -> dict[str, dict[str, float]]:
     this process."""
     import importlib
 
-    import yaml
-
     found: dict[str, dict[str, float]] = {}
-    files = sorted(
-        p for p in root.rglob("*") if p.suffix in (".yaml", ".yml", ".json") and p.is_file()
-    )
     start = time.process_time()
-    for path in files:
-        for _ in yaml.compose_all(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader):
-            pass
+    files, _ = floor.compose_inputs(root)
     found["C-loader compose (the floor's work)"] = {
         "cpu": time.process_time() - start,
-        "calls": len(files),
+        "calls": files,
     }
     from linter.run import parallel
 
@@ -147,11 +141,12 @@ def main() -> int:
         root = Path(tmp) / "repo"
         paths = inputs.bulk_inputs(root, args.files)
         # Round by round, so that a slower minute of the machine weighs on all three alike.
-        runs, floor, start_up = [], [], []
+        runs, floor_walls, start_up = [], [], []
         for _ in range(args.runs):
             runs.append(_stage_run(root))
             floor_py = str(Path(__file__).with_name("floor.py"))
-            floor.append(harness.run_once([sys.executable, floor_py, "repo"], Path(tmp)).seconds)
+            floor_run = harness.run_once([sys.executable, floor_py, "repo"], Path(tmp))
+            floor_walls.append(floor_run.seconds)
             one_file = [harness.tool("servelint"), "lint", "--no-config", str(paths[0])]
             start_up.append(harness.run_once(one_file, Path(tmp)).seconds)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
@@ -168,7 +163,7 @@ def main() -> int:
         f"load {harness.load()}"
     )
     print(harness.table(rows))
-    floor_wall = statistics.median(floor)
+    floor_wall = statistics.median(floor_walls)
     compose = medians["C-loader compose (the floor's work)"]
     least = statistics.median(start_up) + (compose + medians["CEL evaluations"]) / cores
     print(

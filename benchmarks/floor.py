@@ -14,14 +14,20 @@ from pathlib import Path
 import yaml
 
 
-def main() -> int:
-    root = Path(sys.argv[1])
-    nodes = 0
+def compose_inputs(root: Path) -> tuple[int, int]:
+    """Compose every input under ``root``: how many files, how many documents."""
+    files = documents = 0
     for path in sorted(root.rglob("*")):
         if path.suffix in (".yaml", ".yml", ".json") and path.is_file():
             text = path.read_text(encoding="utf-8")
-            nodes += sum(1 for _ in yaml.compose_all(text, Loader=yaml.CSafeLoader))
-    return 0 if nodes else 1
+            documents += sum(1 for _ in yaml.compose_all(text, Loader=yaml.CSafeLoader))
+            files += 1
+    return files, documents
+
+
+def main() -> int:
+    _, documents = compose_inputs(Path(sys.argv[1]))
+    return 0 if documents else 1
 
 
 if __name__ == "__main__":
