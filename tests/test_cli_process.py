@@ -75,6 +75,20 @@ _EXIT_SPY = (
 )
 
 
+def _import_probe(names: tuple[str, ...], printed: str) -> str:
+    """A prelude that prints ``printed`` (Python, with ``name`` and ``gc`` in scope) on
+    standard error when one of ``names`` is about to be imported."""
+    return (
+        "import gc\n"
+        "class Probe:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        f"        if name in {names!r}:\n"
+        f"            print({printed}, file=sys.stderr)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, Probe())\n"
+    )
+
+
 def _own_process(tmp_path: Path, prelude: str, *args: str) -> subprocess.CompletedProcess[str]:
     """``servelint args`` as the console script runs it, after ``prelude``."""
     script = (
@@ -105,15 +119,7 @@ def test_servelint_s_own_process_ends_without_the_interpreter_s_teardown(
 def test_the_console_script_imports_the_command_line_with_the_collector_paused(
     tmp_path: Path,
 ) -> None:
-    probe = (
-        "import gc\n"
-        "class Probe:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name == 'linter.cli':\n"
-        "            print('collector on while importing:', gc.isenabled(), file=sys.stderr)\n"
-        "        return None\n"
-        "sys.meta_path.insert(0, Probe())\n"
-    )
+    probe = _import_probe(("linter.cli",), "'collector on while importing:', gc.isenabled()")
     done = _own_process(tmp_path, probe, "lint", "--no-config", *POLICIES, DEPLOY)
     assert done.returncode == 1
     assert done.stderr == "collector on while importing: False\nexit without teardown\n"
@@ -125,14 +131,9 @@ def test_the_command_s_module_is_imported_with_the_collector_paused_then_frozen(
 ) -> None:
     # The lint plan is imported after the command's module, at the start-up of the run:
     # by then, what the command's module built is frozen.
-    probe = (
-        "import gc\n"
-        "class Probe:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name in ('linter.commands.lint', 'linter.run.lintplan'):\n"
-        "            print(name, gc.isenabled(), gc.get_freeze_count(), file=sys.stderr)\n"
-        "        return None\n"
-        "sys.meta_path.insert(0, Probe())\n"
+    probe = _import_probe(
+        ("linter.commands.lint", "linter.run.lintplan"),
+        "name, gc.isenabled(), gc.get_freeze_count()",
     )
     done = _own_process(tmp_path, probe, "lint", "--no-config", *POLICIES, DEPLOY)
     assert done.returncode == 1
