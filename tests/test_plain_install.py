@@ -25,6 +25,8 @@ SCRIPT = Path(sys.executable).parent / "servelint"
 HIDE_EXTRAS = ROOT / "tests" / "fixtures" / "plain"
 DRIFT = "tests/fixtures/drift"
 CHART = "examples/charts/vllm"
+# The example's staging suppression runs until 2026-12-31: judge it on a fixed day.
+TODAY = "--today=2026-12-01"
 KV_FINDING = (
     "examples/charts/vllm/values-prod.yaml:42:7: error vllm-kv/one-sequence-does-not-fit "
     "max_model_len 131072 needs 16 GiB of KV cache"
@@ -35,13 +37,14 @@ INSTALL_HINT = (
 )
 
 
-def servelint(*args: str) -> subprocess.CompletedProcess[str]:
+def servelint(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, NO_COLOR="1")
     env.pop("PYTHONPATH", None)
     if importlib.util.find_spec("kubernetes") is not None:
         env["PYTHONPATH"] = str(HIDE_EXTRAS)  # the development environment: hide the extras
     return subprocess.run(
         [str(SCRIPT), *args],
+        input=stdin,
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -52,7 +55,7 @@ def servelint(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_lint_text() -> None:
-    done = servelint("lint", CHART)
+    done = servelint("lint", TODAY, CHART)
     assert (done.returncode, done.stderr) == (1, "")
     lines = done.stdout.splitlines()
     assert [line for line in lines if ": error " in line or ": warning " in line] == [
@@ -66,7 +69,7 @@ def test_lint_text() -> None:
 
 
 def test_lint_json() -> None:
-    done = servelint("lint", "--format", "json", CHART)
+    done = servelint("lint", TODAY, "--format", "json", CHART)
     assert (done.returncode, done.stderr) == (1, "")
     report = json.loads(done.stdout)
     assert [finding["rule"] for finding in report["findings"]] == [
@@ -92,6 +95,31 @@ def test_lint_sarif_and_junit_files(tmp_path: Path) -> None:
     assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("2", "1", "1")
 
 
+def test_lint_standard_input() -> None:
+    values = (ROOT / CHART / "values-prod.yaml").read_text(encoding="utf-8")
+    done = servelint("lint", "-", stdin=values)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines()[-1] == "0 errors, 0 warnings, 0 info in 1 file"
+
+
+def test_lint_chart_environments() -> None:
+    done = servelint(
+        "lint", TODAY, "--chart", CHART, "--env", "prod", "--env", "staging", "--no-render"
+    )
+    assert (done.returncode, done.stderr) == (1, "")
+    assert done.stdout.splitlines()[-1] == "1 error, 0 warnings, 0 info, 1 suppressed in 3 files"
+
+
+def test_baseline(tmp_path: Path) -> None:
+    baseline = str(tmp_path / "baseline.json")
+    written = servelint("lint", TODAY, "--write-baseline", baseline, CHART)
+    assert (written.returncode, written.stderr) == (0, "")
+    assert written.stdout.splitlines()[0] == f"note: baseline {baseline}: recorded 1 finding"
+    done = servelint("lint", TODAY, "--baseline", baseline, CHART)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines()[-1] == "0 errors, 0 warnings, 0 info, 2 suppressed in 4 files"
+
+
 def test_show() -> None:
     done = servelint("show", f"{CHART}/values-prod.yaml")
     assert (done.returncode, done.stderr) == (0, "")
@@ -103,6 +131,19 @@ def test_show() -> None:
     shown = servelint("show", "--format", "json", f"{CHART}/values-prod.yaml")
     assert (shown.returncode, shown.stderr) == (0, "")
     assert len(json.loads(shown.stdout)["workloads"]) == 1
+    chart = servelint(
+        "show",
+        "--chart",
+        CHART,
+        "-f",
+        f"{CHART}/values-prod.yaml",
+        "--set",
+        "vllm.engineArgs.model.maxModelLen=8192",
+    )
+    assert (chart.returncode, chart.stderr) == (0, "")
+    assert "    engine.max_model_len = 8192  (<--set>:1:1, vllm.engineArgs.model.maxModelLen)" in (
+        chart.stdout.splitlines()
+    )
 
 
 def test_show_live() -> None:
