@@ -19,7 +19,8 @@ RUN pip wheel --no-cache-dir --disable-pip-version-check --wheel-dir /wheels '.[
 FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    XDG_CACHE_HOME=/opt/servelint/cache
+    XDG_CACHE_HOME=/opt/servelint/cache \
+    SERVELINT_SYSTEM_CACHE=/opt/servelint/system-cache
 COPY --from=build /wheels /wheels
 RUN pip install --no-cache-dir --disable-pip-version-check --no-index \
         --find-links=/wheels 'servelint[kube]' \
@@ -28,13 +29,17 @@ RUN pip install --no-cache-dir --disable-pip-version-check --no-index \
     && useradd --system --uid 10001 --gid 10001 --no-create-home \
         --shell /usr/sbin/nologin servelint \
     && install -d -o 10001 -g 10001 -m 0700 /opt/servelint/cache
+# The built-in policies are compiled once, here, into the system cache (README,
+# "Performance"): root's, readable by every user and writable by none, which is the one
+# cache folder servelint trusts without owning it (docs/security.md). So every run of the
+# image reads them from it, as 10001 (a PreSync Job per sync) or as whatever user a
+# cluster gives it (Argo CD's plugin sidecar runs as 999); the key is the installed
+# wheel's record, which copying the image keeps. XDG_CACHE_HOME is the running user's
+# own, for what that user's runs add (a repository's policies, chart readings).
+RUN XDG_CACHE_HOME=/opt/servelint/system-cache servelint rules > /dev/null \
+    && chmod -R a+rX,go-w /opt/servelint/system-cache
 # A numeric user, so that Kubernetes can enforce runAsNonRoot without looking it up.
 USER 10001:10001
-# The built-in policies are compiled once, here, into servelint's policy cache (README,
-# "Performance"), as the user that runs servelint: a cache folder is used only by its
-# owner (docs/security.md). Every run of the image (a PreSync Job per sync) reads them
-# from it; the key is the installed wheel's record, which copying the image keeps.
-RUN servelint rules > /dev/null
 WORKDIR /work
 ENTRYPOINT ["servelint"]
 CMD ["--help"]

@@ -8,6 +8,12 @@ Whoever can write the folder can change what an entry says, so an entry is data 
 servelint and that nobody else may write (``docs/security.md``). Every entry starts with
 its kind's magic and a digest of its body (``linter.digests``): a truncated or damaged
 entry is ignored and rewritten. ``SERVELINT_NO_CACHE=1`` switches the folder off.
+
+An image compiles the built-in policies once, when it is built, into a system cache
+(``$SERVELINT_SYSTEM_CACHE/servelint``): an entry the user's own folder lacks is read from
+there, never written there at run time. It is trusted when it belongs to root (or to the
+user) and nobody else may write it, so that an image runs fast as whatever user a cluster
+gives it (Argo CD's repo-server sidecar runs as 999; issue 31).
 """
 
 from __future__ import annotations
@@ -24,8 +30,12 @@ _DIGEST = digests.SIZE
 MAX_ENTRY_BYTES = 256 * 2**20
 
 
+def _switched_off() -> bool:
+    return os.environ.get("SERVELINT_NO_CACHE", "") not in ("", "0")
+
+
 def cache_dir() -> Path | None:
-    if os.environ.get("SERVELINT_NO_CACHE", "") not in ("", "0"):
+    if _switched_off():
         return None
     home = os.path.join(os.path.expanduser("~"), ".cache")
     base = os.environ.get("XDG_CACHE_HOME", "")
@@ -36,22 +46,32 @@ def cache_dir() -> Path | None:
     return Path(base) / "servelint"
 
 
-def trusted(info: os.stat_result) -> bool:
-    """Whether a cache folder or entry (``lstat`` of it) may be used: the user's own,
-    not a symbolic link, and writable by nobody else."""
+def system_cache_dir() -> Path | None:
+    """The read-only cache folder an image filled when it was built, or None."""
+    base = os.environ.get("SERVELINT_SYSTEM_CACHE", "")
+    if _switched_off() or not os.path.isabs(base):
+        return None
+    return Path(base) / "servelint"
+
+
+def trusted(info: os.stat_result, *, system: bool = False) -> bool:
+    """Whether a cache folder or entry (``lstat`` of it) may be used: the user's own (in
+    the ``system`` cache, root's too: only root could have changed it), not a symbolic
+    link, and writable by nobody else."""
+    owners = (os.geteuid(), 0) if system else (os.geteuid(),)
     return (
         not stat.S_ISLNK(info.st_mode)
-        and info.st_uid == os.geteuid()
+        and info.st_uid in owners
         and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
     )
 
 
-def trusted_folder(directory: Path) -> bool:
+def trusted_folder(directory: Path, *, system: bool = False) -> bool:
     try:
         info = os.lstat(directory)
     except OSError:
         return False
-    return stat.S_ISDIR(info.st_mode) and trusted(info)
+    return stat.S_ISDIR(info.st_mode) and trusted(info, system=system)
 
 
 # A body whose checksum covers only its head starts with the head's length (these bytes).
@@ -66,10 +86,21 @@ def read_checked(path: Path, magic: bytes, *, head_only: bool = False) -> memory
     ``head_only``: the checksum covers the head alone (``write_checked``'s ``head``); the
     rest of the body is the caller's to check, piece by piece as it uses them, and is
     mapped rather than read (a run reads a few hundred kilobytes of a policy entry's
-    megabytes)."""
-    if not trusted_folder(path.parent):
+    megabytes).
+
+    An entry the folder lacks (or that it holds damaged, or that is not the user's) is
+    read from the system cache under the same name, when there is one."""
+    body = _read_checked(path, magic, head_only, system=False)
+    fallback = system_cache_dir()
+    if body is None and fallback is not None and fallback != path.parent:
+        body = _read_checked(fallback / path.name, magic, head_only, system=True)
+    return body
+
+
+def _read_checked(path: Path, magic: bytes, head_only: bool, *, system: bool) -> memoryview | None:
+    if not trusted_folder(path.parent, system=system):
         return None
-    raw = read_entry(path, mapped=head_only)
+    raw = read_entry(path, mapped=head_only, system=system)
     if raw is None or raw[: len(magic)] != magic:
         return None
     body = memoryview(raw)[len(magic) + _DIGEST :]  # not a copy: entries are megabytes
@@ -118,9 +149,12 @@ def _head(head: bytes) -> bytes:
     return len(head).to_bytes(HEAD_LENGTH, "big") + head
 
 
-def read_entry(path: Path, *, mapped: bool = False) -> bytes | mmap.mmap | None:
-    """The entry's bytes, read only from a regular file of the user's that nobody else
-    may write (checked on the open handle: it cannot be swapped in between).
+def read_entry(
+    path: Path, *, mapped: bool = False, system: bool = False
+) -> bytes | mmap.mmap | None:
+    """The entry's bytes, read only from a regular file of the user's (``system``: or
+    root's) that nobody else may write (checked on the open handle: it cannot be swapped
+    in between).
 
     ``mapped``: the file mapped into memory instead, its pages read when first touched.
     Entries are replaced by renaming a new file over them and removed by unlinking, never
@@ -134,7 +168,7 @@ def read_entry(path: Path, *, mapped: bool = False) -> bytes | mmap.mmap | None:
     with os.fdopen(descriptor, "rb") as handle:
         try:
             info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode) or not trusted(info):
+            if not stat.S_ISREG(info.st_mode) or not trusted(info, system=system):
                 return None
             if info.st_size > MAX_ENTRY_BYTES:
                 return None

@@ -102,6 +102,19 @@ def test_bad_values_fail_generation_with_findings_on_stderr(
     ]
 
 
+def test_a_values_file_named_like_an_option_is_a_values_file(
+    helm: str, app_dir: Path, tmp_path: Path
+) -> None:
+    (app_dir / "--baseline=x.json").write_text('{"image": {"tag": "latest"}}\n', encoding="utf-8")
+    done = run_plugin("generate", app_dir, helm, tmp_path, "values-prod.yaml,--baseline=x.json")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.splitlines() == [
+        "--baseline=x.json:1:12: error values-image/no-latest image.tag latest is not a release",
+        "coverage: 5 files, 2 workloads recognised (vllm 2)",
+        "1 error, 0 warnings, 0 info in 5 files",
+    ]
+
+
 def test_a_missing_values_file_fails_generation_before_rendering(
     helm: str, app_dir: Path, tmp_path: Path
 ) -> None:

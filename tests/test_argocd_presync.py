@@ -20,8 +20,6 @@ import pytest
 import yaml
 from report_lines import report_lines
 
-from linter import __version__
-
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "argocd" / "presync" / "templates" / "servelint-presync.yaml"
 EXAMPLE_CHART = ROOT / "examples" / "charts" / "vllm"
@@ -113,7 +111,11 @@ def test_hook_job(helm: str, repo: Path) -> None:
     [checkout] = pod["initContainers"]
     [container] = pod["containers"]
     assert (job["spec"]["backoffLimit"], pod["restartPolicy"]) == (0, "Never")
-    assert container["image"] == f"ghcr.io/servelint/servelint:{__version__}"
+    # The tag the image workflow publishes for main (tests/test_docs_pins.py), pulled again.
+    assert (container["image"], container["imagePullPolicy"]) == (
+        "ghcr.io/servelint/servelint:main",
+        "Always",
+    )
     assert {e["name"]: e.get("value") for e in checkout["env"]} == {
         "CHECKOUT": "/repo",
         "REPO_URL": "https://git.example.com/p.git",
@@ -132,6 +134,51 @@ def test_hook_job(helm: str, repo: Path) -> None:
         ],
     )
     assert [m["readOnly"] for m in container["volumeMounts"] if m["name"] == "repo"] == [True]
+
+
+def test_each_setting_is_one_argument(helm: str, repo: Path) -> None:
+    # A values file named like an option stays a values file, and the fail level one
+    # argument (issue 31: settings were inserted unquoted).
+    args = [*settings("https://git.example.com/p.git", "f00d", "--baseline=x.json")]
+    job = render_job(helm, repo / "charts" / "vllm", *args, "--set", "servelint.failLevel=info #x")
+    [container] = job["spec"]["template"]["spec"]["containers"]
+    assert container["args"] == [
+        "lint",
+        "--chart=charts/vllm",
+        "--values=charts/vllm/--baseline=x.json",
+        "--no-render",
+        "--format=text",
+        "--fail-level=info #x",
+        TODAY,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("valueFiles", ["values-prod.yaml\n- --baseline=x.json"]),
+        ("repository.path", "charts/vllm\n- --baseline=x.json"),
+        ("repository.revision", "f00d\r"),
+    ],
+    ids=["value-file", "path", "revision"],
+)
+def test_a_line_break_in_a_setting_fails_the_render(
+    helm: str, repo: Path, key: str, value: object
+) -> None:
+    repository = {"url": "https://git.example.com/p.git", "revision": "f00d", "path": "."}
+    chosen: dict[str, Any] = {"repository": repository}
+    if key == "valueFiles":
+        chosen["valueFiles"] = value
+    else:
+        repository[key.split(".")[1]] = value
+    args = ["--set-json", f"servelint={json.dumps(chosen)}"]
+    command = [helm, "template", "llm", str(repo / "charts" / "vllm"), *args]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=60)
+    shown = json.dumps(value if isinstance(value, str) else value[0])
+    assert (done.returncode, done.stdout) == (1, "")
+    assert (
+        f"servelint.{key} holds a line break or another control character: {shown}" in done.stderr
+    )
 
 
 def test_credentials_come_from_a_secret(helm: str, repo: Path) -> None:

@@ -47,6 +47,7 @@ DEPLOYMENT = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec: 
 def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("SERVELINT_NO_CACHE", raising=False)
+    monkeypatch.delenv("SERVELINT_SYSTEM_CACHE", raising=False)
     return tmp_path / "cache" / "servelint"
 
 
@@ -432,6 +433,37 @@ def test_a_folder_or_entry_of_another_user_is_not_used(
     entry.unlink()
     assert _messages(tmp_path / "policies") == ["needs 3, has 2"]
     assert not _entries(_own_cache)
+
+
+def test_an_entry_missing_from_the_users_folder_is_read_from_the_system_cache(
+    tmp_path: Path, _own_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An image's read-only cache (issue 31): used when the user's own folder lacks the
+    entry, never written; trusted when root's or the user's and writable by nobody else."""
+    entry, files = _stored_entry(tmp_path, _own_cache)
+    system = tmp_path / "system" / "servelint"
+    system.mkdir(parents=True)
+    entry.rename(system / entry.name)
+    (system / entry.name).chmod(0o644)
+    system.chmod(0o755)
+    assert cache.load(files) is None
+    monkeypatch.setenv("SERVELINT_SYSTEM_CACHE", str(tmp_path / "system"))
+    assert cache.load(files) is not None
+    assert _messages(tmp_path / "policies") == ["needs 3, has 2"]
+    assert _entries(_own_cache) == []  # loaded, so nothing compiled or stored
+    system.chmod(0o775)
+    assert cache.load(files) is None  # a folder its group may fill
+    system.chmod(0o755)
+    (system / entry.name).chmod(0o666)
+    assert cache.load(files) is None  # an entry anyone may rewrite
+    (system / entry.name).chmod(0o644)
+    if os.geteuid() == 0:  # really root's, then another user's
+        assert cache.load(files) is not None
+        os.chown(system / entry.name, 65534, 65534)
+    else:  # the same entry, seen from another user: neither its own nor root's
+        other = os.stat(system / entry.name).st_uid + 1
+        monkeypatch.setattr(cache.os, "geteuid", lambda: other)
+    assert cache.load(files) is None
 
 
 def test_a_symlinked_entry_or_folder_is_not_followed(tmp_path: Path, _own_cache: Path) -> None:

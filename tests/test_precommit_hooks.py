@@ -63,7 +63,8 @@ def test_hook_ids_and_common_settings() -> None:
         for hook_id, h in hooks.items()
     } == {
         # serial: a chart's staged values files must reach one run (chart context)
-        "servelint": ("python", "servelint lint", [], True, True, "2.9.0"),
+        # `--`: file names follow, never options (a file named --baseline=x.json)
+        "servelint": ("python", "servelint lint", ["--"], True, True, "2.9.0"),
         "servelint-policies": (
             "python",
             "servelint rules",

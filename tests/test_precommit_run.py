@@ -454,3 +454,38 @@ def test_the_hook_fails_a_chart_as_lint_chart_does(
         ],
         0,
     )
+
+
+def test_a_file_named_like_an_option_is_linted_not_obeyed(
+    hook_repo: HookRepo, consumer: tuple[Path, Run]
+) -> None:
+    """A pull request that commits ``--baseline=x.json`` beside a baseline hiding its own
+    finding: pre-commit passes the name first (it sorts before the others), and without
+    the hook's ``--`` servelint read it as ``--baseline x.json`` and passed the commit."""
+    repo, run = consumer
+    _stage(repo, hook_repo.env, "charts/vllm/values-prod.yaml", FIXTURES / "values-bad.yaml")
+    written = subprocess.run(
+        [sys.executable, "-m", "linter", "lint", "--write-baseline", "x.json", "--exit-zero",
+         "charts/vllm/values-prod.yaml"],
+        cwd=repo, env=hook_repo.env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert written.returncode == 0, written.stderr
+    _git(["add", "x.json"], repo, hook_repo.env)
+    (repo / "--baseline=x.json").write_text('{"replicaCount": 1}\n', encoding="utf-8")
+    _git(["add", "--", "--baseline=x.json"], repo, hook_repo.env)
+    code, output = run(["git", "commit", "-q", "-m", "hide the finding"])
+    assert (code, output, _commits(repo, hook_repo.env)) == (
+        1,
+        [
+            "servelint................................................................Failed",
+            "- hook id: servelint",
+            "- exit code: 1",
+            "",
+            DUPLICATE,
+            "1 error, 0 warnings, 0 info in 4 files",
+            "",
+            "servelint policies...................................(no files to check)Skipped",
+            "servelint policy tests...............................(no files to check)Skipped",
+        ],
+        0,
+    )

@@ -2,7 +2,9 @@
 
 Kept apart from ``kube.py`` so that it imports nothing from ``kubernetes`` at module
 level: exceptions are recognised by their attributes (``status``, ``body``) and by the
-``urllib3``/``websocket`` classes that the client raises.
+``urllib3``/``websocket`` classes that the client raises. ``urllib3`` comes with the
+``kube`` extra, so it is imported only once a request has failed: ``drift --live`` reads
+``parse_source`` from here in an install without the extra (issue 31).
 """
 
 from __future__ import annotations
@@ -14,8 +16,6 @@ import socket
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
-
-import urllib3.exceptions
 
 from linter.lightclass import frozen
 
@@ -92,6 +92,8 @@ class BodyTooLarge(OSError):
 
 def classify(exc: BaseException, what: str) -> RequestFailed | _Transient:
     """What ``exc`` means: a final ``RequestFailed`` or a ``_Transient`` worth a retry."""
+    import urllib3.exceptions  # the client's dependency: a request failed, so it is there
+
     if isinstance(exc, BodyTooLarge):
         return RequestFailed("too-large", f"{what}: {exc}; raise --max-bytes if it is genuine")
     status = getattr(exc, "status", None)

@@ -8,8 +8,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import urllib3.exceptions
-
 from linter.errors import SourceError
 from linter.sources import kube_ws
 from linter.sources.kube_config import MISSING_CLIENT, load_configuration
@@ -68,6 +66,8 @@ class Session:
         self._lock = threading.Lock()
         self._clients: list[Any] = []
         try:
+            # urllib3 too: it comes with the `kube` extra, like the client.
+            import urllib3.exceptions
             from kubernetes.client.api_client import ApiClient
             from kubernetes.client.exceptions import ApiException
         except ImportError as exc:  # pragma: no cover - checked in _load_configuration
