@@ -119,7 +119,10 @@ def test_a_weak_secret_is_a_finding_of_its_own_and_paths_stay_whole(
         "image:\n  repository: vllm/vllm-openai\n  tag: latest\n"
         'vllmApiKey: "charts"\nauth:\n  password: changeme\n  token: "${HF_TOKEN}"\n'
     )
-    (chart / "tests" / "values-test.yaml").write_text('apiKey: "test"\nadminPassword: "1234"\n')
+    # ngcAPISecret and imagePullSecret name Secrets to read: not weak secrets
+    (chart / "tests" / "values-test.yaml").write_text(
+        'apiKey: "test"\nadminPassword: "1234"\nngcAPISecret: ngc-api\nimagePullSecret: regcred\n'
+    )
     outputs = [f"--format={fmt}:{tmp_path / fmt}" for fmt in ("json", "sarif", "github", "junit")]
     result = _run(["lint", "--no-config", "--format=text", *outputs, "examples"], tmp_path)
     assert result.exit_code == 0

@@ -168,6 +168,19 @@ def is_weak_literal(value: str) -> bool:
     return weak.is_weak(value) and not redact.is_placeholder(value)
 
 
+# A Kubernetes object's name (RFC 1123 label): what ``imagePullSecret: regcred`` or NIM's
+# ``ngcAPISecret: ngc-api`` hold, the Secret to read, not the secret.
+_OBJECT_NAME = lazy_compile(r"^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$")
+
+
+def _names_a_secret_object(name: str | None, value: str) -> bool:
+    return (
+        name is not None
+        and secrets.words(name)[-1:] == ["secret"]
+        and _OBJECT_NAME.match(value) is not None
+    )
+
+
 def is_literal(value: str) -> bool:
     value = value.strip()
     if secrets.is_secret_value(value):
@@ -232,7 +245,7 @@ def check(document: Document, secret_values: Sequence[tuple[PathT, str]]) -> lis
         if where in seen or _in_reference(data, where):
             continue
         by_name = secrets.is_secret_value(value) or bool(name and names_a_secret(name))
-        if by_name and is_weak_literal(value):
+        if by_name and is_weak_literal(value) and not _names_a_secret_object(name, value):
             seen.add(where)
             findings.append(_weak(document, where, f"in '{name or format_path(where)}'"))
             continue
