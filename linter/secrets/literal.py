@@ -244,68 +244,71 @@ def check(document: Document, secret_values: Sequence[tuple[PathT, str]]) -> lis
         name, where = _name_and_location(data, path)
         if where in seen or _in_reference(data, where):
             continue
-        by_name = secrets.is_secret_value(value) or bool(name and names_a_secret(name))
-        if by_name and is_weak_literal(value) and not _names_a_secret_object(name, value):
+        finding = _literal(document, where, name, value)
+        if finding is not None:
             seen.add(where)
-            findings.append(_weak(document, where, f"in '{name or format_path(where)}'"))
-            continue
-        named = by_name and is_literal(value)
-        embedded = None if named else _embedded(data, where, value)
-        keyed = embedded is not None and embedded.startswith("secret '")
-        if keyed and is_weak_literal(value):
-            seen.add(where)
-            findings.append(
-                _weak(document, where, f"{embedded[7:]} '{name or format_path(where)}'")
-            )
-            continue
-        if embedded is not None and (is_literal(value) or not keyed):
-            seen.add(where)
-            findings.append(
-                _finding(
-                    document,
-                    where,
-                    f"literal {embedded} '{name or format_path(where)}' is "
-                    f"committed: anyone who can read the repository can use it; {FIX}",
-                )
-            )
-            continue
-        if not named:
-            continue
-        seen.add(where)
-        findings.append(
-            _finding(
-                document,
-                where,
-                f"literal secret in '{name or format_path(where)}' is "
-                f"committed: anyone who can read the repository can use "
-                f"it; {FIX}",
-            )
-        )
+            findings.append(finding)
     if isinstance(data, dict) and data.get("kind") == "Secret":
-        for field in ("stringData", "data"):
-            entries = data.get(field)
-            if not isinstance(entries, dict):
-                continue
-            for key, value in entries.items():
-                where = (field, key)
-                if (
-                    isinstance(value, str)
-                    and value.strip()
-                    and not redact.is_placeholder(value)
-                    and where not in seen
-                ):
-                    seen.add(where)
-                    findings.append(
-                        _finding(
-                            document,
-                            where,
-                            f"Secret manifest with literal {field} '{key}' "
-                            "is committed (base64 is not encryption); "
-                            "create the Secret outside the repository or "
-                            "commit it encrypted (Sealed Secrets, SOPS, "
-                            "External Secrets)",
-                        )
+        findings.extend(_secret_manifest(document, data, seen))
+    return findings
+
+
+def _literal(document: Document, where: PathT, name: str | None, value: str) -> Finding | None:
+    """The finding for one secret value at ``where``: literal, weak, or none."""
+    setting = name or format_path(where)
+    by_name = secrets.is_secret_value(value) or bool(name and names_a_secret(name))
+    if by_name and is_weak_literal(value) and not _names_a_secret_object(name, value):
+        return _weak(document, where, f"in '{setting}'")
+    if by_name and is_literal(value):
+        return _finding(
+            document,
+            where,
+            f"literal secret in '{setting}' is committed: anyone who can read the "
+            f"repository can use it; {FIX}",
+        )
+    embedded = _embedded(document.data, where, value)
+    if embedded is None:
+        return None
+    if embedded.startswith("secret '"):  # a secret-named key inside JSON or YAML text
+        if is_weak_literal(value):
+            return _weak(document, where, f"{embedded.removeprefix('secret ')} '{setting}'")
+        if not is_literal(value):
+            return None
+    return _finding(
+        document,
+        where,
+        f"literal {embedded} '{setting}' is committed: anyone who can read the repository "
+        f"can use it; {FIX}",
+    )
+
+
+def _secret_manifest(document: Document, data: dict[str, Any], seen: set[PathT]) -> list[Finding]:
+    """Every literal value of a Secret manifest's ``stringData`` and ``data``."""
+    findings: list[Finding] = []
+    for field in ("stringData", "data"):
+        entries = data.get(field)
+        if not isinstance(entries, dict):
+            continue
+        for key, value in entries.items():
+            where = (field, key)
+            if (
+                isinstance(value, str)
+                and value.strip()
+                and not redact.is_placeholder(value)
+                and where not in seen
+            ):
+                seen.add(where)
+                findings.append(
+                    _finding(
+                        document,
+                        where,
+                        f"Secret manifest with literal {field} '{key}' "
+                        "is committed (base64 is not encryption); "
+                        "create the Secret outside the repository or "
+                        "commit it encrypted (Sealed Secrets, SOPS, "
+                        "External Secrets)",
                     )
+                )
     return findings
 
 
