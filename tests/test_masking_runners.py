@@ -107,6 +107,14 @@ ARGOCD_PLUGIN = {
     "ARGOCD_ENV_REGISTRY_PASSWORD": ("Vt4mQ9xL2pR7sK8w", True),
     "ARGOCD_AUTH_TOKEN": ("Hn3kT8vQ1zXw5mLr9pBc2dFg7sJy4aEu", True),
 }
+# What a desktop or a login shell adds, on any runner.
+SESSION = {
+    "SSH_AUTH_SOCK": ("/tmp/ssh-XXXXkq9PzM/agent.2319", False),
+    "DBUS_SESSION_BUS_ADDRESS": ("unix:path=/run/user/1000/bus", False),
+    "XDG_SESSION_DESKTOP": ("ubuntu:GNOME", False),
+    "GOOGLE_APPLICATION_CREDENTIALS": ("/home/dev/.config/gcloud/adc.json", True),
+    "PIP_INDEX_URL": ("https://ci:Px8vL2qTz7@pypi.acme.example/simple", False),
+}
 RUNNERS = {
     "github-actions": GITHUB_ACTIONS,
     "gitlab-ci": GITLAB_CI,
@@ -229,3 +237,13 @@ def test_the_argocd_plugin_report_keeps_its_paths_and_names(tmp_path: Path) -> N
         "coverage: not checked for a missing fact: server version on 1 workload (-v for details)",
         "0 errors, 2 warnings, 1 info in 1 file",
     ]
+
+
+def test_a_login_session_s_variables_and_a_password_inside_a_url() -> None:
+    environ = {name: value for name, (value, _) in SESSION.items()}
+    assert {n: is_secret_variable(n) for n in SESSION} == {
+        n: secret for n, (_, secret) in SESSION.items()
+    }
+    # The credentials file's path is masked by its name (a path is rarely in a report);
+    # the index's password by its shape, though the variable is only a URL.
+    assert environment_values(environ) == {"/home/dev/.config/gcloud/adc.json", "Px8vL2qTz7"}

@@ -75,6 +75,9 @@ _POINTER_WORDS = frozenset(
         "version",
         "ttl",
         "timeout",
+        "address",  # DBUS_SESSION_BUS_ADDRESS
+        "class",  # XDG_SESSION_CLASS
+        "desktop",
     }
 )
 MIN_LENGTH = 8
