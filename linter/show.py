@@ -8,7 +8,7 @@ value and origin, and the facts that are unknown. The JSON shape is in
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +21,8 @@ from linter.model.workload import Workload, WorkloadView
 from linter.parsing.documents import Document, Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.positions import PathT, format_path
+from linter.secrets import redact
+from linter.secrets.masking import masker
 from linter.secrets.patterns import mask_value
 from linter.sources.chartlayout import chart_of, environment_name
 from linter.sources.files import Input, expand
@@ -102,12 +104,25 @@ def show_paths(
             raise SourceError(f"{chart}: the chart's values could not be merged")
         workloads.extend((w, None) for w in releases.workloads())
     workload_policies = [p for p in policies if p.target == "workload"]
-    return {
+    shown = {
         "version": SHOW_VERSION,
         "workloads": [describe(w, workload_policies, environment) for w, environment in workloads],
         "notUnderstood": [item.to_json() for item in alone.not_understood()],
         "errors": errors,
     }
+    # What lint masks, show masks: the inputs' secrets (the chart's values.yaml and the
+    # --set values included, through the workloads they made) wherever they appear.
+    found = redact.collect(parsed) | _secrets_of(w for w, _ in workloads)
+    return masker(found).data(shown)
+
+
+def _secrets_of(workloads: Iterable[Workload]) -> frozenset[str]:
+    return frozenset(
+        value
+        for workload in workloads
+        for _, value in redact.secret_values(workload.view().data)
+        if redact.maskable(value)
+    )
 
 
 def _in_chart(
@@ -187,7 +202,8 @@ def _settings(workload: WorkloadView, model_source: str | None) -> list[dict[str
             else:
                 looked_up = section == "model" and model_source is not None
                 where = {"from": model_source if looked_up else "derived"}
-            out.append({"setting": format_path(path), "value": value, **where})
+            shown = mask_value(path, value)  # engine.api_key, env.HF_TOKEN, args
+            out.append({"setting": format_path(path), "value": shown, **where})
     return out
 
 
@@ -293,13 +309,13 @@ def show_live(path: str, limits: Limits) -> dict[str, Any]:
     except captures.UnknownCapture as error:
         raise SourceError(f"{item.name}: {error}") from None
     if capture is not None:
-        return {"version": SHOW_VERSION, "live": [_captured(item.name, capture)]}
+        return masker().data({"version": SHOW_VERSION, "live": [_captured(item.name, capture)]})
     parsed = parse(item.name, read.text, limits)
     live = [_live_document(document) for document in parsed.documents]
     if not live:
         problem = parsed.problems[0].message if parsed.problems else "no document"
         raise SourceError(f"{item.name}: {problem}")
-    return {"version": SHOW_VERSION, "live": live}
+    return masker(redact.collect([parsed])).data({"version": SHOW_VERSION, "live": live})
 
 
 def _captured(name: str, capture: Capture) -> dict[str, Any]:

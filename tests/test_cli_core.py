@@ -268,6 +268,7 @@ def test_rules_without_a_policy_file_are_listed_and_explained(run_line: RunLine)
         "helm-template",
         "helm-values/unread-key",
         "secrets/literal-secret",
+        "secrets/weak-secret",
     ]
     explained = run_line(["explain", "secrets/literal-secret"])
     assert explained.exit_code == 0

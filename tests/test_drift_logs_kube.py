@@ -271,3 +271,24 @@ def test_a_pending_pod_has_no_log_yet(run_line: Run, api: Running, cluster: Clus
     ]
     assert cluster.count("/pods/llm-vllm-7f9c-c9m2p/log") == 0
     assert cluster.count("/pods/llm-vllm-7f9c-a2kq9/log") == 1
+
+
+def test_a_secret_in_a_json_argument_of_the_log_is_masked_in_every_format(
+    run_line: Run, api: Running, cluster: Cluster
+) -> None:
+    cluster.pods[0].containers[0].log = START.replace(
+        b"'served_model_name': ['llama-3.1-8b']",
+        b"'served_model_name': ['{\"api_key\": \"Wq83nBv5Lk20Xc7Rt\"}']",
+    )
+    pod = ("--pod", "llm-vllm-7f9c-a2kq9")
+    text = drift(run_line, api, *pod)
+    assert text.exit_code == 1
+    assert text.output.splitlines()[1:] == [
+        "  field              values.yaml   live                 status   edit at",
+        '  served_model_name  llama-3.1-8b  {"api_key": "****"}  changed  vllm-values.yaml:11',
+        "1 difference in 1 of 1 target, 0 in sync",
+    ]
+    report = json.loads(drift(run_line, api, *pod, "--format", "json").output)
+    assert [f["live"] for f in report["findings"]] == ['{"api_key": "****"}']
+    for fmt in ("json", "prometheus"):
+        assert "Wq83nBv5Lk20Xc7Rt" not in drift(run_line, api, *pod, "--format", fmt).output

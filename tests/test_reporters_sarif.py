@@ -461,6 +461,7 @@ def test_every_built_in_rule_is_fully_described() -> None:
             "number-range",
             "read-error",
             "secrets/literal-secret",
+            "secrets/weak-secret",
             "suppression/expired",
             "suppression/invalid",
             "suppression/missing-reason",

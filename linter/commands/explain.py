@@ -19,9 +19,11 @@ def explain(
 ) -> int:
     """Explain a rule: why it exists, where it comes from, how to fix it."""
     from linter.reporters.ruledocs import render_explanation
+    from linter.secrets.masking import masker
 
     for rule in configured_rules(policy_dirs, no_builtin, config, no_config):
         if rule.meta.id == rule_id:
-            click.echo(render_explanation(rule.meta, rule))
+            # A repository's policy may quote anything in its description or fix.
+            click.echo(masker().text(render_explanation(rule.meta, rule)))
             return EXIT_OK
     raise click.BadParameter(f"no rule '{rule_id}' (see 'servelint rules')", param_hint="RULE_ID")

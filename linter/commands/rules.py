@@ -22,20 +22,24 @@ def rules(
     policy_dirs: tuple[str, ...], no_builtin: bool, config: str | None, no_config: bool, fmt: str
 ) -> int:
     """List every rule: id, severity and title (severities and disable as configured)."""
+    from linter.secrets.masking import masker
+
+    # A repository's policy may quote anything in its title or references.
+    masked = masker()
     if fmt == "markdown":
         from linter.policy import load_policies
         from linter.reporters.ruledocs import render_markdown
 
         # The reference documents the rules as shipped, not one team's configuration.
         policies = load_policies(policy_dirs, builtin=not no_builtin)
-        click.echo(render_markdown(policies, builtin=not no_builtin), nl=False)
+        click.echo(masked.text(render_markdown(policies, builtin=not no_builtin)), nl=False)
         return EXIT_OK
     from linter.reporters.ruledocs import render_json, render_line
 
     listed = configured_rules(policy_dirs, no_builtin, config, no_config)
     if fmt == "json":
-        click.echo(render_json(listed))
+        click.echo(masked.text(render_json(listed)))
         return EXIT_OK
     for rule in listed:
-        click.echo(render_line(rule))
+        click.echo(masked.text(render_line(rule)))
     return EXIT_OK

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 
 from linter.findings import Finding, Severity, exit_code, sort_findings
 from linter.lightclass import frozen, mutable
-from linter.secrets import redact
 
 COMPARED, ERROR, NOT_READY = "compared", "error", "not-ready"
 EXIT_OK, EXIT_DRIFT, EXIT_NOTHING_COMPARED = 0, 1, 3
@@ -92,18 +91,21 @@ def redacted(run: DriftResult) -> DriftResult:
     """A drift run as every format shows it: its findings, messages and notes scrubbed of
     the runner's environment and of every secret shape (values masked by name are
     masked already, where drift builds them)."""
-    values = redact.environment_values()
+    from linter.secrets.masking import masker
+
+    masked = masker()
     targets = [
         dataclasses.replace(
             target,
-            findings=tuple(redact.findings(target.findings, values)),
-            message=redact.scrub(target.message, values),
+            findings=tuple(masked.findings(target.findings)),
+            message=masked.text(target.message),
+            read=masked.text(target.read),
         )
         for target in run.targets
     ]
     return dataclasses.replace(
         run,
         targets=targets,
-        error=redact.scrub(run.error, values),
-        notes=[redact.scrub(note, values) for note in run.notes],
+        error=masked.text(run.error),
+        notes=[masked.text(note) for note in run.notes],
     )

@@ -51,10 +51,12 @@ def merged(policies: Sequence[Policy], contributions: Sequence[Contribution]) ->
 def redacted(run: RunResult) -> RunResult:
     """The last pass before reporters: findings, notes and coverage scrubbed of the run's
     secrets."""
-    values: frozenset[str] = getattr(run, "secrets", frozenset()) | redact.environment_values()
+    from linter.secrets.masking import masker
+
+    masked = masker(getattr(run, "secrets", frozenset()))
     return dataclasses.replace(
         run,
-        findings=redact.findings(run.findings, values),
-        notes=[redact.scrub(note, values) for note in run.notes],
-        coverage=run.coverage.map_text(lambda text: redact.scrub(text, values)),
+        findings=masked.findings(run.findings),
+        notes=[masked.text(note) for note in run.notes],
+        coverage=run.coverage.map_text(masked.text),
     )

@@ -149,6 +149,15 @@ PIPELINE_RULES: dict[str, RuleMeta] = {
         literal_secrets.REFERENCES[0],
         literal_secrets.REFERENCES,
     ),
+    literal_secrets.WEAK_RULE_ID: RuleMeta(
+        literal_secrets.WEAK_RULE_ID,
+        Severity.WARNING,
+        literal_secrets.WEAK_TITLE,
+        literal_secrets.WEAK_DESCRIPTION,
+        literal_secrets.WEAK_FIX,
+        literal_secrets.WEAK_REFERENCES[0],
+        literal_secrets.WEAK_REFERENCES,
+    ),
 }
 
 

@@ -17,9 +17,10 @@ from linter.lazyregex import lazy_compile
 from linter.parsing.documents import Document
 from linter.positions import PathT, format_path
 from linter.secrets import patterns as secrets
-from linter.secrets import redact
+from linter.secrets import redact, weak
 
 RULE_ID = "secrets/literal-secret"
+WEAK_RULE_ID = "secrets/weak-secret"
 REFERENCES = (
     "https://kubernetes.io/docs/concepts/security/secrets-good-practices/",
     "https://kubernetes.io/docs/concepts/configuration/secret/",
@@ -35,6 +36,24 @@ DESCRIPTION = (
 FIX = (
     "keep it in a Kubernetes Secret and reference it (env valueFrom.secretKeyRef, or the "
     "chart's existing-Secret setting); rotate the exposed value"
+)
+
+WEAK_REFERENCES = (
+    "https://pages.nist.gov/800-63-3/sp800-63b.html#memsecretver",
+    "https://cwe.mitre.org/data/definitions/521.html",
+    "https://kubernetes.io/docs/concepts/security/secrets-good-practices/",
+)
+WEAK_TITLE = "A short or common value is committed as a secret"
+WEAK_DESCRIPTION = (
+    "A password, token or key shorter than eight characters, a well-known default "
+    "(changeme, admin, test) or a single dictionary word is guessed in a few tries, "
+    "wherever it is kept. Reports do not mask such a value (masking 'test' would garble "
+    "'latest' and every path that holds it): this finding names the setting instead. "
+    "The value itself is not shown."
+)
+WEAK_FIX = (
+    "use a long random value, keep it in a Kubernetes Secret and reference it (env "
+    "valueFrom.secretKeyRef, or the chart's existing-Secret setting)"
 )
 
 # Words that make a name a count or a pointer, not a secret: max_num_batched_token,
@@ -133,6 +152,35 @@ def names_a_reference(value: str) -> bool:
 _SUBSTITUTED = lazy_compile(r"\$\{[^}]*\}|\$\([^)]*\)|\{\{.*?\}\}")
 
 
+def is_weak_literal(value: str) -> bool:
+    """A value written as a secret that is too short or too common to be one (``test``,
+    ``charts``, ``changeme``, ``1234``): not a reference, template, placeholder phrase,
+    vendor example or boolean."""
+    value = value.strip()
+    if not value or any(c.isspace() for c in value) or value.lower() in ("true", "false"):
+        return False
+    if names_a_reference(value) or _SUBSTITUTED.search(value):
+        return False
+    if secrets.is_truncated_token(value) or secrets.is_secret_value(value):
+        return False
+    if weak.is_common(value):
+        return True  # "changeme" reads as a placeholder, and deployments keep it
+    return weak.is_weak(value) and not redact.is_placeholder(value)
+
+
+# A Kubernetes object's name (RFC 1123 label): what ``imagePullSecret: regcred`` or NIM's
+# ``ngcAPISecret: ngc-api`` hold, the Secret to read, not the secret.
+_OBJECT_NAME = lazy_compile(r"^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$")
+
+
+def _names_a_secret_object(name: str | None, value: str) -> bool:
+    return (
+        name is not None
+        and secrets.words(name)[-1:] == ["secret"]
+        and _OBJECT_NAME.match(value) is not None
+    )
+
+
 def is_literal(value: str) -> bool:
     value = value.strip()
     if secrets.is_secret_value(value):
@@ -160,12 +208,13 @@ def _embedded(data: Any, where: PathT, value: str) -> str | None:
         text = _at(data, where)
     except (KeyError, IndexError, TypeError):
         return None
-    if (
-        not isinstance(text, str)
-        or text.strip() == value
-        or redact.is_placeholder(value)
-        or "$" in value
-    ):
+    if not isinstance(text, str) or text.strip() == value or "$" in value:
+        return None
+    if ":" in text or "=" in text:  # JSON or YAML in a string: {"api_key": "..."}
+        keys = [key for key, found in secrets.keyed_pairs(text) if found == value]
+        if keys and (is_weak_literal(value) or not redact.is_placeholder(value)):
+            return f"secret '{keys[0]}' in"  # the caller tells weak from strong
+    if redact.is_placeholder(value):
         return None
     if value in secrets.url_passwords(text):
         return "password in the URL of"
@@ -195,66 +244,98 @@ def check(document: Document, secret_values: Sequence[tuple[PathT, str]]) -> lis
         name, where = _name_and_location(data, path)
         if where in seen or _in_reference(data, where):
             continue
-        named = is_literal(value) and (
-            secrets.is_secret_value(value) or bool(name and names_a_secret(name))
-        )
-        embedded = None if named else _embedded(data, where, value)
-        if embedded is not None:
+        finding = _literal(document, where, name, value)
+        if finding is not None:
             seen.add(where)
-            findings.append(
-                _finding(
-                    document,
-                    where,
-                    f"literal {embedded} '{name or format_path(where)}' is "
-                    f"committed: anyone who can read the repository can use it; {FIX}",
-                )
-            )
-            continue
-        if not named:
-            continue
-        seen.add(where)
-        findings.append(
-            _finding(
-                document,
-                where,
-                f"literal secret in '{name or format_path(where)}' is "
-                f"committed: anyone who can read the repository can use "
-                f"it; {FIX}",
-            )
-        )
+            findings.append(finding)
     if isinstance(data, dict) and data.get("kind") == "Secret":
-        for field in ("stringData", "data"):
-            entries = data.get(field)
-            if not isinstance(entries, dict):
-                continue
-            for key, value in entries.items():
-                where = (field, key)
-                if (
-                    isinstance(value, str)
-                    and value.strip()
-                    and not redact.is_placeholder(value)
-                    and where not in seen
-                ):
-                    seen.add(where)
-                    findings.append(
-                        _finding(
-                            document,
-                            where,
-                            f"Secret manifest with literal {field} '{key}' "
-                            "is committed (base64 is not encryption); "
-                            "create the Secret outside the repository or "
-                            "commit it encrypted (Sealed Secrets, SOPS, "
-                            "External Secrets)",
-                        )
-                    )
+        findings.extend(_secret_manifest(document, data, seen))
     return findings
 
 
-def _finding(document: Document, path: PathT, message: str) -> Finding:
+def _literal(document: Document, where: PathT, name: str | None, value: str) -> Finding | None:
+    """The finding for one secret value at ``where``: literal, weak, or none."""
+    setting = name or format_path(where)
+    by_name = secrets.is_secret_value(value) or bool(name and names_a_secret(name))
+    if by_name and is_weak_literal(value) and not _names_a_secret_object(name, value):
+        return _weak(document, where, f"in '{setting}'")
+    if by_name and is_literal(value):
+        return _finding(
+            document,
+            where,
+            f"literal secret in '{setting}' is committed: anyone who can read the "
+            f"repository can use it; {FIX}",
+        )
+    embedded = _embedded(document.data, where, value)
+    if embedded is None:
+        return None
+    if embedded.startswith("secret '"):  # a secret-named key inside JSON or YAML text
+        if is_weak_literal(value):
+            return _weak(document, where, f"{embedded.removeprefix('secret ')} '{setting}'")
+        if not is_literal(value):
+            return None
+    return _finding(
+        document,
+        where,
+        f"literal {embedded} '{setting}' is committed: anyone who can read the repository "
+        f"can use it; {FIX}",
+    )
+
+
+def _secret_manifest(document: Document, data: dict[str, Any], seen: set[PathT]) -> list[Finding]:
+    """Every literal value of a Secret manifest's ``stringData`` and ``data``."""
+    findings: list[Finding] = []
+    for field in ("stringData", "data"):
+        entries = data.get(field)
+        if not isinstance(entries, dict):
+            continue
+        for key, value in entries.items():
+            where = (field, key)
+            if (
+                isinstance(value, str)
+                and value.strip()
+                and not redact.is_placeholder(value)
+                and where not in seen
+            ):
+                seen.add(where)
+                findings.append(
+                    _finding(
+                        document,
+                        where,
+                        f"Secret manifest with literal {field} '{key}' "
+                        "is committed (base64 is not encryption); "
+                        "create the Secret outside the repository or "
+                        "commit it encrypted (Sealed Secrets, SOPS, "
+                        "External Secrets)",
+                    )
+                )
+    return findings
+
+
+def _weak(document: Document, path: PathT, where: str) -> Finding:
+    """A weak secret: reported here, on its own line, rather than masked in every text."""
+    return _finding(
+        document,
+        path,
+        f"weak secret {where} is committed: a value this short or common is guessed in a "
+        f"few tries, and reports do not mask it (masking it would garble every word that "
+        f"contains it); {WEAK_FIX}",
+        WEAK_RULE_ID,
+        Severity.WARNING,
+    )
+
+
+def _finding(
+    document: Document,
+    path: PathT,
+    message: str,
+    rule_id: str = RULE_ID,
+    severity: Severity = Severity.ERROR,
+) -> Finding:
     span = document.span(path)
     return Finding(
-        RULE_ID,
-        Severity.ERROR,
+        rule_id,
+        severity,
         message,
         document.source,
         span.line,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from linter.lazyregex import lazy_compile
@@ -97,6 +97,24 @@ _FLAG_IN_TEXT = lazy_compile(r"(?P<flag>--?[A-Za-z][\w.-]*)(?P<sep>=|\s+)" + _VA
 _ASSIGN_IN_TEXT = lazy_compile(r"\b(?P<flag>[A-Za-z_][A-Za-z0-9_]*)(?P<sep>=)" + _VALUE)
 
 
+# ``"api_key": "V"``, ``'api_key': 'V'``, ``api_key: V`` and ``api_key=V`` inside a longer
+# text: JSON or YAML held in a string (a ConfigMap's ``config.json``, a vLLM argument such as
+# ``--kv-transfer-config '{"api_key": ...}'``) or a Python dict a log printed. Keys are found
+# first and a value is read only behind a secret name; a value is at most _KEYED_MAX
+# characters and never crosses a line, so a hostile text costs a bounded scan per key.
+_KEYED_MAX = 8192
+_KEYED_KEY = lazy_compile(
+    r"(?<![\w.-])(?P<quote>[\"']?)(?P<key>[A-Za-z_][\w.-]{0,200})(?P=quote)[ \t]*[:=][ \t]*"
+)
+_KEYED_VALUE = lazy_compile(
+    (
+        r"\"(?P<double>(?:[^\"\\\n]|\\.){1,MAX})\""
+        r"|'(?P<single>(?:[^'\\\n]|\\.){1,MAX})'"
+        r"|(?P<bare>[^\s\"',}\]{\[#][^\s,}\]]{0,MAX})"
+    ).replace("MAX", str(_KEYED_MAX))
+)
+
+
 def words(name: str) -> list[str]:
     """``HF_TOKEN`` → [hf, token]; ``apiKey`` → [api, key]; ``--api-key`` → [api, key]."""
     return [w.lower() for w in _WORD.findall(name)]
@@ -160,6 +178,69 @@ _TOKEN_STARTS = ("hf_", "sk-", "gh", "github_pat_", "AKIA", "ASIA", "eyJ")
 
 def _may_hold_token(text: str) -> bool:
     return any(start in text for start in _TOKEN_STARTS)
+
+
+def keyed_pairs(text: str) -> list[tuple[str, str]]:
+    """(key, value) of every secret-named key written with its value inside ``text``
+    (``{"api_key": "V"}``, ``{'hf_token': 'V'}``, ``password: V``), the value unquoted and
+    unescaped as its quotes say."""
+    out = []
+    for key, value in _keyed(text):
+        if value["double"] is not None:
+            out.append((key["key"], _json_unquoted(value["double"])))
+        elif value["single"] is not None:
+            out.append((key["key"], value["single"].replace("\\'", "'").replace("\\\\", "\\")))
+        elif not _inert(value["bare"]):
+            out.append((key["key"], value["bare"]))
+    return out
+
+
+def mask_keyed(text: str) -> str:
+    """``text`` with the value of every secret-named key inside it masked, its quotes kept."""
+    if ":" not in text and "=" not in text:
+        return text
+    parts: list[str] = []
+    done = 0
+    for _, value in _keyed(text):
+        group = next(g for g in ("double", "single", "bare") if value[g] is not None)
+        if group == "bare" and _inert(value["bare"]):
+            continue
+        parts += [text[done : value.start(group)], MASK]
+        done = value.end(group)
+    return "".join(parts) + text[done:] if parts else text
+
+
+def _keyed(text: str) -> Iterator[tuple[re.Match[str], re.Match[str]]]:
+    """The key and value matches of secret-named keys; scanning resumes after each value,
+    so a value is read once."""
+    position = 0
+    while (key := _KEYED_KEY.search(text, position)) is not None:
+        position = key.end()
+        if not is_secret_name(key["key"]):
+            continue
+        value = _KEYED_VALUE.match(text, position)
+        if value is not None:
+            position = value.end()
+            yield key, value
+
+
+def _inert(value: str) -> bool:
+    """A bare value that holds nothing: null, a boolean, a number, a reference."""
+    return (
+        value.lower() in ("null", "none", "~", "true", "false")
+        or value.replace(".", "", 1).isdigit()
+        or value.startswith(("$", "{{"))
+    )
+
+
+def _json_unquoted(text: str) -> str:
+    import json
+
+    try:
+        decoded = json.loads(f'"{text}"')
+    except ValueError:
+        return text
+    return decoded if isinstance(decoded, str) else text
 
 
 def mask_shapes(text: str) -> str:
@@ -248,7 +329,7 @@ def mask_text(text: str) -> str:
     """A shell string (``vllm serve m --api-key abc``, ``HF_TOKEN=abc vllm serve``) with
     secret flag and variable values masked, and secrets recognisable by their shape
     (``mask_shapes``); other text unchanged."""
-    text = mask_shapes(text)
+    text = mask_keyed(mask_shapes(text))
     if "=" not in text and " " not in text:
         return text
 

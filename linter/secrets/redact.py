@@ -13,7 +13,6 @@ import binascii
 import dataclasses
 import functools
 import json
-import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -23,38 +22,11 @@ from linter.lazyregex import lazy_compile
 from linter.parsing.documents import Document, ParsedFile
 from linter.positions import PathT
 from linter.secrets import patterns as secrets
+from linter.secrets import weak
 
 # Shorter values are not scrubbed from text: replacing "true" or "1" everywhere would
 # garble messages without protecting anything.
 MIN_LENGTH = 4
-# The runner's environment variables whose values are not secrets, and that appear in
-# ordinary output (file names under $HOME, the locale). Every other value of eight
-# characters or more is masked in every report: a chart or policy under review must not
-# be able to copy AWS_SECRET_ACCESS_KEY or a CI token into a log.
-_ENVIRONMENT_SHOWN = frozenset(
-    {
-        "HOME",
-        "PWD",
-        "OLDPWD",
-        "PATH",
-        "SHELL",
-        "USER",
-        "LOGNAME",
-        "LANG",
-        "LANGUAGE",
-        "TERM",
-        "TMPDIR",
-        "HOSTNAME",
-        "SHLVL",
-        "_",
-        "VIRTUAL_ENV",
-        "PYTHONPATH",
-        "GITHUB_WORKSPACE",
-        "CI_PROJECT_DIR",
-        "WORKSPACE",
-    }
-)
-_ENVIRONMENT_MIN_LENGTH = 8
 _ASSIGNMENT = lazy_compile(r"^(?P<name>-{0,2}[A-Za-z_][\w.-]*)=(?P<value>.+)$")
 
 
@@ -79,7 +51,14 @@ def collect(parsed: Iterable[ParsedFile]) -> frozenset[str]:
 def values(found: SecretsFound) -> frozenset[str]:
     """The secret values of a scan that are worth scrubbing from text."""
     unique = {value for _, pairs in found for _, value in pairs}
-    return frozenset(v for v in unique if len(v) >= MIN_LENGTH and not _harmless(v))
+    return frozenset(v for v in unique if maskable(v))
+
+
+def maskable(value: str) -> bool:
+    """A secret value worth masking wherever it occurs in text: not a number, a boolean,
+    a placeholder, a reference, nor a weak value (``weak.py``: masking ``test`` would
+    garble ``latest``; such a value is a ``secrets/weak-secret`` finding instead)."""
+    return len(value) >= MIN_LENGTH and not _harmless(value) and not weak.is_weak(value)
 
 
 def _harmless(value: str) -> bool:
@@ -230,6 +209,8 @@ def secret_values(data: Any, path: PathT = ()) -> Iterator[tuple[PathT, str]]:
             # flags and variables first: they name the secret better than its shape
             found = list(_from_args((), text.split())) if " " in text or "=" in text else []
             found += [((), p) for p in secrets.embedded_credentials(text)]
+            if ":" in text or "=" in text:  # JSON or YAML in a string: {"api_key": "..."}
+                found += [((), p) for _, p in secrets.keyed_pairs(text)]
             in_text[text] = found
         return (((*where, *relative), value) for relative, value in found)
 
@@ -299,12 +280,21 @@ def _from_args(path: PathT, args: Sequence[str]) -> Iterator[tuple[PathT, str]]:
 
 def scrub(text: str, values: Iterable[str]) -> str:
     """``text`` with every value (longest first), in the escaped forms a message may quote
-    it in, and every secret recognisable by its shape masked."""
+    it in, and every secret recognisable by its shape masked. A value is masked as a whole
+    token only: never where letters or digits continue it (``latest`` keeps ``test``)."""
     prepared = _prepared(values if isinstance(values, frozenset) else frozenset(values))
     for value in prepared:
         if value in text:
-            text = text.replace(value, secrets.mask(value))
+            text = _whole(value).sub(secrets.MASK, text)
     return secrets.mask_shapes(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _whole(value: str) -> re.Pattern[str]:
+    """``value`` where no letter or digit continues it on a side that is one itself."""
+    before = r"(?<![A-Za-z0-9])" if value[0].isalnum() else ""
+    after = r"(?![A-Za-z0-9])" if value[-1].isalnum() else ""
+    return re.compile(before + re.escape(value) + after)
 
 
 @functools.lru_cache(maxsize=8)
@@ -337,25 +327,18 @@ def _escaped(value: str) -> tuple[str, ...]:
 
 
 def environment_values(environ: Mapping[str, str] | None = None) -> frozenset[str]:
-    """The values of the runner's environment to mask in every report and message:
-    all but the well-known harmless ones (``_ENVIRONMENT_SHOWN``), numbers, booleans and
-    values shorter than eight characters."""
-    environ = os.environ if environ is None else environ
-    return frozenset(
-        value
-        for name, value in environ.items()
-        if name not in _ENVIRONMENT_SHOWN
-        and not name.startswith(("LC_", "XDG_", "SERVELINT_"))
-        and len(value) >= _ENVIRONMENT_MIN_LENGTH
-        and not value.replace(".", "", 1).isdigit()
-        and value.lower() not in ("true", "false")
-    )
+    """The runner's secrets to mask in every report and message (``environment.py``)."""
+    from linter.secrets.environment import environment_values as secret_values_of
+
+    return secret_values_of(environ)
 
 
 def message(text: str, values: Iterable[str] = ()) -> str:
     """An error message or note for the terminal, scrubbed of ``values``, of the runner's
     environment and of every secret shape."""
-    return scrub(text, frozenset(values) | environment_values())
+    from linter.secrets.masking import masker
+
+    return masker(values).text(text)
 
 
 def _scrub_any(value: Any, values: frozenset[str]) -> Any:
