@@ -26,6 +26,7 @@ from linter.commands.lint_options import (
 )
 from linter.commands.startup import start_up
 from linter.helm.options import chart_options, check_chart_usage
+from linter.outputpath import output_file
 
 if TYPE_CHECKING:
     from linter.reporters.outputs import OutputSpec
@@ -63,6 +64,7 @@ if TYPE_CHECKING:
     "--output",
     "-o",
     type=click.Path(dir_okay=False, writable=True),
+    callback=output_file,
     help="Write the report to this file instead of standard output.",
 )
 @click.option(
