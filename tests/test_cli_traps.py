@@ -3,6 +3,7 @@ not configurations, summary counts that disagree."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -54,3 +55,79 @@ def test_a_path_that_looks_like_a_format_is_a_file(
     result = run_line(["lint", "--no-config", "-o", "./sarif", "x.yaml"])
     assert (result.exit_code, result.output) == (0, "")
     assert (tmp_path / "sarif").read_text() == "0 errors, 0 warnings, 0 info in 1 file\n"
+
+
+TRAPS = Path(__file__).parent / "fixtures" / "clitraps"
+
+
+def test_a_chart_template_named_on_the_command_line_is_a_note(
+    run_line: RunLine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 31: it was a syntax error (pre-commit passes every changed YAML file).
+    monkeypatch.chdir(TRAPS)
+    result = run_line(["lint", "--no-config", "chart/templates/deployment.yaml"])
+    assert (result.exit_code, result.output.splitlines()) == (
+        0,
+        [
+            "note: chart/templates/deployment.yaml: a chart template: lint the chart "
+            "(servelint lint --chart chart)",
+            "note: no files to lint",
+            "0 errors, 0 warnings, 0 info in 0 files",
+        ],
+    )
+    monkeypatch.chdir(TRAPS / "chart" / "templates")
+    inside = run_line(["lint", "--no-config", "-q", "deployment.yaml"])
+    assert (inside.exit_code, inside.output) == (0, "")
+    note = run_line(["lint", "--no-config", "deployment.yaml"]).output.splitlines()[0]
+    assert note == (
+        "note: deployment.yaml: a chart template: lint the chart (servelint lint --chart ..)"
+    )
+
+
+def test_a_log_named_on_the_command_line_is_a_note_and_the_rest_is_linted(
+    run_line: RunLine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 31: a start-up log gave syntax and duplicate-key errors.
+    monkeypatch.chdir(TRAPS)
+    result = run_line(["lint", "--no-config", "startup.txt", "chart/values.yaml"])
+    assert (result.exit_code, result.output.splitlines()) == (
+        0,
+        [
+            "note: startup.txt: not a configuration file (servelint lints .yaml, .yml, .json "
+            "and .pbtxt files): not linted",
+            "coverage: 1 file, 1 workload recognised (vllm 1)",
+            "0 errors, 0 warnings, 0 info in 1 file",
+        ],
+    )
+
+
+def test_a_helm_unittest_suite_is_not_a_deployment(
+    run_line: RunLine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its tests set a vLLM image: it was "1 input not understood" (and failed
+    # --fail-on-unchecked).
+    monkeypatch.chdir(TRAPS)
+    suite = run_line(["lint", "--no-config", "-v", "--fail-on-unchecked", "chart/tests"])
+    assert (suite.exit_code, suite.output.splitlines()) == (
+        0,
+        ["coverage: 1 file, 0 workloads recognised", "0 errors, 0 warnings, 0 info in 1 file"],
+    )
+    chart = run_line(["lint", "--no-config", "-v", "--fail-on-unchecked", "chart"])
+    assert (chart.exit_code, chart.output.splitlines()) == (
+        0,
+        [
+            "coverage: 3 files, 1 workload recognised (vllm 1)",
+            "0 errors, 0 warnings, 0 info in 3 files",
+        ],
+    )
+
+
+def test_no_files_to_lint_is_said_and_exits_zero(run_line: RunLine, tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("# not YAML\n")
+    result = run_line(["lint", "--no-config", str(tmp_path)])
+    assert (result.exit_code, result.output.splitlines()) == (
+        0,
+        ["note: no files to lint", "0 errors, 0 warnings, 0 info in 0 files"],
+    )
+    machine = run_line(["lint", "--no-config", "--format", "json", str(tmp_path)])
+    assert (machine.exit_code, json.loads(machine.output)["notes"]) == (0, ["no files to lint"])

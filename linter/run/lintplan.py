@@ -30,7 +30,7 @@ from linter.run.governance import (
     select_policies,
     with_command_line,
 )
-from linter.sources.files import STDIN_NAME, Input, expand
+from linter.sources.files import STDIN_NAME, Input, expand, not_a_configuration
 
 if TYPE_CHECKING:
     from linter.helm.chart import ChartRequest
@@ -107,6 +107,11 @@ def build(options: LintOptions) -> LintPlan:
         notes.append(
             f"{config.source}: {skipped} input{'s' * (skipped != 1)} skipped by include/exclude"
         )
+    inputs = _configurations(inputs, notes)
+    if options.paths and not inputs:
+        # Exit 0 (README, "Exit codes"): pre-commit and a folder of other files are fine,
+        # but the report says that nothing was checked.
+        notes.append("no files to lint")
     loaded_baseline = None
     if baseline_file is not None and options.write_baseline is None:
         from linter.run.baseline import load as load_baseline  # only with a baseline
@@ -191,6 +196,18 @@ def _select_inputs(
         return inputs, 0
     kept = [i for i in inputs if i.name == STDIN_NAME or _wanted(config, i.name)]
     return kept, len(inputs) - len(kept)
+
+
+def _configurations(inputs: Sequence[Input], notes: list[str]) -> list[Input]:
+    """The inputs that are configurations; a note for each one that is not."""
+    kept = []
+    for item in inputs:
+        why = not_a_configuration(item)
+        if why is None:
+            kept.append(item)
+        else:
+            notes.append(why)
+    return kept
 
 
 def _wanted(config: Config, name: str) -> bool:
