@@ -116,8 +116,11 @@ def test_a_helm_unittest_suite_is_not_a_deployment(
     assert (chart.exit_code, chart.output.splitlines()) == (
         0,
         [
-            "coverage: 3 files, 1 workload recognised (vllm 1)",
-            "0 errors, 0 warnings, 0 info in 3 files",
+            "note: environment default (chart/values.yaml): 0 errors, 0 warnings, 0 info",
+            "note: environment prod (chart/values.yaml + chart/values-prod.yaml): 0 errors, "
+            "0 warnings, 0 info",
+            "coverage: 4 files, 2 workloads recognised (vllm 2)",
+            "0 errors, 0 warnings, 0 info in 4 files",
         ],
     )
 
@@ -131,3 +134,48 @@ def test_no_files_to_lint_is_said_and_exits_zero(run_line: RunLine, tmp_path: Pa
     )
     machine = run_line(["lint", "--no-config", "--format", "json", str(tmp_path)])
     assert (machine.exit_code, json.loads(machine.output)["notes"]) == (0, ["no files to lint"])
+
+
+def test_every_count_of_files_counts_the_same_files(
+    run_line: RunLine, monkeypatch: pytest.MonkeyPatch, helm: str
+) -> None:
+    # Issue 31: one run said "12 files" in its coverage line and "21 files" in its
+    # summary: the summary added each provider's files, a values file given as input and
+    # with --chart twice, a rendered template once per environment. Now every count is
+    # the run's files, each once: Chart.yaml, values.yaml, values-prod.yaml, the
+    # helm-unittest suite and the rendered Deployment.
+    monkeypatch.chdir(TRAPS)
+    args = ["lint", "--no-config", "--helm", helm, "--chart", "chart", "--env", "prod", "chart"]
+    text = run_line(args).output.splitlines()
+    assert text[-2:] == [
+        "coverage: 5 files, 3 workloads recognised (vllm 3)",
+        "0 errors, 0 warnings, 0 info in 5 files",
+    ]
+    report = json.loads(run_line([*args, "--format", "json"]).output)
+    assert (report["summary"]["files"], report["coverage"]["summary"]["files"]) == (5, 5)
+    assert [entry["file"] for entry in report["coverage"]["files"]] == [
+        "chart/Chart.yaml",
+        "chart/values-prod.yaml",
+        "chart/values.yaml",
+        "chart/tests/deployment_test.yaml",
+        "chart/templates/deployment.yaml (rendered)",
+    ]
+
+
+def test_an_unreadable_input_is_one_of_the_files_counted(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.yaml").write_text(CLEAN)
+    (tmp_path / "b.yaml").symlink_to("nowhere.yaml")
+    result = run_line(["lint", "--no-config", "-v", "."])
+    assert (result.exit_code, result.output.splitlines()) == (
+        3,
+        [
+            "b.yaml:1:1: error read-error cannot read: No such file or directory",
+            "coverage: 2 files, 0 workloads recognised",
+            "1 error, 0 warnings, 0 info in 2 files",
+        ],
+    )
+    report = json.loads(run_line(["lint", "--no-config", "--format", "json", "."]).output)
+    assert (report["summary"]["files"], report["coverage"]["summary"]["files"]) == (2, 2)

@@ -210,7 +210,9 @@ class ChartReleases:
         notes = [request.render_note] if request.render_note else []
         notes.extend(unread.notes)
         rendered: list[ParsedFile] = []
-        coverages = [Coverage(tuple(p.source for p in self.as_written))]
+        coverages = [
+            Coverage((*(p.source for p in self.as_written), *(f.file for f in self.failures)))
+        ]
         secrets = redact.collect(self.as_written)
         per_environment: list[tuple[Environment, list[Finding]]] = []
         for release, outcome in zip(
@@ -229,7 +231,6 @@ class ChartReleases:
             combine(coverages),
             linted=tuple(linted),
             secrets=secrets,
-            files_checked=len(linted) + len(self.failures),
             read_failures=len(self.failures),
         )
 
