@@ -179,3 +179,36 @@ def test_an_unreadable_input_is_one_of_the_files_counted(
     )
     report = json.loads(run_line(["lint", "--no-config", "--format", "json", "."]).output)
     assert (report["summary"]["files"], report["coverage"]["summary"]["files"]) == (2, 2)
+
+
+def test_a_problem_written_by_set_is_one_finding_on_that_set(
+    run_line: RunLine, monkeypatch: pytest.MonkeyPatch, helm: str
+) -> None:
+    # Issue 31: the values reading (a warning on <--set>) and the rendered reading (an
+    # error on the template line) of one problem were two findings.
+    monkeypatch.chdir(TRAPS)
+    result = run_line(
+        [
+            "lint",
+            "--no-config",
+            "--helm",
+            helm,
+            "--chart",
+            "chart",
+            "--set",
+            "replicaCount=2",
+            "--set",
+            "vllm.engineArgs.tensorParallelSize=2",
+            "-q",
+        ]
+    )
+    assert (result.exit_code, result.output.splitlines()) == (
+        1,
+        [
+            "<--set>:2:1: error gpu/world-size-above-gpus tensor_parallel_size 2 × "
+            "pipeline_parallel_size 1 needs 2 GPUs, but the pod gets 1 (nvidia.com/gpu): vLLM "
+            "fails at start-up (World size (2) is larger than the number of available GPUs (1) "
+            "in this node); give the pod 2 GPUs or lower the parallelism (rendered "
+            "templates/deployment.yaml:24:15)"
+        ],
+    )
