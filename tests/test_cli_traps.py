@@ -212,3 +212,60 @@ def test_a_problem_written_by_set_is_one_finding_on_that_set(
             "templates/deployment.yaml:24:15)"
         ],
     )
+
+
+def _shown(result: Result) -> list[tuple[str, str | None, str]]:
+    return [
+        (w["name"], w.get("environment"), w["at"]) for w in json.loads(result.output)["workloads"]
+    ]
+
+
+def test_show_chart_takes_the_chart_options_of_lint(
+    run_line: RunLine, monkeypatch: pytest.MonkeyPatch, helm: str
+) -> None:
+    # Issue 31: show --chart refused --env, --helm and --no-render.
+    from linter.commands.lint import lint
+    from linter.commands.show import show
+
+    chart_group = {"chart", "values_files", "set_values", "environments", "helm", "no_render"}
+    chart_group.add("no_chart_context")
+    options = {
+        command.name: {p.name: (p.opts, p.help) for p in command.params if p.name in chart_group}
+        for command in (lint, show)
+    }
+    assert options["show"] == options["lint"]
+    assert set(options["show"]) == chart_group
+    monkeypatch.chdir(TRAPS)
+    base = ["show", "--no-config", "--format", "json", "--chart", "chart", "--env", "prod"]
+    values_only = run_line([*base, "--no-render"])
+    assert (values_only.exit_code, _shown(values_only)) == (
+        0,
+        [("helm:chart@prod", "prod", "chart/values.yaml:1:1")],
+    )
+    rendered = run_line([*base, "--helm", helm])
+    assert (rendered.exit_code, _shown(rendered)) == (
+        0,
+        [
+            ("helm:chart@prod", "prod", "chart/values.yaml:1:1"),
+            ("Deployment/default/traps", "prod", "chart/templates/deployment.yaml (rendered):3:1"),
+        ],
+    )
+    [setting] = [
+        s
+        for s in json.loads(rendered.output)["workloads"][0]["settings"]
+        if s["setting"] == "engine.max_model_len"
+    ]
+    assert setting["at"] == "chart/values-prod.yaml:3:5"
+    missing = run_line(["show", "--no-config", "--chart", "chart", "--env", "nope", "--no-render"])
+    assert (missing.exit_code, missing.output) == (
+        3,
+        "servelint: chart: the chart's values could not be merged\n"
+        "  chart/values-nope.yaml:1:1: cannot read: No such file or directory\n",
+    )
+    in_context = run_line(["show", "--no-config", "--format", "json", "chart/values-prod.yaml"])
+    assert _shown(in_context) == [("helm:chart", "prod", "chart/values.yaml:1:1")]
+    flag = ["show", "--no-config", "--format", "json", "--no-chart-context"]
+    assert _shown(run_line([*flag, "chart/values-prod.yaml"])) == []
+    alone = run_line(["show", "--no-config", "--env", "prod", "chart/values.yaml"])
+    assert alone.exit_code == 2
+    assert alone.output.splitlines()[-1] == "Error: -f/--values, --set and --env go with --chart"

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from linter.coverage.model import Coverage, combine
-from linter.evaluate.providers import file_providers
+from linter.evaluate.providers import StandaloneWorkloads, file_providers
 from linter.evaluate.stages import read_inputs
 from linter.evaluate.subjects import Batch, Contribution, SubjectProvider, conclude_each
 from linter.findings import Finding, sort_findings
@@ -125,6 +125,16 @@ class ReleaseSubjects:
             self._rendered_providers = file_providers(
                 policies, self._rendered.files, settings=settings
             )
+
+    @property
+    def rendered_workloads(self) -> list[Workload]:
+        """The workloads of the rendered manifests (none without helm), for ``show``."""
+        return [
+            w
+            for provider in self._rendered_providers
+            if isinstance(provider, StandaloneWorkloads)
+            for w in provider.workloads
+        ]
 
     def batches(self) -> list[Batch]:
         """The merged values' workloads, then the rendered files' subjects."""
