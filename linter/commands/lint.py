@@ -11,7 +11,6 @@ import click
 
 from linter.commands.common import (
     EXIT_FAILURE,
-    EXIT_FINDINGS,
     EXIT_OK,
     SEVERITIES,
     output_specs,
@@ -155,6 +154,5 @@ def lint(
         return EXIT_FAILURE
     if exit_zero:
         return EXIT_OK
-    if plan.fail_on_unchecked and result.coverage.unchecked:
-        return EXIT_FINDINGS
+    # With --fail-on-unchecked, each gap is an error finding (coverage/gate.py).
     return exit_code(result.findings, plan.fail_level)

@@ -31,6 +31,7 @@ from linter.helm.chart import (
     helm_document,
     ordered,
     release_name,
+    unrendered,
     values_coverage,
     values_finding,
     values_paths,
@@ -221,7 +222,8 @@ class ChartReleases:
         notes.extend(unread.notes)
         rendered: list[ParsedFile] = []
         coverages = [
-            Coverage((*(p.source for p in self.as_written), *(f.file for f in self.failures)))
+            Coverage((*(p.source for p in self.as_written), *(f.file for f in self.failures))),
+            unrendered(request),
         ]
         secrets = redact.collect(self.as_written)
         per_environment: list[tuple[Environment, list[Finding]]] = []

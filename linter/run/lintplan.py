@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from linter.evaluate.result import RunResult
-from linter.findings import Severity
+from linter.findings import Severity, sort_findings
 from linter.lightclass import frozen
 from linter.model.settings import ModelSettings
 from linter.parsing.documents import Limits
@@ -164,13 +164,19 @@ def execute(plan: LintPlan) -> RunResult:
         context=plan.context,
         chart=plan.chart,
     )
-    return pipeline.run(
+    result = pipeline.run(
         plan.policies,
         providers,
         governance=plan.governance,
         write_baseline=plan.write_baseline,
         notes=plan.notes,
     )
+    if not plan.fail_on_unchecked or not result.coverage.unchecked:
+        return result
+    from linter.coverage.gate import unchecked_findings
+
+    gated = sort_findings([*result.findings, *unchecked_findings(result.coverage)])
+    return dataclasses.replace(result, findings=gated)
 
 
 def _chart_context(inputs: Sequence[Input]) -> ChartContext | None:
