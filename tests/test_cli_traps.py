@@ -4,6 +4,7 @@ not configurations, summary counts that disagree."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -146,8 +147,12 @@ def test_every_count_of_files_counts_the_same_files(
     # helm-unittest suite and the rendered Deployment.
     monkeypatch.chdir(TRAPS)
     args = ["lint", "--no-config", "--helm", helm, "--chart", "chart", "--env", "prod", "chart"]
-    text = run_line(args).output.splitlines()
-    assert text[-2:] == [
+    # The prod release is linted once, by --chart: the chart context of the input values
+    # files keeps only the release --chart does not lint (default); it said prod twice.
+    assert run_line(args).output.splitlines() == [
+        "note: environment default (chart/values.yaml): 0 errors, 0 warnings, 0 info",
+        "note: environment prod (chart/values.yaml + chart/values-prod.yaml): 0 errors, "
+        "0 warnings, 0 info",
         "coverage: 5 files, 3 workloads recognised (vllm 3)",
         "0 errors, 0 warnings, 0 info in 5 files",
     ]
@@ -269,3 +274,24 @@ def test_show_chart_takes_the_chart_options_of_lint(
     alone = run_line(["show", "--no-config", "--env", "prod", "chart/values.yaml"])
     assert alone.exit_code == 2
     assert alone.output.splitlines()[-1] == "Error: -f/--values, --set and --env go with --chart"
+
+
+def test_a_release_given_as_input_and_with_chart_is_one_finding(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, helm: str
+) -> None:
+    # The values file's release was linted by its chart context and by --chart: the same
+    # problem twice, once from the values alone and once from the rendered Deployment.
+    shutil.copytree(TRAPS / "chart", tmp_path / "chart")
+    (tmp_path / "chart" / "values-prod.yaml").write_text(
+        "vllm:\n  engineArgs:\n    maxModelLen: 131072\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    args = ["lint", "--no-config", "--helm", helm, "--chart", "chart", "--env", "prod", "-q"]
+    result = run_line([*args, "chart/values-prod.yaml"])
+    assert [line.split(": about")[0] for line in result.output.splitlines()] == [
+        "chart/values-prod.yaml:3:5: warning vllm-kv/one-sequence-may-not-fit max_model_len "
+        "131072 needs 7 GiB of KV cache (56 KiB per token), more than the about 5.1 GiB vLLM "
+        "can give it (6.1 GiB left after the weights on the NVIDIA L4 at "
+        "gpu_memory_utilization 0.90, less about 1 GiB for activations and CUDA graphs)"
+    ]
+    assert result.output.rstrip().endswith("(rendered templates/deployment.yaml:23:15) [prod]")

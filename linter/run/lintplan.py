@@ -152,7 +152,8 @@ def with_chart(
     from linter.helm.chart import build_request
 
     request = build_request(chart, values, sets, environments, helm, no_render)
-    return dataclasses.replace(plan, chart=request)
+    context = plan.context.without(request) if plan.context is not None else None
+    return dataclasses.replace(plan, chart=request, context=context)
 
 
 def execute(plan: LintPlan) -> RunResult:
