@@ -16,6 +16,7 @@ from linter.coverage import gaps
 from linter.errors import SourceError
 from linter.evaluate.providers import StandaloneWorkloads
 from linter.evaluate.stages import read_inputs
+from linter.lightclass import frozen
 from linter.model.settings import ModelSettings
 from linter.model.workload import Workload, WorkloadView
 from linter.parsing.documents import Document, Limits, ParsedFile
@@ -57,19 +58,31 @@ _PARALLELISM = (
 )
 
 
+@frozen
+class ChartShow:
+    """``show --chart`` and the options it shares with ``lint --chart`` (``helm/options.py``)."""
+
+    chart: str
+    values: Sequence[str] = ()
+    sets: Sequence[str] = ()
+    environments: Sequence[str] = ()
+    helm: str | None = None
+    no_render: bool = False
+
+
 def show_paths(
     paths: Sequence[str],
     policies: Sequence[Policy],
     settings: ModelSettings,
     limits: Limits,
     *,
-    chart: str | None = None,
-    values: Sequence[str] = (),
-    sets: Sequence[str] = (),
+    chart: ChartShow | None = None,
+    chart_context: bool = True,
 ) -> dict[str, Any]:
-    """The serving model of ``paths`` (and of ``--chart`` with its ``-f``/``--set``), built
-    by the subject providers of ``servelint lint`` (``evaluate/providers.py``, ``helm/``):
-    what is shown is what lint evaluates."""
+    """The serving model of ``paths`` (and of ``--chart`` with its ``-f``, ``--set`` and
+    ``--env``, rendered as lint renders it), built by the subject providers of ``servelint
+    lint`` (``evaluate/providers.py``, ``helm/``): what is shown is what lint evaluates.
+    ValueError for an ``--env`` that cannot be read."""
     inputs = expand(paths)
     parsed, failures = read_inputs(inputs, limits)
     errors = [f"{f.file}:{f.line}:{f.column}: {f.message}" for f in failures]
@@ -82,7 +95,7 @@ def show_paths(
     workloads: list[tuple[Workload, str | None]] = []
     standalone: list[ParsedFile] = []
     for parsed_file in parsed:
-        in_chart = _in_chart(parsed_file, policies, settings, limits)
+        in_chart = _in_chart(parsed_file, policies, settings, limits) if chart_context else None
         if in_chart is None:
             standalone.append(parsed_file)
         else:
@@ -90,19 +103,7 @@ def show_paths(
     alone = StandaloneWorkloads(standalone, policies, settings)
     workloads.extend((w, None) for w in alone.workloads)
     if chart is not None:
-        from linter.helm.chart import build_request
-        from linter.helm.release import ChartReleases
-
-        request = build_request(chart, values, sets, no_render=True)
-        releases = ChartReleases(policies, request, settings, limits)
-        errors.extend(
-            f"{f.file}:{f.line}:{f.column}: {f.message}"
-            for f in releases.failures
-            if f.file != request.chart.values
-        )
-        if any(release.merged is None for release in releases.releases):
-            raise SourceError(f"{chart}: the chart's values could not be merged")
-        workloads.extend((w, None) for w in releases.workloads())
+        workloads.extend(_chart_workloads(chart, policies, settings, limits, errors))
     workload_policies = [p for p in policies if p.target == "workload"]
     shown = {
         "version": SHOW_VERSION,
@@ -123,6 +124,47 @@ def _secrets_of(workloads: Iterable[Workload]) -> frozenset[str]:
         for _, value in redact.secret_values(workload.view().data)
         if redact.maskable(value)
     )
+
+
+def _chart_workloads(
+    asked: ChartShow,
+    policies: Sequence[Policy],
+    settings: ModelSettings,
+    limits: Limits,
+    errors: list[str],
+) -> list[tuple[Workload, str | None]]:
+    """Each environment's workloads, from its merged values and, when helm renders the
+    chart, from its rendered manifests; what cannot be read is added to ``errors``."""
+    from linter.helm.chart import build_request
+    from linter.helm.release import ChartReleases
+    from linter.helm.render import RENDER_RULE
+
+    request = build_request(
+        asked.chart, asked.values, asked.sets, asked.environments, asked.helm, asked.no_render
+    )
+    releases = ChartReleases(policies, request, settings, limits)
+    failures = [f"{f.file}:{f.line}:{f.column}: {f.message}" for f in releases.failures]
+    if any(release.merged is None for release in releases.releases):
+        why = "".join(f"\n  {failure}" for failure in failures)
+        raise SourceError(f"{asked.chart}: the chart's values could not be merged{why}")
+    errors.extend(
+        failure
+        for failure, f in zip(failures, releases.failures, strict=True)
+        if f.file != request.chart.values
+    )
+    shown: list[tuple[Workload, str | None]] = []
+    for release in releases.releases:
+        # helm's own failure; a finding of the merge (a map replaced by a scalar) is lint's.
+        errors.extend(
+            f"{f.file}:{f.line}:{f.column}: {f.message}"
+            for f in release.findings
+            if f.rule_id == RENDER_RULE
+        )
+        shown.extend(
+            (workload, release.env.name)
+            for workload in [*release.workloads, *release.rendered_workloads]
+        )
+    return shown
 
 
 def _in_chart(

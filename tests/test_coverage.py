@@ -283,6 +283,7 @@ def test_show_chart_with_values_and_set(run_line: RunLine) -> None:
             "json",
             "--chart",
             str(chart),
+            "--no-render",  # the values' reading alone, whether helm is on PATH or not
             "-f",
             str(chart / "values-prod.yaml"),
             "--set",

@@ -277,3 +277,15 @@ def test_variable_references_are_checked_at_load(
     )
     with pytest.raises(PolicyError, match=re.escape(message)):
         load_policies([str(folder)], builtin=False)
+
+
+def test_a_huge_static_message_is_cut_as_a_message_expression_is(tmp_path: Path) -> None:
+    # Issue 31: a 1 MB static message was printed whole; every rule's message passes the
+    # same cut (policy/engine.py MAX_MESSAGE).
+    huge = "m" * 1_000_000
+    rules = (
+        f"    - id: r\n      severity: error\n      expression: 'false'\n      message: {huge}\n"
+    )
+    [(rule, severity, line, column, path, message)] = _run(tmp_path, rules)
+    assert (rule, severity, line, column, path) == ("p/r", "error", 1, 1, "")
+    assert message == "m" * 4096 + " … (message cut at 4096 of 1000000 characters)"

@@ -124,7 +124,7 @@ def test_sarif_places_rendered_findings_on_files_that_exist(
     ]
 
 
-def test_a_value_set_on_the_command_line_points_at_the_template(
+def test_a_value_set_on_the_command_line_points_at_that_set(
     run_line: RunLine, helm: str, chart: Path
 ) -> None:
     result = run_line(
@@ -144,10 +144,12 @@ def test_a_value_set_on_the_command_line_points_at_the_template(
             "-q",
         ]
     )
+    # Issue 31: one finding per problem, on the --set that wrote the value (the first),
+    # not a second one on the template.
     shm = [line for line in result.output.splitlines() if "shm/nccl-shm" in line]
     assert len(shm) == 1
-    assert shm[0].startswith("llm/templates/deployment.yaml:23:11: error ")
-    assert shm[0].endswith("(rendered templates/deployment.yaml:24:15; value from <--set>:1:1)")
+    assert shm[0].startswith("<--set>:1:1: error shm/nccl-shm-transport-without-dev-shm ")
+    assert shm[0].endswith("(rendered templates/deployment.yaml:24:15)")
 
 
 def test_a_comment_in_the_values_file_suppresses_the_rendered_finding(

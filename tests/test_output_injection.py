@@ -110,6 +110,10 @@ def test_junit_and_files_are_inert(hostile: Path, tmp_path: Path) -> None:
         ("bidi \u202e txt", "bidi \\u202e txt"),
         ("tab\tkept", "tab\tkept"),
         ("del\x7f c1\x9b", "del\\x7f c1\\x9b"),
+        # The runner trims white space before it looks for "::" (ActionCommand.TryParseV2).
+        ("  ::error::x", "  \\x3a:error::x"),
+        ("\t\u00a0::error::x", "\t\u00a0\\x3a:error::x"),
+        ("a ::error::x", "a ::error::x"),
     ],
 )
 def test_escape_text(raw: str, shown: str) -> None:
@@ -151,3 +155,60 @@ def test_policy_test_output_is_inert() -> None:
     assert format_case(result) == (
         "FAIL t_test.yaml: case \\x1b[2J\n     expected x to say 'a\\x0a::error::owned'"
     )
+
+
+RULE_POLICY = """\
+apiVersion: servelint/v1
+kind: Policy
+metadata: {name: team}
+spec:
+  target: document
+  rules:
+    - id: r
+      severity: warning
+      title: "Title\\r\\n::error file=x::owned \\e[2J"
+      description: "why\\n::error::owned"
+      fix: "do\\n::warning::owned"
+      references: ["https://example.com/a\\n::error::owned"]
+      expression: "true"
+      message: m
+"""
+
+
+def test_rules_and_explain_show_a_policy_text_inert(tmp_path: Path) -> None:
+    # Issue 31: a repository's policy wrote raw CR/LF into ``rules`` and ``explain``, so
+    # that a line of the CI log (the servelint-policies hook runs ``rules``) began with
+    # "::error". Every piece is escaped; the one-line pieces stay on one line.
+    (tmp_path / "team.yaml").write_text(RULE_POLICY)
+    own = ["--no-config", "--no-builtin", "--policy-dir", str(tmp_path)]
+    runner = CliRunner()
+    listed = runner.invoke(cli, ["rules", *own], catch_exceptions=False)
+    assert listed.exit_code == 0
+    # The rules built into servelint come first; the policy's rule is the last line.
+    assert listed.output.splitlines()[-1] == (
+        f"{'team/r':<48} warning  Title\\x0d\\x0a::error file=x::owned \\x1b[2J"
+    )
+    _assert_inert(listed.output)
+    explained = runner.invoke(cli, ["explain", "team/r", *own], catch_exceptions=False)
+    assert explained.exit_code == 0
+    assert explained.output.splitlines() == [
+        "team/r (warning)",
+        "",
+        "Title\\x0d\\x0a::error file=x::owned \\x1b[2J",
+        "",
+        "why",
+        "\\x3a:error::owned",
+        "",
+        "Fix:",
+        "  do",
+        "  \\x3a:warning::owned",
+        "",
+        "Sources:",
+        "  https://example.com/a\\x0a::error::owned",
+        "",
+        f"Defined in {tmp_path}/team.yaml",
+    ]
+    markdown = runner.invoke(cli, ["rules", "--format", "markdown", *own], catch_exceptions=False)
+    assert markdown.exit_code == 0
+    _assert_inert(markdown.output)
+    assert "\\x3a:error::owned" in markdown.output.splitlines()

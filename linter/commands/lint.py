@@ -11,7 +11,6 @@ import click
 
 from linter.commands.common import (
     EXIT_FAILURE,
-    EXIT_FINDINGS,
     EXIT_OK,
     SEVERITIES,
     output_specs,
@@ -26,6 +25,7 @@ from linter.commands.lint_options import (
 )
 from linter.commands.startup import start_up
 from linter.helm.options import chart_options, check_chart_usage
+from linter.outputpath import output_file
 
 if TYPE_CHECKING:
     from linter.reporters.outputs import OutputSpec
@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     "--output",
     "-o",
     type=click.Path(dir_okay=False, writable=True),
+    callback=output_file,
     help="Write the report to this file instead of standard output.",
 )
 @click.option(
@@ -153,6 +154,5 @@ def lint(
         return EXIT_FAILURE
     if exit_zero:
         return EXIT_OK
-    if plan.fail_on_unchecked and result.coverage.unchecked:
-        return EXIT_FINDINGS
+    # With --fail-on-unchecked, each gap is an error finding (coverage/gate.py).
     return exit_code(result.findings, plan.fail_level)

@@ -6,20 +6,11 @@ from __future__ import annotations
 import click
 
 from linter.commands.common import EXIT_OK
+from linter.helm.options import chart_options
 
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--chart", type=click.Path(file_okay=False), help="A chart directory.")
-@click.option(
-    "-f",
-    "--values",
-    "values_files",
-    multiple=True,
-    type=click.Path(dir_okay=False),
-    help="Values file merged over the chart's values.yaml (with --chart; repeatable).",
-)
-@click.option("--set", "set_values", multiple=True, help="KEY=VALUE as helm --set (with --chart).")
 @click.option(
     "--live",
     type=click.Path(dir_okay=False, allow_dash=True),
@@ -35,21 +26,27 @@ from linter.commands.common import EXIT_OK
 )
 @click.option("--config", type=click.Path(dir_okay=False), help="Configuration file.")
 @click.option("--no-config", is_flag=True, help="Ignore any configuration file.")
+# The chart options of ``lint`` (``helm/options.py``): what lint --chart reads, show shows.
+@chart_options
 def show(
     paths: tuple[str, ...],
-    chart: str | None,
-    values_files: tuple[str, ...],
-    set_values: tuple[str, ...],
     live: str | None,
     fmt: str,
     config: str | None,
     no_config: bool,
+    chart: str | None = None,
+    values_files: tuple[str, ...] = (),
+    set_values: tuple[str, ...] = (),
+    environments: tuple[str, ...] = (),
+    helm: str | None = None,
+    no_render: bool = False,
+    no_chart_context: bool = False,
 ) -> int:
     """Print the serving model servelint builds from the inputs: every setting with its
     value and origin, and what it could not tell."""
     from linter.policy import load_policies
     from linter.run.lintplan import read_config
-    from linter.show import render_live_text, render_text, show_live, show_paths
+    from linter.show import ChartShow, render_live_text, render_text, show_live, show_paths
 
     if live is not None:
         if paths or chart:
@@ -59,18 +56,25 @@ def show(
     else:
         if not paths and chart is None:
             raise click.UsageError("give files or directories to show, or --chart DIR")
-        if (values_files or set_values) and chart is None:
-            raise click.UsageError("-f/--values and --set go with --chart")
+        if (values_files or set_values or environments) and chart is None:
+            raise click.UsageError("-f/--values, --set and --env go with --chart")
         settings = read_config(config, no_config)
-        shown = show_paths(
-            paths,
-            load_policies((), builtin=True),
-            settings.model,
-            settings.limits,
-            chart=chart,
-            values=values_files,
-            sets=set_values,
+        asked = (
+            None
+            if chart is None
+            else ChartShow(chart, values_files, set_values, environments, helm, no_render)
         )
+        try:
+            shown = show_paths(
+                paths,
+                load_policies((), builtin=True),
+                settings.model,
+                settings.limits,
+                chart=asked,
+                chart_context=not no_chart_context,
+            )
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--env'") from None
         text = render_text(shown) if fmt == "text" else None
     if text is None:
         import json

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from linter.outputpath import output_file
+
 
 @click.command("test")
 @click.argument("paths", nargs=-1, type=click.Path())
@@ -19,6 +21,7 @@ import click
     "--output",
     "-o",
     type=click.Path(dir_okay=False, writable=True),
+    callback=output_file,
     help="Write the report to this file instead of standard output.",
 )
 def run_policy_tests(paths: tuple[str, ...], fmt: str, output: str | None) -> int:

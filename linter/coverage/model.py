@@ -140,7 +140,9 @@ class Coverage:
         return {
             "version": COVERAGE_VERSION,
             "summary": {
-                "files": len(files),
+                # The run's files, as the text report's lines count them; ``files`` below
+                # also lists a chart's values.yaml read for context when a workload is there.
+                "files": len(self.files),
                 "workloads": len(self.workloads),
                 "notUnderstood": len(self.not_understood),
                 "gaps": len(self.gaps),

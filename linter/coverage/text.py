@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from linter.coverage.model import Coverage, Gap
+from linter.coverage.model import Coverage, Gap, NotUnderstood
 
 DETAIL_HINT = " (-v for details)"
 
@@ -43,8 +43,7 @@ def summary_lines(coverage: Coverage, *, verbose: bool = False) -> list[str]:
         lines[0] += DETAIL_HINT
     if verbose:
         lines.extend(
-            f"not understood: {item.file}:{item.line}:{item.column}: {item.what}: "
-            f"{item.evidence}; fix: {item.fix}"
+            f"not understood: {item.file}:{item.line}:{item.column}: {not_understood_text(item)}"
             for item in coverage.not_understood
         )
         lines.extend(gap_line(gap) for gap in gaps)
@@ -52,12 +51,21 @@ def summary_lines(coverage: Coverage, *, verbose: bool = False) -> list[str]:
 
 
 def gap_line(gap: Gap) -> str:
+    return f"not checked: {gap.file}:{gap.line}:{gap.column}: {gap_text(gap)}"
+
+
+def gap_text(gap: Gap) -> str:
+    """A gap without its place: the fact, the rules it cost, the fix."""
     errors = f" ({gap.error_rules} error-level)" if gap.error_rules else ""
     return (
-        f"not checked: {gap.file}:{gap.line}:{gap.column}: {gap.fact} ({gap.detail}): "
-        f"{_plural(len(gap.rules), 'rule')}{errors} {gap.effect} "
+        f"{gap.fact} ({gap.detail}): {_plural(len(gap.rules), 'rule')}{errors} {gap.effect} "
         f"({', '.join(gap.rules)}); fix: {gap.fix}"
     )
+
+
+def not_understood_text(item: NotUnderstood) -> str:
+    """An input not understood, without its place: what, the evidence, the fix."""
+    return f"{item.what}: {item.evidence}; fix: {item.fix}"
 
 
 def _plural(number: int, word: str) -> str:

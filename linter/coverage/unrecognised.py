@@ -4,8 +4,8 @@ A document counts as an inference deployment when an image key (``image``,
 ``containerImage``, ``imageName``, ``repository``) names a server image, or a
 ``command``/``args``/``cmd`` entry starts a server (``vllm serve``, ``trtllm-serve``,
 ``python3 -m dynamo.vllm`` ...). Objects that only carry such text for something else — a
-ConfigMap's script, a Kustomization's image override, a CI workflow's job container —
-are not deployments and stay quiet.
+ConfigMap's script, a Kustomization's image override, a CI workflow's job container, a
+helm-unittest suite's ``set`` — are not deployments and stay quiet.
 
 A role of a multi-role object (RoleBasedGroup, kthena ModelServing) whose pod cannot be
 built from what is written (a ``templateRef`` naming no ``roleTemplates`` entry) is not
@@ -110,7 +110,7 @@ def not_understood(
 def describe(document: Document) -> NotUnderstood | None:
     """A note for ``document`` when it names an inference server; None otherwise."""
     data = document.data
-    if not isinstance(data, dict) or _is_workflow(data):
+    if not isinstance(data, dict) or _is_workflow(data) or _is_unittest_suite(data):
         return None
     kind = data.get("kind")
     if isinstance(kind, str) and kind in _NOT_DEPLOYMENTS:
@@ -211,6 +211,17 @@ def _family_of(image: str) -> str:
 def _short(text: str) -> str:
     line = " ".join(text.split())
     return line if len(line) <= 60 else line[:57] + "..."
+
+
+def _is_unittest_suite(data: dict[str, Any]) -> bool:
+    """A helm-unittest suite (a chart's ``tests/*_test.yaml``): its tests ``set`` images to
+    assert on the rendered templates; it deploys nothing. Every test has ``asserts``."""
+    tests = data.get("tests")
+    return (
+        isinstance(tests, list)
+        and bool(tests)
+        and all(isinstance(test, dict) and "asserts" in test for test in tests)
+    )
 
 
 def _is_workflow(data: dict[str, Any]) -> bool:

@@ -9,6 +9,7 @@ import click
 
 from linter.helm.options import check_sets
 from linter.optiongroup import apply_options
+from linter.outputpath import output_file
 
 if TYPE_CHECKING:
     from linter.drift.scan import DriftPlan
@@ -158,6 +159,7 @@ _OPTIONS = [
         "-o",
         "--output",
         type=click.Path(dir_okay=False, writable=True),
+        callback=output_file,
         help="Write the report to this file instead of standard output.",
     ),
     click.option(

@@ -48,10 +48,11 @@ class FileDocuments:
         findings.extend(found[0])
         return Contribution(
             tuple(findings),
-            coverage=Coverage(tuple(f.source for f in self.parsed)),
+            # An input that could not be read is one of the run's files too (README:
+            # every count of files in a report counts these, result.py ``merged``).
+            coverage=Coverage((*(f.source for f in self.parsed), *(f.file for f in self.failures))),
             linted=tuple(self.parsed),
             secrets=redact.values(secrets_found),
-            files_checked=len(self.parsed) + len(self.failures),
             read_failures=len(self.failures),
         )
 

@@ -37,14 +37,18 @@ def merged(policies: Sequence[Policy], contributions: Sequence[Contribution]) ->
     environment)."""
     secrets = frozenset(value for c in contributions for value in c.secrets)
     findings = [finding for c in contributions for finding in c.findings]
+    coverage = combine([c.coverage for c in contributions])
     return RunResult(
         sort_findings(redact.findings(findings, secrets)),
-        sum(c.files_checked for c in contributions),
+        # The files of the run, each once: a file that two providers read (a values file
+        # given as input and with --chart; a template rendered for two environments)
+        # counts once, so the summary line, the coverage line and JSON agree.
+        len(coverage.files),
         sum(c.read_failures for c in contributions),
         [note for c in contributions for note in c.notes],
         tuple(policies),
         secrets,
-        combine([c.coverage for c in contributions]),
+        coverage,
     )
 
 

@@ -52,7 +52,6 @@ class Contribution:
     context: tuple[ParsedFile, ...] = ()
     # Literal secret values found in what was read; scrubbed from every report.
     secrets: frozenset[str] = frozenset()
-    files_checked: int = 0
     read_failures: int = 0
 
 

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from linter.coverage import gaps
-from linter.coverage.model import Coverage
+from linter.coverage.model import Coverage, NotUnderstood
 from linter.coverage.unrecognised import not_understood
 from linter.errors import SourceError
 from linter.findings import Finding, Severity, summarize
@@ -62,6 +62,9 @@ class ChartRequest:
     environments: tuple[Environment, ...] = (Environment(None, ()),)
     helm: str | None = None  # path of the helm binary; None: do not render
     render_note: str = ""  # why rendering is skipped, said once
+    # Rendering was wanted but helm is not on PATH: the templates are a gap of coverage
+    # (``--fail-on-unchecked`` fails on it); --no-render is a choice, not a gap.
+    helm_missing: bool = False
 
 
 def load_chart(directory: str) -> Chart:
@@ -127,7 +130,13 @@ def build_request(
         raise ValueError(f"environment {duplicates[0]!r} is given more than once")
     binary, note = helm_for(helm, no_render)
     return ChartRequest(
-        chart, tuple(values), tuple(sets), envs or (Environment(None, ()),), binary, note
+        chart,
+        tuple(values),
+        tuple(sets),
+        envs or (Environment(None, ()),),
+        binary,
+        note,
+        helm_missing=binary is None and not no_render,
     )
 
 
@@ -142,6 +151,24 @@ def helm_for(explicit: str | None, no_render: bool) -> tuple[str | None, str]:
             "templates were not checked"
         )
     return helm, ""
+
+
+def unrendered(request: ChartRequest) -> Coverage:
+    """The coverage gap of a chart that helm did not render because it is not there."""
+    if not request.helm_missing:
+        return Coverage()
+    return Coverage(
+        not_understood=(
+            NotUnderstood(
+                f"{request.chart.directory}/Chart.yaml",
+                1,
+                1,
+                "chart templates",
+                "not rendered: helm is not on PATH",
+                "install helm, or give its path with --helm (or SERVELINT_HELM)",
+            ),
+        )
+    )
 
 
 def environment_notes(request: ChartRequest, findings: Sequence[Finding]) -> list[str]:

@@ -16,6 +16,7 @@ policies still see every file as written (``evaluate/providers.py``).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -48,6 +49,33 @@ class ChartContext:
     """The charts of a run's values files, each with its environments."""
 
     requests: tuple[ChartRequest, ...]
+    # Input values files whose release ``lint --chart`` lints (``without``): not read
+    # alone, not an environment of the context either.
+    handed_over: frozenset[str] = frozenset()
+
+    def without(self, linted: ChartRequest) -> ChartContext | None:
+        """The context without the environments ``linted`` (``lint --chart``) lints too:
+        a release linted twice gave its notes and findings twice (issue 31)."""
+        covered = {_release_key(linted, env.files) for env in linted.environments}
+        requests: list[ChartRequest] = []
+        handed = set(self.handed_over)
+        for request in self.requests:
+            kept = []
+            for env in request.environments:
+                if _release_key(request, env.files, common=False) in covered:
+                    handed.update(env.files)
+                else:
+                    kept.append(env)
+            if len(kept) == len(request.environments):
+                requests.append(request)
+                continue
+            if request.chart.values is not None:
+                handed.add(request.chart.values)  # --chart lints it as written
+            if kept:
+                requests.append(dataclasses.replace(request, environments=tuple(kept)))
+        if not requests:
+            return None if not handed else ChartContext((), frozenset(handed))
+        return ChartContext(tuple(requests), frozenset(handed))
 
     def provider(
         self,
@@ -77,7 +105,9 @@ class ChartContextSubjects:
         self.charts = [
             _ChartInContext(policies, request, given, settings, limits) for request in self.requests
         ]
-        self.claimed = frozenset(name for chart in self.charts for name in chart.claimed)
+        self.claimed = frozenset(name for chart in self.charts for name in chart.claimed) | (
+            context.handed_over & given.keys()
+        )
 
     def batches(self) -> list[Batch]:
         return [b for chart in self.charts for b in chart.batches()]
@@ -100,6 +130,15 @@ class ChartContextSubjects:
     def releases(self) -> list[ReleaseSubjects]:
         """Each environment with its serving model, for ``show``."""
         return [release for chart in self.charts for release in chart.releases]
+
+
+def _release_key(
+    request: ChartRequest, files: Sequence[str], *, common: bool = True
+) -> tuple[str, ...]:
+    """A release as the files it layers, wherever they are spelled from: the chart, then
+    its values files (``lint --chart``'s ``-f`` files first)."""
+    layers = [*request.common_files, *files] if common else list(files)
+    return tuple(os.path.realpath(p) for p in [request.chart.directory or ".", *layers])
 
 
 def plan_context(inputs: Sequence[Input]) -> ChartContext | None:

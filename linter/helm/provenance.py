@@ -131,12 +131,10 @@ def _place(
     message = f"{finding.message} (rendered {_short(template)}:{finding.line}:{finding.column})"
     path = parse_path(finding.path) if finding.path else ()
     key = _values_key(finding, path, real, marked, marks)
+    # A value written by --set is placed on that argument (``<--set>:N:C``, the N-th
+    # --set) as a values key is: the fix goes there, and the values reading of the same
+    # problem is found there too (``readings.py``), so the problem is one finding.
     origin = merged.locate(key) if key is not None else None
-    if origin is not None and origin.source.startswith("<"):
-        # Written by --set: no file holds it, so the template line is the place, and
-        # the message says which argument gave the value.
-        message = message[:-1] + f"; value from {origin.source}:{origin.line}:{origin.column})"
-        origin = None
     if origin is not None:
         return dataclasses.replace(
             finding,

@@ -16,7 +16,6 @@ from collections.abc import Collection, Sequence
 
 from linter.findings import Finding
 from linter.helm.provenance import rendered_origin
-from linter.helm.strvals import SET_SOURCE
 
 
 def one_per_problem(
@@ -30,20 +29,10 @@ def one_per_problem(
             placed.append(finding)
             continue
         same_rule = [v for v in kept if v.rule_id == finding.rule_id]
-        if same_rule and _on_template(finding) and same_rule[0].file == SET_SOURCE:
-            # Set on the command line: no file to point at, the template line stays (its
-            # message names the --set value) and the values reading's finding goes.
-            at = same_rule[0]
-            kept = [
-                v
-                for v in kept
-                if not _same_problem(
-                    v, dataclasses.replace(finding, file=at.file, line=at.line, column=at.column)
-                )
-            ]
-        elif same_rule and _on_template(finding):
+        if same_rule and _on_template(finding):
             # The values key was not found from the manifest, but the values reading
-            # knows where the setting was written: the fix goes there.
+            # knows where the setting was written (a values file, or a --set): the fix
+            # goes there.
             values = same_rule[0]
             finding = dataclasses.replace(
                 finding,

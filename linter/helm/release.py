@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from linter.coverage.model import Coverage, combine
-from linter.evaluate.providers import file_providers
+from linter.evaluate.providers import StandaloneWorkloads, file_providers
 from linter.evaluate.stages import read_inputs
 from linter.evaluate.subjects import Batch, Contribution, SubjectProvider, conclude_each
 from linter.findings import Finding, sort_findings
@@ -31,6 +31,7 @@ from linter.helm.chart import (
     helm_document,
     ordered,
     release_name,
+    unrendered,
     values_coverage,
     values_finding,
     values_paths,
@@ -126,6 +127,16 @@ class ReleaseSubjects:
                 policies, self._rendered.files, settings=settings
             )
 
+    @property
+    def rendered_workloads(self) -> list[Workload]:
+        """The workloads of the rendered manifests (none without helm), for ``show``."""
+        return [
+            w
+            for provider in self._rendered_providers
+            if isinstance(provider, StandaloneWorkloads)
+            for w in provider.workloads
+        ]
+
     def batches(self) -> list[Batch]:
         """The merged values' workloads, then the rendered files' subjects."""
         if self.merged is None:
@@ -210,7 +221,10 @@ class ChartReleases:
         notes = [request.render_note] if request.render_note else []
         notes.extend(unread.notes)
         rendered: list[ParsedFile] = []
-        coverages = [Coverage(tuple(p.source for p in self.as_written))]
+        coverages = [
+            Coverage((*(p.source for p in self.as_written), *(f.file for f in self.failures))),
+            unrendered(request),
+        ]
         secrets = redact.collect(self.as_written)
         per_environment: list[tuple[Environment, list[Finding]]] = []
         for release, outcome in zip(
@@ -229,7 +243,6 @@ class ChartReleases:
             combine(coverages),
             linted=tuple(linted),
             secrets=secrets,
-            files_checked=len(linted) + len(self.failures),
             read_failures=len(self.failures),
         )
 

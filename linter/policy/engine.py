@@ -323,12 +323,22 @@ def _check(
     ]
 
 
-# A finding's message is one line of a report; a messageExpression that builds a huge
-# string is cut here, so that no report grows with it.
+# A finding's message is one line of a report; a message that is huge (a static
+# ``message``, a template or a ``messageExpression`` that builds a huge string) is cut
+# here, the one place every rule's message passes, so that no report grows with it.
 MAX_MESSAGE = 4096
 
 
 def _message(rule: Rule, bound: Any, bindings: Bindings | None) -> str:
+    message = _full_message(rule, bound, bindings)
+    if len(message) > MAX_MESSAGE:
+        return (
+            f"{message[:MAX_MESSAGE]} … (message cut at {MAX_MESSAGE} of {len(message)} characters)"
+        )
+    return message
+
+
+def _full_message(rule: Rule, bound: Any, bindings: Bindings | None) -> str:
     if rule.message_template is not None:
         return rule.message_template.render(bound, bindings)
     if rule.message_expression is None:
@@ -336,10 +346,6 @@ def _message(rule: Rule, bound: Any, bindings: Bindings | None) -> str:
     message = rule.message_expression.evaluate(bound, bindings)
     if not isinstance(message, str):
         raise ExpressionError("messageExpression must return a string")
-    if len(message) > MAX_MESSAGE:
-        return (
-            f"{message[:MAX_MESSAGE]} … (message cut at {MAX_MESSAGE} of {len(message)} characters)"
-        )
     return message
 
 

@@ -3,7 +3,9 @@
 
 One test case per (file, rule): its failure lists every active finding as
 ``file:line:col``. A case whose findings are all suppressed is ``skipped`` with the
-reasons, so an accepted exception never shows as a failed test.
+reasons, so an accepted exception never shows as a failed test. Each gap that fails
+``--fail-on-unchecked`` is a case of its own, named ``unchecked:LINE``: a gap is one
+thing to fix, as a rule is.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 from itertools import groupby
 from typing import TYPE_CHECKING, TextIO
 
+from linter.coverage.gate import GATE_RULE
 from linter.coverage.text import summary_lines
 from linter.findings import Finding
 from linter.reporters.meta import TOOL_NAME
@@ -64,12 +67,19 @@ def _testcase(file: str, rule_id: str, findings: Sequence[Finding]) -> ET.Elemen
     return case
 
 
+def _case(finding: Finding) -> tuple[str, str]:
+    """The test case of ``finding``: its file and rule, or its gap (``unchecked:LINE``)."""
+    if finding.rule_id == GATE_RULE:
+        return finding.file, f"{GATE_RULE}:{finding.line}"
+    return finding.file, finding.rule_id
+
+
 def as_junit(result: RunResult) -> ET.Element:
     """The ``<testsuites>`` element of one run."""
     cases: list[ET.Element] = []
-    by_case = sorted(result.findings, key=lambda f: (f.file, f.rule_id, f.sort_key()))
-    for (file, rule_id), group in groupby(by_case, key=lambda f: (f.file, f.rule_id)):
-        cases.append(_testcase(file, rule_id, list(group)))
+    by_case = sorted(result.findings, key=lambda f: (*_case(f), f.sort_key()))
+    for (file, name), group in groupby(by_case, key=_case):
+        cases.append(_testcase(file, name, list(group)))
     if not cases:
         # Jenkins' junit step fails on a report without test cases; a clean run is a pass.
         cases.append(ET.Element("testcase", {"name": "lint", "classname": TOOL_NAME}))

@@ -12,7 +12,13 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from linter.findings import Finding
-from linter.run.rulemeta import INFORMATION_URI, PIPELINE_RULES, RuleMeta, policy_rule_meta
+from linter.run.rulemeta import (
+    GATE_RULES,
+    INFORMATION_URI,
+    PIPELINE_RULES,
+    RuleMeta,
+    policy_rule_meta,
+)
 
 if TYPE_CHECKING:
     from linter.evaluate.result import RunResult
@@ -25,7 +31,7 @@ __all__ = ["CORE_RULES", "INFORMATION_URI", "TOOL_NAME", "RuleMeta", "rule_metad
 
 def rule_metadata(result: RunResult) -> dict[str, RuleMeta]:
     """Metadata for every known rule: the core findings plus every loaded policy rule."""
-    known = dict(PIPELINE_RULES)
+    known = {**PIPELINE_RULES, **GATE_RULES}
     for policy in result.policies:
         for rule in policy.rules:
             known[rule.id] = policy_rule_meta(rule)

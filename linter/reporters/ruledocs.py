@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 from linter.policy.model import Policy, Rule
+from linter.reporters.escape import escape_text
 from linter.run.governance import ConfiguredRule
 from linter.run.rulemeta import PIPELINE_RULES, RuleMeta
 
@@ -55,7 +56,8 @@ def render_markdown(policies: Sequence[Policy], *, builtin: bool = False) -> str
         lines += _rule(meta)
     for policy in policies:
         lines += _policy(policy)
-    return "\n".join(lines).rstrip("\n") + "\n"
+    # A repository's policies write most of it; markdown is printed to CI logs too.
+    return escape_text("\n".join(lines).rstrip("\n"), keep_newlines=True) + "\n"
 
 
 def _count(policy_rules: int, policies: int, pipeline: int) -> str:
@@ -115,7 +117,9 @@ def _source(source: str) -> str:
 def render_line(rule: ConfiguredRule) -> str:
     """One line of ``servelint rules``: id, severity as configured, title."""
     state = "" if rule.enabled else " (disabled)"
-    return f"{rule.meta.id:<48} {rule.severity.label:<8} {rule.meta.title}{state}".rstrip()
+    # A repository's policy writes the title: on one line, with no control character.
+    title = escape_text(rule.meta.title)
+    return f"{escape_text(rule.meta.id):<48} {rule.severity.label:<8} {title}{state}".rstrip()
 
 
 def render_json(rules: Sequence[ConfiguredRule]) -> str:
@@ -140,22 +144,27 @@ def _rule_json(rule: ConfiguredRule) -> dict[str, object]:
 
 
 def render_explanation(rule: RuleMeta, configured: ConfiguredRule | None = None) -> str:
-    """What ``servelint explain`` prints: why, how to fix, sources, where it is defined."""
-    lines = [f"{rule.id} ({rule.severity.label})", ""]
+    """What ``servelint explain`` prints: why, how to fix, sources, where it is defined.
+    A repository's policy writes all of it: the one-line parts are kept on one line, and
+    no part can carry a control character or start a line of a CI log with ``::``."""
+    one = escape_text
+    rule_id = one(rule.id)
+    lines = [f"{rule_id} ({rule.severity.label})", ""]
     if configured is not None and (configured.severity != rule.severity or not configured.enabled):
         state = (
             "disabled by the configuration"
             if not configured.enabled
             else f"reported as {configured.severity.label} by the configuration"
         )
-        lines = [f"{rule.id} ({rule.severity.label}; {state})", ""]
+        lines = [f"{rule_id} ({rule.severity.label}; {state})", ""]
     if rule.title:
-        lines += [rule.title, ""]
+        lines += [one(rule.title), ""]
     if rule.description:
-        lines += [rule.description.strip(), ""]
+        lines += [escape_text(rule.description.strip(), keep_newlines=True), ""]
     if rule.fix:
-        lines += ["Fix:", *("  " + line for line in rule.fix.strip().splitlines()), ""]
+        fix = escape_text(rule.fix.strip(), keep_newlines=True)
+        lines += ["Fix:", *("  " + line for line in fix.splitlines()), ""]
     if rule.references:
-        lines += ["Sources:", *(f"  {ref}" for ref in rule.references), ""]
-    lines.append(f"Defined in {rule.source}")
+        lines += ["Sources:", *(f"  {one(ref)}" for ref in rule.references), ""]
+    lines.append(f"Defined in {one(rule.source)}")
     return "\n".join(lines)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from linter.evaluate.result import RunResult
-from linter.findings import Severity
+from linter.findings import Severity, sort_findings
 from linter.lightclass import frozen
 from linter.model.settings import ModelSettings
 from linter.parsing.documents import Limits
@@ -30,7 +30,7 @@ from linter.run.governance import (
     select_policies,
     with_command_line,
 )
-from linter.sources.files import STDIN_NAME, Input, expand
+from linter.sources.files import STDIN_NAME, Input, expand, not_a_configuration
 
 if TYPE_CHECKING:
     from linter.helm.chart import ChartRequest
@@ -107,6 +107,11 @@ def build(options: LintOptions) -> LintPlan:
         notes.append(
             f"{config.source}: {skipped} input{'s' * (skipped != 1)} skipped by include/exclude"
         )
+    inputs = _configurations(inputs, notes)
+    if options.paths and not inputs:
+        # Exit 0 (README, "Exit codes"): pre-commit and a folder of other files are fine,
+        # but the report says that nothing was checked.
+        notes.append("no files to lint")
     loaded_baseline = None
     if baseline_file is not None and options.write_baseline is None:
         from linter.run.baseline import load as load_baseline  # only with a baseline
@@ -147,7 +152,8 @@ def with_chart(
     from linter.helm.chart import build_request
 
     request = build_request(chart, values, sets, environments, helm, no_render)
-    return dataclasses.replace(plan, chart=request)
+    context = plan.context.without(request) if plan.context is not None else None
+    return dataclasses.replace(plan, chart=request, context=context)
 
 
 def execute(plan: LintPlan) -> RunResult:
@@ -159,13 +165,19 @@ def execute(plan: LintPlan) -> RunResult:
         context=plan.context,
         chart=plan.chart,
     )
-    return pipeline.run(
+    result = pipeline.run(
         plan.policies,
         providers,
         governance=plan.governance,
         write_baseline=plan.write_baseline,
         notes=plan.notes,
     )
+    if not plan.fail_on_unchecked or not result.coverage.unchecked:
+        return result
+    from linter.coverage.gate import unchecked_findings
+
+    gated = sort_findings([*result.findings, *unchecked_findings(result.coverage)])
+    return dataclasses.replace(result, findings=gated)
 
 
 def _chart_context(inputs: Sequence[Input]) -> ChartContext | None:
@@ -191,6 +203,18 @@ def _select_inputs(
         return inputs, 0
     kept = [i for i in inputs if i.name == STDIN_NAME or _wanted(config, i.name)]
     return kept, len(inputs) - len(kept)
+
+
+def _configurations(inputs: Sequence[Input], notes: list[str]) -> list[Input]:
+    """The inputs that are configurations; a note for each one that is not."""
+    kept = []
+    for item in inputs:
+        why = not_a_configuration(item)
+        if why is None:
+            kept.append(item)
+        else:
+            notes.append(why)
+    return kept
 
 
 def _wanted(config: Config, name: str) -> bool:

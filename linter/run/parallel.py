@@ -107,7 +107,6 @@ def collect(
             coverage=combine([part.coverage for part in parts]),
             linted=tuple(p for part in parts for p in part.linted),
             secrets=frozenset(v for part in parts for v in part.secrets),
-            files_checked=sum(part.files_checked for part in parts),
             read_failures=sum(part.read_failures for part in parts),
         )
     )
@@ -125,7 +124,6 @@ def _lint_chunk(inputs: list[Input]) -> Contribution:
         coverage=documents.coverage.merged(workloads.coverage),
         linted=tuple(_for_governance(p) for p in parsed),
         secrets=documents.secrets,
-        files_checked=documents.files_checked,
         read_failures=documents.read_failures,
     )
 

@@ -160,6 +160,24 @@ PIPELINE_RULES: dict[str, RuleMeta] = {
     ),
 }
 
+# The finding --fail-on-unchecked makes of each gap (coverage/gate.py). Not a rule of
+# PIPELINE_RULES: no configuration switches it off or suppresses it (the flag does), so
+# ``rules`` does not list it; the reporters need its metadata all the same.
+GATE_RULES: dict[str, RuleMeta] = {
+    "unchecked": RuleMeta(
+        "unchecked",
+        Severity.ERROR,
+        "An input or a rule the run could not check (--fail-on-unchecked)",
+        "With --fail-on-unchecked (or failOnUnchecked: true), an input that names an "
+        "inference server but yielded no workload, a chart that was not rendered for want "
+        "of helm, or a fact a workload lacks that error-level rules need fails the run: "
+        "the gate then means checked and clean.",
+        "Apply the fix the finding names (describe the layout, name the GPU, pin the "
+        "image, install helm), or run without --fail-on-unchecked.",
+        f"{INFORMATION_URI}#coverage-what-was-checked",
+    ),
+}
+
 
 def is_link(text: str) -> bool:
     """An absolute http(s) URL without spaces: what SARIF's ``format: uri`` accepts and a

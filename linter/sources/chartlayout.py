@@ -46,6 +46,21 @@ def chart_of(name: str) -> str | None:
     return directory
 
 
+def chart_of_template(name: str) -> str | None:
+    """The chart folder when ``name`` lies in the ``templates/`` folder of a chart, at any
+    depth: a Go template, which only ``--chart`` can read. Spelled relative to the working
+    directory when ``name`` is relative."""
+    full = os.path.abspath(name)
+    folder = os.path.dirname(full)
+    while True:
+        parent = os.path.dirname(folder)
+        if os.path.basename(folder) == TEMPLATES and is_chart(parent):
+            return parent if os.path.isabs(name) else os.path.relpath(parent)
+        if parent == folder:
+            return None
+        folder = parent
+
+
 def chart_values_name(chart: str) -> str:
     """The chart's own ``values.yaml``, spelled relative to the chart as given."""
     return os.path.join(chart, CHART_VALUES) if chart else CHART_VALUES

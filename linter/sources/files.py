@@ -10,7 +10,7 @@ from pathlib import Path
 from linter.errors import SourceError
 from linter.lightclass import frozen
 from linter.parsing import bounded
-from linter.sources.chartlayout import CHART_FILE, TEMPLATES
+from linter.sources.chartlayout import CHART_FILE, TEMPLATES, chart_of_template
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
@@ -75,6 +75,26 @@ def expand(paths: Iterable[str]) -> list[Input]:
                 seen.add(candidate.name)
                 inputs.append(candidate)
     return inputs
+
+
+def not_a_configuration(item: Input) -> str | None:
+    """Why a file named on the command line is not linted, as a note; None to lint it.
+
+    The directory walk yields only configuration files; a file named by the user (or
+    passed by pre-commit, which passes every changed YAML file) may be a chart template
+    or a log, whose syntax errors would say nothing true (issue 31).
+    """
+    if item.path is None or item.error is not None:
+        return None
+    chart = chart_of_template(item.name)
+    if chart is not None:
+        return f"{item.name}: a chart template: lint the chart (servelint lint --chart {chart})"
+    if is_lintable(item.path):
+        return None
+    return (
+        f"{item.name}: not a configuration file (servelint lints .yaml, .yml, .json and "
+        ".pbtxt files): not linted"
+    )
 
 
 def _walk(root: Path) -> Iterator[Input]:
