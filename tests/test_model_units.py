@@ -150,6 +150,25 @@ def test_version_tuple() -> None:
     assert images.version_tuple("0.5.6.post2") == (0, 5, 6, 2)
     assert images.version_tuple("24.08") == (24, 8)
     assert images.version_tuple("") == ()
+    # A release candidate leads to its release: never equal to 0.10.1.1.
+    assert images.version_tuple("0.10.1rc1") == (0, 10, 1)
+    assert images.version_tuple("0.10.1.1") == (0, 10, 1, 1)
+
+
+@pytest.mark.parametrize(
+    ("image", "version", "prerelease"),
+    [
+        ("vllm/vllm-openai:v0.10.1.1", "0.10.1.1", False),  # four parts
+        ("vllm/vllm-openai:v0.9.0.1-cu128", "0.9.0.1", False),
+        ("vllm/vllm-openai:v0.10.1rc1", "0.10.1rc1", True),
+        ("lmsysorg/sglang:v0.5.6.post2", "0.5.6.post2", False),
+        ("vllm/vllm-openai:v0.10.1.1.1", "", False),  # five parts is no release
+    ],
+)
+def test_release_tags(image: str, version: str, prerelease: bool) -> None:
+    info = images.parse_image(image)
+    assert (info.version, info.pinned) == (version, bool(version))
+    assert images.is_prerelease(info.version) is prerelease
 
 
 @pytest.mark.parametrize(
