@@ -369,16 +369,17 @@ CASES: dict[str, tuple[int, list[str], str]] = {
         [
             "deployment.yaml:14:83: error shm/nccl-shm-transport-without-dev-shm "
             "tensor_parallel_size 2 on NVIDIA-L4 GPUs (no peer-to-peer) sends NCCL traffic "
-            "through /dev/shm, and nothing is mounted there: the container has the runtime's 64 "
-            "MiB and NCCL fails while vLLM starts (failed to extend /dev/shm/nccl-…); mount an "
-            "emptyDir with medium: Memory and a sizeLimit (e.g. 2Gi) at /dev/shm",
+            "through /dev/shm (vLLM 0.10.0 sets NCCL_CUMEM_ENABLE=0), and nothing is mounted "
+            "there: the container has the runtime's 64 MiB and NCCL fails while vLLM starts "
+            "(failed to extend /dev/shm/nccl-…); mount an emptyDir with medium: Memory and a "
+            "sizeLimit (e.g. 2Gi) at /dev/shm",
             "deployment.yaml:15:11: warning kubernetes-qos/gpu-pod-best-effort no container sets "
             "cpu or memory requests or limits (only nvidia.com/gpu), so the pod is BestEffort: "
             "under node memory pressure the kubelet evicts it first; set cpu and memory requests "
             "(and limits equal to them for Guaranteed)",
             "deployment.yaml:29:83: error shm/nccl-shm-transport-without-dev-shm "
-            "tensor_parallel_size 2 with NCCL_P2P_DISABLE=1 sends NCCL traffic through /dev/shm, "
-            "and nothing is mounted there: the container has the runtime's 64 MiB and NCCL fails "
+            "tensor_parallel_size 2 with NCCL_P2P_DISABLE=1 sends NCCL traffic through /dev/shm "
+            "(vLLM 0.10.0 sets NCCL_CUMEM_ENABLE=0), and nothing is mounted there: the container has the runtime's 64 MiB and NCCL fails "
             "while vLLM starts (failed to extend /dev/shm/nccl-…); mount an emptyDir with medium:"
             " Memory and a sizeLimit (e.g. 2Gi) at /dev/shm",
             "deployment.yaml:32:15: warning nccl/debug-knob-disables-transport NCCL_P2P_DISABLE=1"
