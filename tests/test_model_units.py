@@ -442,7 +442,7 @@ def test_gpu_facts_from_affinity_mig_and_settings() -> None:
         ("/models/Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B"),
         ("hf://meta-llama/llama-3.1-70b-instruct", "meta-llama/Llama-3.1-70B"),
         ("neuralmagic/Meta-Llama-3.1-70B-Instruct-FP8", "meta-llama/Llama-3.1-70B"),
-        ("Qwen/Qwen2.5-7B-Instruct-AWQ", "Qwen/Qwen2.5-7B"),
+        ("Qwen/Qwen2.5-7B-Instruct-AWQ", "Qwen/Qwen2.5-7B-Instruct"),
         ("google/gemma-2-9b-it", "google/gemma-2-9b"),
         ("meta-llama/Meta-Llama-3-8B-Instruct", "meta-llama/Meta-Llama-3-8B"),
     ],
