@@ -223,6 +223,9 @@ def _kv(model_id: str, tp: int = 1, kv_cache_dtype: str | None = None) -> tuple[
         # MLA: one latent of kv_lora_rank + qk_rope_head_dim per layer, not split by TP.
         ("deepseek-ai/DeepSeek-V3", 8, None, 61 * (512 + 64) * 2, True),
         ("deepseek-ai/DeepSeek-V2-Lite-Chat", 1, None, 27 * (512 + 64) * 2, True),
+        ("deepseek-ai/DeepSeek-V3", 8, "fp8", 61 * (512 + 64) * 1, True),
+        # fp8_ds_mla: the FP8 latent, its four float32 scales and the rope part in 16 bits.
+        ("deepseek-ai/DeepSeek-V3", 8, "fp8_ds_mla", 61 * (512 + 4 * 4 + 64 * 2), True),
         # Sliding windows and chunked attention: the full-attention figure is an upper bound.
         ("google/gemma-2-9b-it", 1, None, 2 * 42 * 8 * 256 * 2, False),
         ("google/gemma-3-27b-it", 2, None, 2 * 62 * 8 * 128 * 2, False),
