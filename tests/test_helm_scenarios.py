@@ -25,10 +25,11 @@ KV = (
     "weights (Llama-3.1-8B-Instruct, TP=1, NVIDIA L4, gpu_memory_utilization 0.90)"
 )
 KV_REST = (
-    ", room for at most 43312 tokens: vLLM refuses to start (To serve at least one "
-    "request with the model's max seq len (131072), 16.00 GiB KV cache is needed, which "
-    "is larger than the available KV cache memory); lower max_model_len to at most "
-    "43312, or give the model more GPU memory"
+    ", room for at most 43312 tokens even with nothing counted for activations and CUDA "
+    "graphs: vLLM refuses to start (To serve at least one request with the model's max seq "
+    "len (131072), 16.00 GiB KV cache is needed, which is larger than the available KV cache "
+    "memory); lower max_model_len to about 35120, what fits once about 1 GiB is left for "
+    "activations and CUDA graphs, or give the model more GPU memory"
 )
 EAGER = (
     f"{CHART}/values-staging.yaml:6:7: warning vllm/enforce-eager --enforce-eager "

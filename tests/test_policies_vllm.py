@@ -135,10 +135,11 @@ MESSAGES: dict[tuple[str, str], str] = {
     ("long-context", "vllm-kv/one-sequence-does-not-fit"): (
         "max_model_len 131072 needs 16 GiB of KV cache (128 KiB per token); about 5.3 GiB are "
         "left after the weights (Llama-3.1-8B-Instruct, TP=1, NVIDIA L4, gpu_memory_utilization "
-        "0.90), room for at most 43312 tokens: vLLM refuses to start (To serve at least one "
-        "request with the model's max seq len (131072), 16.00 GiB KV cache is needed, which is "
-        "larger than the available KV cache memory); lower max_model_len to at most 43312, or "
-        "give the model more GPU memory"
+        "0.90), room for at most 43312 tokens even with nothing counted for activations and "
+        "CUDA graphs: vLLM refuses to start (To serve at least one request with the model's max "
+        "seq len (131072), 16.00 GiB KV cache is needed, which is larger than the available KV "
+        "cache memory); lower max_model_len to about 35120, what fits once about 1 GiB is left "
+        "for activations and CUDA graphs, or give the model more GPU memory"
     ),
     ("long-context", "vllm/enforce-eager"): (
         "--enforce-eager switches CUDA graphs off: every decode step runs eagerly, which "
@@ -272,9 +273,10 @@ MESSAGES: dict[tuple[str, str], str] = {
     ("tgi-long-context", "tgi-kv/max-total-tokens-does-not-fit"): (
         "max_total_tokens 131072 needs 16 GiB of KV cache (128 KiB per token per shard); at "
         "most 5.3 GiB are left after the weights (Llama-3.1-8B-Instruct, 1 shard, NVIDIA L4, "
-        "CUDA_MEMORY_FRACTION × TGI_WIGGLE_ROOM 0.90), room for at most 43312 tokens: TGI stops "
-        "after warmup (Backend failed: Not enough memory to handle `max_total_tokens=131072`); "
-        "lower max_total_tokens to at most 43312, or add shards"
+        "CUDA_MEMORY_FRACTION × TGI_WIGGLE_ROOM 0.90), room for at most 43312 tokens even "
+        "with nothing counted for activations: TGI stops after warmup (Backend failed: Not "
+        "enough memory to handle `max_total_tokens=131072`); lower max_total_tokens to about "
+        "35120, what fits once about 1 GiB is left for activations, or add shards"
     ),
     ("tgi-near-limit", "tgi-kv/max-total-tokens-may-not-fit"): (
         "max_total_tokens 40000 needs 4.9 GiB of KV cache (128 KiB per token per shard), "
