@@ -62,6 +62,8 @@ VLLM: tuple[Setting, ...] = (
     _s("enable_chunked_prefill", "bool"),
     _s("enable_prefix_caching", "bool"),
     _s("enforce_eager", "bool"),
+    # cuda, cpu, … (removed in 0.10: the platform is detected).
+    _s("device", "str"),
     _s("kv_cache_dtype", "str"),
     _s("calculate_kv_scales", "bool"),
     _s("block_size", "int"),
