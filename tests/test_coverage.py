@@ -26,6 +26,7 @@ MODEL_RULES = sorted(
         "probes/liveness-kills-before-load",
         "probes/startup-budget-below-load-time",
         "probes/startup-kills-before-load",
+        "supply-chain/trust-remote-code-not-needed",
         *VLLM_KV,
         "vllm/attention-heads-not-divisible",
         "vllm/tensor-parallel-above-kv-heads",
@@ -33,12 +34,16 @@ MODEL_RULES = sorted(
 )
 VERSION_RULES = [
     "shm/kv-offload-without-dev-shm",
+    "shm/nccl-shm-transport-without-dev-shm",
+    # Only with --num-gpu-blocks-override, which the engine's version decides.
+    "vllm-kv/one-sequence-does-not-fit",
     "vllm/batched-tokens-below-max-model-len",
     "vllm/block-size-invalid",
     "vllm/bool-flag-with-value",
     "vllm/cudagraph-capture-size-mismatch",
     "vllm/flag-not-accepted",
     "vllm/gpu-memory-utilization-out-of-range",
+    "vllm/gpu-memory-utilization-whole-gpu",
     "vllm/kv-cache-dtype-invalid",
     "vllm/max-num-seqs-above-batched-tokens",
 ]
@@ -78,7 +83,7 @@ def test_unknown_model_names_the_fact_the_rules_and_the_fix(run_line: RunLine) -
             "coverage: 1 file, 1 workload recognised (vllm 1)",
             "coverage: not checked for a missing fact: model architecture on 1 workload",
             f"not checked: {path}:18:29: model architecture (acme/private-llm-13b is not in "
-            f"the model catalogue): 11 rules (5 error-level) did not run "
+            f"the model catalogue): 12 rules (5 error-level) did not run "
             f"({', '.join(MODEL_RULES)}); fix: give its architecture in .servelint.yaml: "
             "model: {modelConfigs: {acme/private-llm-13b: path/to/config.json}} (or "
             "model.presets), see docs/serving-model.md",
@@ -113,7 +118,7 @@ def test_unpinned_server_says_errors_become_warnings(run_line: RunLine) -> None:
     # Line 0 is images/unpinned-server-image, which says the same on the image line.
     assert _lint(run_line, "-v", str(path))[1][4] == (
         f"not checked: {path}:17:11: server version (image vllm/vllm-openai:latest names no "
-        f"release): 9 rules (9 error-level) report warnings instead of errors "
+        f"release): 12 rules (12 error-level) report warnings instead of errors "
         f"({', '.join(VERSION_RULES)}); fix: pin the image to a release tag (for example "
         "vllm/vllm-openai:v0.11.0)"
     )
@@ -586,9 +591,10 @@ def test_a_list_where_one_value_belongs_is_not_read(run_line: RunLine, tmp_path:
         "vllm/batched-tokens-above-seqs-times-len, vllm/batched-tokens-below-max-model-len, "
         f"vllm/batched-tokens-below-max-model-len-version-unknown); {fix}",
         f"not checked: {path}:8:3: setting value (gpu_memory_utilization is written as "
-        f"'[0.9, 0.8]', not as a number): 7 rules (3 error-level) did not judge it ({kv_rules}, "
+        f"'[0.9, 0.8]', not as a number): 9 rules (4 error-level) did not judge it ({kv_rules}, "
         "vllm-kv/weights-do-not-fit, vllm-kv/weights-may-not-fit, "
-        "vllm/gpu-memory-utilization-not-positive, vllm/gpu-memory-utilization-out-of-range); "
+        "vllm/gpu-memory-utilization-no-headroom, vllm/gpu-memory-utilization-not-positive, "
+        "vllm/gpu-memory-utilization-out-of-range, vllm/gpu-memory-utilization-whole-gpu); "
         f"{fix}",
         "0 errors, 1 warning, 0 info in 1 file",
     ]

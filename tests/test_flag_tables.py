@@ -174,3 +174,20 @@ def test_words_the_parser_never_sees_as_written_are_not_judged() -> None:
         ("--{{ .Values.flag }}", "unchecked"),
         ("-O3", "unchecked"),
     ]
+
+
+def test_a_four_part_release_is_the_tabled_release() -> None:
+    # --swap-space was accepted up to 0.17.1; 0.10.1.1 is in the table.
+    verdict = flagtables.judge("vllm", "0.10.1.1", "--swap-space")
+    assert (verdict.status, verdict.flag) == ("accepted", "--swap-space")
+    assert flagtables.table("vllm").index_of("0.10.1.1") == 29  # type: ignore[union-attr]
+
+
+def test_a_release_candidate_is_judged_between_its_neighbours() -> None:
+    # 0.10.1rc1 is no tabled release (and not 0.10.1.1): a flag both 0.10.0 and 0.10.1 take
+    # is accepted; one the release it leads to dropped is only "some releases".
+    tab = flagtables.table("vllm")
+    assert tab is not None and tab.index_of("0.10.1rc1") is None
+    assert flagtables.judge("vllm", "0.10.1rc1", "--max-model-len").status == "accepted"
+    assert flagtables.judge("vllm", "0.18.0rc1", "--swap-space").status == "some"
+    assert flagtables.judge("vllm", "0.10.1rc1", "--max-modle-len").status == "never"

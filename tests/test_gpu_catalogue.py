@@ -58,6 +58,7 @@ def test_the_catalogue_covers_the_gpus_people_serve_on() -> None:
         "NVIDIA-H200",
         "NVIDIA-H20",
         "NVIDIA-GH200-480GB",
+        "NVIDIA-GH200-144G-HBM3e",
         "NVIDIA-B200",
         "NVIDIA-GB200",
         "NVIDIA-RTX-6000-Ada-Generation",
@@ -86,6 +87,16 @@ def test_the_catalogue_covers_the_gpus_people_serve_on() -> None:
         ("nvidia.com/gpu.product", "NVIDIA-H100-NVL", "NVIDIA-H100-NVL", 96256, None, None),
         ("nvidia.com/gpu.product", "NVIDIA-H20", "NVIDIA-H20", 98304, True, None),
         ("nvidia.com/gpu.product", "NVIDIA-GH200-480GB", "NVIDIA-GH200-480GB", 98304, None, None),
+        # A bare GH200 may be the 144 GB part: the larger figure, so no shortfall is invented.
+        ("nvidia.com/gpu.product", "GH200", "NVIDIA-GH200-144G-HBM3e", 147456, None, None),
+        (
+            "nvidia.com/gpu.product",
+            "NVIDIA-GH200-144G-HBM3e",
+            "NVIDIA-GH200-144G-HBM3e",
+            147456,
+            None,
+            None,
+        ),
         (
             "nvidia.com/gpu.product",
             "NVIDIA-RTX-6000-Ada-Generation",

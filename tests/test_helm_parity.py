@@ -5,7 +5,8 @@ same place, where the chart's templates, read without rendering, can tell.
 Charts under fixtures/helm/parity: ``no-shm`` mounts nothing at /dev/shm; ``shm-switch``
 mounts a memory-backed /dev/shm when ``.Values.shm.enabled``; ``shm-opaque`` mounts it
 under ``or .Values.shm.enabled .Values.highThroughput``, which only rendering judges.
-Every chart runs vLLM with tensor parallelism 2 on NVIDIA L4 GPUs (no peer-to-peer).
+Every chart runs vLLM 0.10.1.1 (the last release that sets NCCL_CUMEM_ENABLE=0) with tensor
+parallelism 2 on NVIDIA L4 GPUs (no peer-to-peer).
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ NCCL = "shm/nccl-shm-transport-without-dev-shm"
 UNCERTAIN = "shm/tensor-parallel-without-dev-shm"
 ERROR_MESSAGE = (
     "tensor_parallel_size 2 on NVIDIA-L4 GPUs (no peer-to-peer) sends NCCL traffic through "
-    "/dev/shm, and nothing is mounted there: the container has the runtime's 64 MiB and NCCL "
-    "fails while vLLM starts (failed to extend /dev/shm/nccl-…); mount an emptyDir with "
-    "medium: Memory and a sizeLimit (e.g. 2Gi) at /dev/shm"
+    "/dev/shm (vLLM 0.10.1.1 sets NCCL_CUMEM_ENABLE=0), and nothing is mounted there: the "
+    "container has the runtime's 64 MiB and NCCL fails while vLLM starts (failed to extend "
+    "/dev/shm/nccl-…); mount an emptyDir with medium: Memory and a sizeLimit (e.g. 2Gi) at "
+    "/dev/shm"
 )
 WARNING_MESSAGE = (
     "tensor_parallel_size 2 without a memory-backed volume at /dev/shm: the container has the "

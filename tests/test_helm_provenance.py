@@ -25,10 +25,11 @@ SCHEMA = Path(__file__).parent / "fixtures" / "sarif" / "sarif-schema-2.1.0.json
 TEAM_POLICIES = Path(__file__).parent / "fixtures" / "helm" / "policies"
 SHM_ERROR = (
     "error shm/nccl-shm-transport-without-dev-shm tensor_parallel_size 2 on NVIDIA-L4 GPUs "
-    "(no peer-to-peer) sends NCCL traffic through /dev/shm, and nothing is mounted there: the "
-    "container has the runtime's 64 MiB and NCCL fails while vLLM starts (failed to extend "
-    "/dev/shm/nccl-…); mount an emptyDir with medium: Memory and a sizeLimit (e.g. 2Gi) at "
-    "/dev/shm (rendered templates/deployment.yaml:24:15)"
+    "(no peer-to-peer) sends NCCL traffic through /dev/shm (vLLM 0.10.1.1 sets "
+    "NCCL_CUMEM_ENABLE=0), and nothing is mounted there: the container has the runtime's 64 "
+    "MiB and NCCL fails while vLLM starts (failed to extend /dev/shm/nccl-…); mount an emptyDir "
+    "with medium: Memory and a sizeLimit (e.g. 2Gi) at /dev/shm (rendered "
+    "templates/deployment.yaml:24:15)"
 )
 
 

@@ -25,15 +25,22 @@ KV = (
     "weights (Llama-3.1-8B-Instruct, TP=1, NVIDIA L4, gpu_memory_utilization 0.90)"
 )
 KV_REST = (
-    ", room for at most 43312 tokens: vLLM refuses to start (To serve at least one "
-    "request with the model's max seq len (131072), 16.00 GiB KV cache is needed, which "
-    "is larger than the available KV cache memory); lower max_model_len to at most "
-    "43312, or give the model more GPU memory"
+    ", room for at most 43312 tokens even with nothing counted for activations and CUDA "
+    "graphs: vLLM refuses to start (To serve at least one request with the model's max seq "
+    "len (131072), 16.00 GiB KV cache is needed, which is larger than the available KV cache "
+    "memory); lower max_model_len to about 35120, what fits once about 1 GiB is left for "
+    "activations and CUDA graphs, or give the model more GPU memory"
 )
 EAGER = (
     f"{CHART}/values-staging.yaml:6:7: warning vllm/enforce-eager --enforce-eager "
     "switches CUDA graphs off: every decode step runs eagerly, which costs steady-state "
     "decode throughput and latency; drop it outside debugging [staging]"
+)
+DEBUG_LOG = (
+    f"{CHART}/values-staging.yaml:10:7: info diagnostics/debug-logging --uvicorn-log-level "
+    "debug logs the HTTP server at that level, with details of every request: far more log "
+    "output from the process that serves requests, and details of requests in the log; leave "
+    "it at the default level in production [staging]"
 )
 NOTES = [
     f"note: environment default ({CHART}/values.yaml): 0 errors, 0 warnings, 0 info",
@@ -116,10 +123,11 @@ def test_readme_first_command_shows_the_examples_findings(run_line: Run) -> None
         [
             *NOTES,
             f"note: environment staging ({CHART}/values.yaml + {CHART}/values-staging.yaml): "
-            "0 errors, 0 warnings, 0 info, 1 suppressed",
+            "0 errors, 0 warnings, 1 info, 1 suppressed",
             f"{KV}{KV_REST} [prod]",
             f"{EAGER} [suppressed (inline): profiling INC-2231, until 2026-12-31]",
-            "1 error, 0 warnings, 0 info, 1 suppressed in 4 files",
+            DEBUG_LOG,
+            "1 error, 0 warnings, 1 info, 1 suppressed in 4 files",
         ],
     )
 
@@ -131,12 +139,13 @@ def test_after_the_end_date_the_staging_warning_counts_again(run_line: Run) -> N
         [
             *NOTES,
             f"note: environment staging ({CHART}/values.yaml + {CHART}/values-staging.yaml): "
-            "0 errors, 1 warning, 0 info",
+            "0 errors, 1 warning, 1 info",
             f"{KV}{KV_REST} [prod]",
             f"{CHART}/values-staging.yaml:5:7: warning suppression/expired suppression of "
             "'vllm/enforce-eager' expired on 2026-12-31 (profiling INC-2231); its findings count "
             "again",
             EAGER,
-            "1 error, 2 warnings, 0 info in 4 files",
+            DEBUG_LOG,
+            "1 error, 2 warnings, 1 info in 4 files",
         ],
     )

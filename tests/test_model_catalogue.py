@@ -122,6 +122,11 @@ def test_the_catalogue_covers_the_families_people_serve() -> None:
         ("zai-org/glm-4-9b-chat-hf", "THUDM/glm-4-9b-chat-hf"),
         ("ibm-granite/granite-3.3-8b-instruct", "ibm-granite/granite-3.1-8b-instruct"),
         ("deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct", "deepseek-ai/DeepSeek-V2-Lite"),
+        # An entry named exactly wins over one with the same match key.
+        ("Qwen/Qwen2.5-7B", "Qwen/Qwen2.5-7B"),
+        ("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct"),
+        ("/models/qwen2.5-7b-instruct", "Qwen/Qwen2.5-7B-Instruct"),
+        ("Qwen/Qwen2.5-7B-Instruct-AWQ", "Qwen/Qwen2.5-7B-Instruct"),
     ],
 )
 def test_model_ids_find_their_entry(model_id: str, entry: str) -> None:
@@ -218,6 +223,9 @@ def _kv(model_id: str, tp: int = 1, kv_cache_dtype: str | None = None) -> tuple[
         # MLA: one latent of kv_lora_rank + qk_rope_head_dim per layer, not split by TP.
         ("deepseek-ai/DeepSeek-V3", 8, None, 61 * (512 + 64) * 2, True),
         ("deepseek-ai/DeepSeek-V2-Lite-Chat", 1, None, 27 * (512 + 64) * 2, True),
+        ("deepseek-ai/DeepSeek-V3", 8, "fp8", 61 * (512 + 64) * 1, True),
+        # fp8_ds_mla: the FP8 latent, its four float32 scales and the rope part in 16 bits.
+        ("deepseek-ai/DeepSeek-V3", 8, "fp8_ds_mla", 61 * (512 + 4 * 4 + 64 * 2), True),
         # Sliding windows and chunked attention: the full-attention figure is an upper bound.
         ("google/gemma-2-9b-it", 1, None, 2 * 42 * 8 * 256 * 2, False),
         ("google/gemma-3-27b-it", 2, None, 2 * 62 * 8 * 128 * 2, False),
@@ -414,3 +422,13 @@ def test_user_catalogue_entries_reach_the_rules(run_line: Callable[..., Result])
         "coverage: 1 file, 1 workload recognised (vllm 1)",
         "1 error, 0 warnings, 0 info in 1 file",
     ]
+
+
+def test_the_base_and_instruct_models_keep_their_own_context_lengths() -> None:
+    # Qwen2.5-7B's config.json says 131072 positions, Qwen2.5-7B-Instruct's 32768.
+    base = presets.model_facts("Qwen/Qwen2.5-7B", {}, ModelSettings())
+    instruct = presets.model_facts("Qwen/Qwen2.5-7B-Instruct", {}, ModelSettings())
+    assert (base["max_position_embeddings"], instruct["max_position_embeddings"]) == (
+        131072,
+        32768,
+    )

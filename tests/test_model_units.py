@@ -150,6 +150,25 @@ def test_version_tuple() -> None:
     assert images.version_tuple("0.5.6.post2") == (0, 5, 6, 2)
     assert images.version_tuple("24.08") == (24, 8)
     assert images.version_tuple("") == ()
+    # A release candidate leads to its release: never equal to 0.10.1.1.
+    assert images.version_tuple("0.10.1rc1") == (0, 10, 1)
+    assert images.version_tuple("0.10.1.1") == (0, 10, 1, 1)
+
+
+@pytest.mark.parametrize(
+    ("image", "version", "prerelease"),
+    [
+        ("vllm/vllm-openai:v0.10.1.1", "0.10.1.1", False),  # four parts
+        ("vllm/vllm-openai:v0.9.0.1-cu128", "0.9.0.1", False),
+        ("vllm/vllm-openai:v0.10.1rc1", "0.10.1rc1", True),
+        ("lmsysorg/sglang:v0.5.6.post2", "0.5.6.post2", False),
+        ("vllm/vllm-openai:v0.10.1.1.1", "", False),  # five parts is no release
+    ],
+)
+def test_release_tags(image: str, version: str, prerelease: bool) -> None:
+    info = images.parse_image(image)
+    assert (info.version, info.pinned) == (version, bool(version))
+    assert images.is_prerelease(info.version) is prerelease
 
 
 @pytest.mark.parametrize(
@@ -423,7 +442,7 @@ def test_gpu_facts_from_affinity_mig_and_settings() -> None:
         ("/models/Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B"),
         ("hf://meta-llama/llama-3.1-70b-instruct", "meta-llama/Llama-3.1-70B"),
         ("neuralmagic/Meta-Llama-3.1-70B-Instruct-FP8", "meta-llama/Llama-3.1-70B"),
-        ("Qwen/Qwen2.5-7B-Instruct-AWQ", "Qwen/Qwen2.5-7B"),
+        ("Qwen/Qwen2.5-7B-Instruct-AWQ", "Qwen/Qwen2.5-7B-Instruct"),
         ("google/gemma-2-9b-it", "google/gemma-2-9b"),
         ("meta-llama/Meta-Llama-3-8B-Instruct", "meta-llama/Meta-Llama-3-8B"),
     ],

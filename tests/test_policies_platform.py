@@ -346,6 +346,34 @@ CASES: dict[str, tuple[int, list[str], str]] = {
         ],
         "2 errors, 4 warnings, 1 info in 1 file",
     ),
+    "probes_port": (
+        1,
+        [
+            "deployment.yaml:14:11: error probes/probe-port-not-server-port the readinessProbe "
+            "of sglang asks port 8000, but the server listens on 30000 and nothing else in the "
+            "pod does: the pod never becomes ready and the Service never sends it traffic; "
+            "probe port 30000",
+            "deployment.yaml:16:11: warning kubernetes-qos/gpu-pod-best-effort no container "
+            "sets cpu or memory requests or limits (only nvidia.com/gpu), so the pod is "
+            "BestEffort: under node memory pressure the kubelet evicts it first; set cpu and "
+            "memory requests (and limits equal to them for Guaranteed)",
+            "deployment.yaml:31:11: warning probes/liveness-budget-below-load-time without a "
+            "startupProbe, the liveness probe can restart the container 20 s after it starts "
+            "(initialDelaySeconds 0 + (failureThreshold 3 − 1) × periodSeconds 10) but the "
+            "server needs at least 30 s to start (engine start-up alone, the model size is "
+            "unknown; set model.modelLoadTime to the measured time); add a startupProbe whose "
+            "failureThreshold × periodSeconds covers the worst-case start-up",
+            "deployment.yaml:31:11: error probes/probe-port-not-server-port the livenessProbe "
+            "of triton asks port 8002, but the server listens on 8000 (HTTP; 8001 is gRPC), "
+            "and 8002 is its metrics port, which serves /metrics and no health path: the "
+            "kubelet restarts the container over and over; probe port 8000",
+            "deployment.yaml:35:11: warning kubernetes-qos/gpu-pod-best-effort no container "
+            "sets cpu or memory requests or limits (only nvidia.com/gpu), so the pod is "
+            "BestEffort: under node memory pressure the kubelet evicts it first; set cpu and "
+            "memory requests (and limits equal to them for Guaranteed)",
+        ],
+        "2 errors, 3 warnings, 0 info in 1 file",
+    ),
     "probes_ok": (0, [], "0 errors, 0 warnings, 0 info in 1 file"),
     "qos": (
         0,
@@ -369,16 +397,17 @@ CASES: dict[str, tuple[int, list[str], str]] = {
         [
             "deployment.yaml:14:83: error shm/nccl-shm-transport-without-dev-shm "
             "tensor_parallel_size 2 on NVIDIA-L4 GPUs (no peer-to-peer) sends NCCL traffic "
-            "through /dev/shm, and nothing is mounted there: the container has the runtime's 64 "
-            "MiB and NCCL fails while vLLM starts (failed to extend /dev/shm/nccl-…); mount an "
-            "emptyDir with medium: Memory and a sizeLimit (e.g. 2Gi) at /dev/shm",
+            "through /dev/shm (vLLM 0.10.0 sets NCCL_CUMEM_ENABLE=0), and nothing is mounted "
+            "there: the container has the runtime's 64 MiB and NCCL fails while vLLM starts "
+            "(failed to extend /dev/shm/nccl-…); mount an emptyDir with medium: Memory and a "
+            "sizeLimit (e.g. 2Gi) at /dev/shm",
             "deployment.yaml:15:11: warning kubernetes-qos/gpu-pod-best-effort no container sets "
             "cpu or memory requests or limits (only nvidia.com/gpu), so the pod is BestEffort: "
             "under node memory pressure the kubelet evicts it first; set cpu and memory requests "
             "(and limits equal to them for Guaranteed)",
             "deployment.yaml:29:83: error shm/nccl-shm-transport-without-dev-shm "
-            "tensor_parallel_size 2 with NCCL_P2P_DISABLE=1 sends NCCL traffic through /dev/shm, "
-            "and nothing is mounted there: the container has the runtime's 64 MiB and NCCL fails "
+            "tensor_parallel_size 2 with NCCL_P2P_DISABLE=1 sends NCCL traffic through /dev/shm "
+            "(vLLM 0.10.0 sets NCCL_CUMEM_ENABLE=0), and nothing is mounted there: the container has the runtime's 64 MiB and NCCL fails "
             "while vLLM starts (failed to extend /dev/shm/nccl-…); mount an emptyDir with medium:"
             " Memory and a sizeLimit (e.g. 2Gi) at /dev/shm",
             "deployment.yaml:32:15: warning nccl/debug-knob-disables-transport NCCL_P2P_DISABLE=1"
@@ -565,6 +594,7 @@ def test_errors_only_where_the_failure_is_certain() -> None:
         "gpu/extended-resource-request-without-limit",
         "gpu/world-size-above-gpus",
         "probes/liveness-kills-before-load",
+        "probes/probe-port-not-server-port",
         "probes/startup-kills-before-load",
         "shm/kv-offload-without-dev-shm",
         "shm/nccl-shm-transport-without-dev-shm",

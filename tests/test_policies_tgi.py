@@ -92,20 +92,21 @@ CASES: dict[str, tuple[int, list[str], str]] = {
         "0 errors, 1 warning, 0 info in 2 files",
     ),
     "flags": (
-        1,
+        0,
         [
             "deployment.yaml:17:68: warning tgi/flag-not-accepted-version-unknown "
             "--enable-cuda-graphs is accepted by TGI 1.4.1–1.4.5 only (removed in 2.0.0): later "
             "releases exit at once (unexpected argument), and the TGI version of image "
             "ghcr.io/huggingface/text-generation-inference:latest could not be told; use "
             "--cuda-graphs",
-            "deployment.yaml:19:18: error tgi/flag-not-accepted no TGI release from 1.0.0 to 3.3.7 "
-            "accepts --max-batch-tokens: text-generation-launcher exits at once (unexpected "
-            "argument '--max-batch-tokens' found) whatever the version, and the TGI version of "
-            "image ghcr.io/huggingface/text-generation-inference:latest could not be told; delete "
-            "it or correct its spelling",
+            # latest may be a build newer than the tables: a warning, not an error.
+            "deployment.yaml:19:18: warning tgi/flag-not-accepted-version-unknown no TGI release "
+            "from 1.0.0 to 3.3.7 accepts --max-batch-tokens: the upstream server exits at "
+            "start-up; image ghcr.io/huggingface/text-generation-inference:latest names no "
+            "release, and a build newer than TGI 3.3.7 (a nightly, latest or main image) may "
+            "take a flag added since; check the flag, or delete it",
         ],
-        "1 error, 1 warning, 0 info in 1 file",
+        "0 errors, 2 warnings, 0 info in 1 file",
     ),
     "env_legacy": (
         1,

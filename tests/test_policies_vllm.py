@@ -38,6 +38,18 @@ FORMS = ("manifests", "shell", "values", "production-stack")
 # (workload, rule) → message; a workload is a Deployment's name, a values file's stem
 # without "values-", or a production-stack modelSpec name.
 MESSAGES: dict[tuple[str, str], str] = {
+    ("near-full", "vllm/gpu-memory-utilization-no-headroom"): (
+        "gpu_memory_utilization 0.99 leaves about 230.3 MiB of the 22.5 GiB GPU outside vLLM's "
+        "budget, for the CUDA context, NCCL's buffers and the CUDA graphs it captures after "
+        "allocating the KV cache: it may run out of CUDA memory while capturing them, or later "
+        "under load; 0.90–0.95 leaves room"
+    ),
+    ("whole-gpu", "vllm/gpu-memory-utilization-whole-gpu"): (
+        "gpu_memory_utilization 1.0 asks for the whole GPU, but the CUDA context already holds "
+        "part of it when vLLM 0.11.0 measures its free memory: it refuses to start (Free memory "
+        "on device … on startup is less than desired GPU memory utilization (1.0, …)); leave "
+        "headroom, e.g. 0.92"
+    ),
     ("awq-one-l4", "vllm-kv/weights-may-not-fit"): (
         "Meta-Llama-3.1-70B-Instruct-AWQ-INT4 needs about 32.9 GiB of weights per GPU at TP=1; "
         "the NVIDIA L4 has 22.5 GiB, 20.2 GiB of it at gpu_memory_utilization 0.90: vLLM would "
@@ -135,10 +147,11 @@ MESSAGES: dict[tuple[str, str], str] = {
     ("long-context", "vllm-kv/one-sequence-does-not-fit"): (
         "max_model_len 131072 needs 16 GiB of KV cache (128 KiB per token); about 5.3 GiB are "
         "left after the weights (Llama-3.1-8B-Instruct, TP=1, NVIDIA L4, gpu_memory_utilization "
-        "0.90), room for at most 43312 tokens: vLLM refuses to start (To serve at least one "
-        "request with the model's max seq len (131072), 16.00 GiB KV cache is needed, which is "
-        "larger than the available KV cache memory); lower max_model_len to at most 43312, or "
-        "give the model more GPU memory"
+        "0.90), room for at most 43312 tokens even with nothing counted for activations and "
+        "CUDA graphs: vLLM refuses to start (To serve at least one request with the model's max "
+        "seq len (131072), 16.00 GiB KV cache is needed, which is larger than the available KV "
+        "cache memory); lower max_model_len to about 35120, what fits once about 1 GiB is left "
+        "for activations and CUDA graphs, or give the model more GPU memory"
     ),
     ("long-context", "vllm/enforce-eager"): (
         "--enforce-eager switches CUDA graphs off: every decode step runs eagerly, which "
@@ -272,9 +285,10 @@ MESSAGES: dict[tuple[str, str], str] = {
     ("tgi-long-context", "tgi-kv/max-total-tokens-does-not-fit"): (
         "max_total_tokens 131072 needs 16 GiB of KV cache (128 KiB per token per shard); at "
         "most 5.3 GiB are left after the weights (Llama-3.1-8B-Instruct, 1 shard, NVIDIA L4, "
-        "CUDA_MEMORY_FRACTION × TGI_WIGGLE_ROOM 0.90), room for at most 43312 tokens: TGI stops "
-        "after warmup (Backend failed: Not enough memory to handle `max_total_tokens=131072`); "
-        "lower max_total_tokens to at most 43312, or add shards"
+        "CUDA_MEMORY_FRACTION × TGI_WIGGLE_ROOM 0.90), room for at most 43312 tokens even "
+        "with nothing counted for activations: TGI stops after warmup (Backend failed: Not "
+        "enough memory to handle `max_total_tokens=131072`); lower max_total_tokens to about "
+        "35120, what fits once about 1 GiB is left for activations, or add shards"
     ),
     ("tgi-near-limit", "tgi-kv/max-total-tokens-may-not-fit"): (
         "max_total_tokens 40000 needs 4.9 GiB of KV cache (128 KiB per token per shard), "
@@ -354,6 +368,12 @@ MESSAGES: dict[tuple[str, str], str] = {
 # form → file → "line:column severity rule @workload" of every finding
 FINDINGS: dict[str, dict[str, list[str]]] = {
     "manifests": {
+        "near-full.yaml": [
+            "18:15 warning vllm/gpu-memory-utilization-no-headroom @near-full",
+        ],
+        "whole-gpu.yaml": [
+            "18:15 error vllm/gpu-memory-utilization-whole-gpu @whole-gpu",
+        ],
         "awq-one-l4.yaml": [
             "17:15 warning vllm-kv/weights-may-not-fit @awq-one-l4",
         ],
@@ -451,6 +471,12 @@ FINDINGS: dict[str, dict[str, list[str]]] = {
         ],
     },
     "shell": {
+        "near-full.yaml": [
+            "16:15 warning vllm/gpu-memory-utilization-no-headroom @near-full",
+        ],
+        "whole-gpu.yaml": [
+            "16:15 error vllm/gpu-memory-utilization-whole-gpu @whole-gpu",
+        ],
         "awq-one-l4.yaml": [
             "16:15 warning vllm-kv/weights-may-not-fit @awq-one-l4",
         ],
@@ -541,6 +567,12 @@ FINDINGS: dict[str, dict[str, list[str]]] = {
         ],
     },
     "values": {
+        "values-near-full.yaml": [
+            "7:3 warning vllm/gpu-memory-utilization-no-headroom @near-full",
+        ],
+        "values-whole-gpu.yaml": [
+            "7:3 error vllm/gpu-memory-utilization-whole-gpu @whole-gpu",
+        ],
         "values-awq-one-l4.yaml": [
             "6:3 warning vllm-kv/weights-may-not-fit @awq-one-l4",
         ],
@@ -628,6 +660,10 @@ FINDINGS: dict[str, dict[str, list[str]]] = {
         ],
     },
     "production-stack": {
+        "values-headroom.yaml": [
+            "16:9 error vllm/gpu-memory-utilization-whole-gpu @whole-gpu",
+            "30:9 warning vllm/gpu-memory-utilization-no-headroom @near-full",
+        ],
         "values-flags.yaml": [
             "11:9 error vllm/gpu-memory-utilization-out-of-range @removed-flags",
             "18:13 warning vllm/block-size-unsupported @removed-flags",
@@ -675,10 +711,10 @@ FINDINGS: dict[str, dict[str, list[str]]] = {
 }
 
 SUMMARIES = {
-    "manifests": "22 errors, 27 warnings, 2 info in 22 files",
-    "shell": "20 errors, 26 warnings, 2 info in 20 files",
-    "values": "16 errors, 23 warnings, 2 info in 22 files",
-    "production-stack": "14 errors, 21 warnings, 2 info in 3 files",
+    "manifests": "23 errors, 28 warnings, 2 info in 24 files",
+    "shell": "21 errors, 27 warnings, 2 info in 22 files",
+    "values": "17 errors, 24 warnings, 2 info in 24 files",
+    "production-stack": "15 errors, 22 warnings, 2 info in 4 files",
 }
 # Rules that need a vLLM server: production-stack deploys nothing else.
 VLLM_ONLY = ("vllm/", "vllm-kv/")
@@ -687,7 +723,9 @@ COMMAND_LINE_ONLY = ("vllm/flag-not-accepted", "vllm/flag-not-accepted-version-u
 
 
 def _lines(form: str) -> list[str]:
-    return [_line(name, finding) for name, items in FINDINGS[form].items() for finding in items]
+    return [
+        _line(name, finding) for name, items in sorted(FINDINGS[form].items()) for finding in items
+    ]
 
 
 def _line(name: str, finding: str) -> str:
@@ -736,6 +774,7 @@ TWINS = {  # the error rule → its warning twin for what the input cannot prove
     "vllm/max-num-seqs-above-batched-tokens": "vllm/max-num-seqs-may-exceed-batched-tokens",
     "vllm/bool-flag-with-value": "vllm/bool-flag-with-value-version-unknown",
     "vllm/gpu-memory-utilization-out-of-range": "vllm/gpu-memory-utilization-not-positive",
+    "vllm/gpu-memory-utilization-whole-gpu": "vllm/gpu-memory-utilization-no-headroom",
     "vllm/block-size-invalid": "vllm/block-size-unsupported",
     "vllm/flag-not-accepted": "vllm/flag-not-accepted-version-unknown",
     "vllm/cudagraph-capture-size-mismatch": "vllm/cudagraph-capture-size-may-mismatch",

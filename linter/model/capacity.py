@@ -26,6 +26,8 @@ from typing import Any
 from linter.model.presets import DTYPE_BYTES
 
 GIB = 2**30
+# vLLM's fp8_ds_mla page: 656 bytes a token and layer (MLAAttentionSpec.page_size_bytes).
+_FP8_DS_MLA_BYTES = 656
 OVERHEAD_BYTES = {"vllm": 1 * GIB, "tgi": 1 * GIB, "sglang": 0}
 _KV_DTYPE_BYTES = {
     "fp8": 1,
@@ -101,7 +103,9 @@ def capacity(
         return None
     tp, pp = _parallelism(server, effective, gpu)
     dtype_bytes = kv_dtype_bytes(effective, model)
-    per_token = kv_bytes_per_token_per_gpu(model, tp, pp, dtype_bytes)
+    per_token = kv_bytes_per_token_per_gpu(
+        model, tp, pp, dtype_bytes, str(effective.get("kv_cache_dtype") or "").lower()
+    )
     if per_token is None:
         return None
     assumptions: list[str] = []
@@ -153,12 +157,16 @@ def kv_dtype_bytes(effective: Mapping[str, Any], model: Mapping[str, Any]) -> fl
 
 
 def kv_bytes_per_token_per_gpu(
-    model: Mapping[str, Any], tp: int, pp: int, dtype_bytes: float
+    model: Mapping[str, Any], tp: int, pp: int, dtype_bytes: float, kv_dtype: str = ""
 ) -> int | None:
     """2 × ⌈L / PP⌉ × max(1, Hkv // TP) × head_dim × dtype bytes; MLA: no factor 2
-    (vLLM's page_size_bytes, vllm/v1/kv_cache_interface.py)."""
+    (vLLM's page_size_bytes, vllm/v1/kv_cache_interface.py); MLA with ``fp8_ds_mla``: 656
+    bytes a token and layer (the latent in FP8 with its scales and the rope part in 16
+    bits, vllm/v1/attention/backends/mla/flashmla_sparse.py at v0.11.0)."""
     layers = math.ceil(_int(model.get("num_hidden_layers")) / pp)
     lora = _int(model.get("kv_lora_rank"))
+    if lora and kv_dtype == "fp8_ds_mla":
+        return layers * _FP8_DS_MLA_BYTES
     if lora:
         return int(layers * (lora + _int(model.get("qk_rope_head_dim"))) * dtype_bytes)
     kv_heads, head_dim = _int(model.get("num_key_value_heads")), _int(model.get("head_dim"))

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from linter.model.images import version_tuple
+from linter.model.images import is_prerelease, version_tuple
 
 _DATA = Path(__file__).parent / "flagdata"
 # The servers whose parser takes unique abbreviations of long options: argparse's default
@@ -61,7 +61,10 @@ class Table(NamedTuple):
         return self.containers.get(version, version) if self.containers else version
 
     def index_of(self, version: str) -> int | None:
-        """The release index of ``version`` (``0.8.5``, ``v0.8.5``, ``0.5.6.post2``)."""
+        """The release index of ``version`` (``0.8.5``, ``v0.8.5``, ``0.5.6.post2``); None for
+        a release candidate, which is a build between two releases of the table."""
+        if is_prerelease(version):
+            return None
         if self.containers:
             if version not in self.containers:
                 return None
@@ -249,6 +252,9 @@ def _judge(server: str, version: str, name: str) -> Verdict:
             removed = tab.releases[following]
             return verdict("rejected")._replace(removed_in=removed)
         return verdict("rejected")._replace(removed_in="")
+    if version and is_prerelease(version) and _accepted_around(tab, version, name):
+        # A release candidate between two releases that both take the flag takes it too.
+        return verdict("accepted", last_flag)
     if version and tab.newer_than_all(version):
         if not ranges:
             return verdict("newer")
@@ -263,3 +269,14 @@ def _judge(server: str, version: str, name: str) -> Verdict:
         targets = {resolve_at(tab, i, name).flag for i in range(len(tab.releases))} - {""}
         return verdict("accepted", last_flag if len(targets) == 1 else "")
     return verdict("some", last_flag)
+
+
+def _accepted_around(tab: Table, version: str, name: str) -> bool:
+    """Whether the releases on either side of the pre-release ``version`` (the last one
+    before it and the release it leads to) both resolve ``name``."""
+    wanted = version_tuple(version.lstrip("v"))
+    before = [i for i, r in enumerate(tab.releases) if version_tuple(r) < wanted]
+    at = [i for i, r in enumerate(tab.releases) if version_tuple(r) == wanted]
+    if not before or not at:
+        return False
+    return bool(resolve_at(tab, before[-1], name).flag and resolve_at(tab, at[0], name).flag)

@@ -42,7 +42,11 @@ _FAMILIES = (
 # Images of a family that run its request router, not the server (lmsysorg/sglang-router
 # runs `python -m sglang_router.launch_router`; vllm-project's router images alike).
 ROUTER_WORDS = ("router", "gateway")
-_RELEASE = lazy_compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?)(?:[-+_].*)?$")
+# Up to four numeric parts (vLLM 0.10.1.1, 0.9.0.1), a post-release or a release candidate.
+_RELEASE = lazy_compile(r"^v?(\d+\.\d+(?:\.\d+){0,2}(?:\.?post\d+|rc\d+)?)(?:[-+_].*)?$")
+# A pre-release (0.10.1rc1): a build of the main branch before that release, which the
+# flag tables do not hold.
+_PRERELEASE = lazy_compile(r"\d(?:rc|a|b|alpha|beta|dev)\d*$")
 _NGC = lazy_compile(r"^(\d{2}\.\d{2})(?:-.*)?$")
 _UNPINNED = lazy_compile(r"^(latest|nightly|main|master|dev|edge|stable)([-_.].*)?$")
 # Hugging Face's TGI Deep Learning Containers name the TGI release in the repository (Google
@@ -130,5 +134,18 @@ def _tgi_dlc_version(repository: str, tag: str) -> str:
 
 
 def version_tuple(version: str) -> tuple[int, ...]:
-    """``0.5.6.post2`` → (0, 5, 6, 2); ``24.08`` → (24, 8). Empty for unknown versions."""
+    """``0.5.6.post2`` → (0, 5, 6, 2); ``24.08`` → (24, 8). Empty for unknown versions.
+
+    A pre-release counts as the release it leads to without its number (``0.10.1rc1`` →
+    (0, 10, 1)): it is never equal to a post-release or a four-part release of that line
+    (0.10.1.1), and ``is_prerelease`` tells it from the release itself.
+    """
+    match = _PRERELEASE.search(version)
+    if match:
+        version = version[: match.start() + 1]
     return tuple(int(part) for part in re.findall(r"\d+", version))
+
+
+def is_prerelease(version: str) -> bool:
+    """``0.10.1rc1``: a release candidate, not a release any table holds."""
+    return bool(_PRERELEASE.search(version))

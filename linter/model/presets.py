@@ -131,6 +131,10 @@ class Preset(NamedTuple):
 class Catalogue(NamedTuple):
     by_key: Mapping[str, Preset]  # match key → preset
     variants: Mapping[str, tuple[Preset, str]]  # lower-case variant id → (preset, method)
+    # The lower-case name or alias as written, without its organisation: an entry named
+    # exactly wins over one whose match key is the same (Qwen2.5-7B, the base model, has
+    # 131072 positions; Qwen2.5-7B-Instruct has 32768).
+    by_name: Mapping[str, Preset] = {}
 
 
 def match_key(model_id: str) -> str:
@@ -139,6 +143,11 @@ def match_key(model_id: str) -> str:
     text = text.removesuffix(".gguf").removeprefix("meta-")
     text = _SUFFIXES.sub("", text)
     return _SUFFIXES.sub("", _WORDS.sub("", text))
+
+
+def _name_key(model_id: str) -> str:
+    """``Qwen/Qwen2.5-7B-Instruct`` → ``qwen2.5-7b-instruct``."""
+    return _variant_key(model_id).rsplit("/", 1)[-1]
 
 
 def _variant_key(model_id: str) -> str:
@@ -159,6 +168,7 @@ def build_catalogue(entries: Mapping[str, Mapping[str, Any]], source: str) -> Ca
     """Catalogue entries (``models.schema.json#/$defs/model``) by match key and variant."""
     table: dict[str, Preset] = {}
     variants: dict[str, tuple[Preset, str]] = {}
+    names: dict[str, Preset] = {}
     for name, entry in entries.items():
         preset = Preset(
             name,
@@ -171,9 +181,10 @@ def build_catalogue(entries: Mapping[str, Mapping[str, Any]], source: str) -> Ca
         )
         for alias in (name, *entry.get("aliases", [])):
             table.setdefault(match_key(alias), preset)
+            names.setdefault(_name_key(alias), preset)
         for variant in entry.get("variants", ()):
             variants[_variant_key(variant["id"])] = (preset, variant["quantization"])
-    return Catalogue(table, variants)
+    return Catalogue(table, variants, names)
 
 
 def _user_entry(name: str, raw: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -187,7 +198,12 @@ def find_preset(model_id: str, settings: ModelSettings) -> Preset | None:
     user = build_catalogue(
         {name: _user_entry(name, raw) for name, raw in settings.presets.items()}, "settings"
     )
-    found = user.variants.get(_variant_key(model_id), (None, ""))[0] or user.by_key.get(key)
+    name = _name_key(model_id)
+    found = (
+        user.variants.get(_variant_key(model_id), (None, ""))[0]
+        or user.by_name.get(name)
+        or user.by_key.get(key)
+    )
     if found is not None:
         return found
     for name, path in settings.model_configs.items():
@@ -195,7 +211,9 @@ def find_preset(model_id: str, settings: ModelSettings) -> Preset | None:
             return Preset(name, _read_config(path), None, path)
     packaged = packaged_catalogue()
     variant = packaged.variants.get(_variant_key(model_id))
-    return variant[0] if variant else packaged.by_key.get(key)
+    if variant:
+        return variant[0]
+    return packaged.by_name.get(name) or packaged.by_key.get(key)
 
 
 def variant_quantization(model_id: str, settings: ModelSettings) -> str | None:

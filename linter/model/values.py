@@ -180,7 +180,7 @@ def _section_workloads(
             if "imageName" not in raw and not raw.get("tag"):
                 where = ("image",)
         pod.set((*_C, "image"), image, at(*where))
-    keyed = _command_and_args(node, section, server, at, pod)
+    keyed = _command_and_args(node, section, server, at, pod, compose)
     env_facts(node, at, pod)
     for key in ("resources", "livenessProbe", "readinessProbe", "startupProbe"):
         value = node.get(key)
@@ -196,6 +196,8 @@ def _section_workloads(
         pod.set(("hostIPC",), True, at("ipc"))  # Compose: the host's IPC namespace and /dev/shm
     gpu_products(node, at, pod)
     _image_gpus(node, at, pod)
+    if compose:
+        _compose_gpus(node, at, pod)
     replicas = next((k for k in ("replicaCount", "replicas") if isinstance(node.get(k), int)), "")
     kind = kind or (
         "ServerConfig"
@@ -243,14 +245,53 @@ def _image_gpus(node: Mapping[str, Any], at: Any, pod: SyntheticPod) -> None:
     pod.set((*_C, "resources", "limits", "nvidia.com/gpu"), count, at("image", "numGpus"))
 
 
+def _compose_gpus(node: Mapping[str, Any], at: Any, pod: SyntheticPod) -> None:
+    """A Compose service's GPUs: ``deploy.resources.reservations.devices`` entries with the
+    ``gpu`` capability, as ``count`` or ``device_ids``
+    (https://docs.docker.com/compose/how-tos/gpu-support/); ``count: all`` is every GPU
+    of the host, a number the file does not tell."""
+    devices = node_at(node, ("deploy", "resources", "reservations", "devices"))
+    if not isinstance(devices, list):
+        return
+    total, where = 0, None
+    for index, device in enumerate(devices):
+        if not isinstance(device, Mapping) or "gpu" not in (device.get("capabilities") or ()):
+            continue
+        count, ids = device.get("count"), device.get("device_ids")
+        path = ("deploy", "resources", "reservations", "devices", index)
+        if isinstance(count, int) and not isinstance(count, bool) and count > 0:
+            total, where = total + count, (*path, "count")
+        elif isinstance(ids, list) and ids:
+            total, where = total + len(ids), (*path, "device_ids")
+        else:
+            return  # `all`, or no number: the host's GPUs, unknown here
+    if total and where is not None:
+        pod.set((*_C, "resources", "limits", "nvidia.com/gpu"), total, at(*where))
+
+
 def _command_and_args(
-    node: Mapping[str, Any], section: PathT, server: str, at: Any, pod: SyntheticPod
+    node: Mapping[str, Any],
+    section: PathT,
+    server: str,
+    at: Any,
+    pod: SyntheticPod,
+    compose: bool = False,
 ) -> tuple[SettingInput, ...]:
-    """The section's command line into the container; its serving keys as settings."""
+    """The section's command line into the container; its serving keys as settings.
+
+    In a Compose service ``entrypoint`` replaces the image's entrypoint and ``command``
+    its arguments (https://docs.docker.com/reference/compose-file/services/#entrypoint),
+    as a pod's ``command`` and ``args`` do."""
     image = node.get("image")
+    entrypoint = node.get("entrypoint") if compose else None
     sources: list[tuple[str, tuple[Any, ...], Any]] = [
         ("command", (key,), node.get(key)) for key in CMD_KEYS
     ]
+    if entrypoint not in (None, "", []):
+        sources = [
+            ("command", ("entrypoint",), entrypoint),
+            *(("args", (key,), node.get(key)) for key in CMD_KEYS),
+        ]
     if isinstance(image, Mapping):
         sources.append(("command", ("image", "command"), image.get("command")))
     keys = setting_keys(node, server)
