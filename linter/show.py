@@ -68,9 +68,10 @@ def show_paths(
     """The serving model of ``paths`` (and of ``--chart`` with its ``-f``/``--set``), built
     by the subject providers of ``servelint lint`` (``evaluate/providers.py``, ``helm/``):
     what is shown is what lint evaluates."""
-    inputs = expand(paths)
+    refused: list[str] = []
+    inputs = expand(paths, refused)
     parsed, failures = read_inputs(inputs, limits)
-    errors = [f"{f.file}:{f.line}:{f.column}: {f.message}" for f in failures]
+    errors = [f"{f.file}:{f.line}:{f.column}: {f.message}" for f in failures] + refused
     for parsed_file in parsed:
         errors.extend(
             f"{p.file}:{p.line}:{p.column}: {p.message}"
@@ -99,7 +100,11 @@ def show_paths(
             if f.file != request.chart.values
         )
         if any(release.merged is None for release in releases.releases):
-            raise SourceError(f"{chart}: the chart's values could not be merged")
+            reasons = [f.message for f in releases.failures if f.file == request.chart.values]
+            raise SourceError(
+                f"{chart}: the chart's values could not be merged"
+                + "".join(f": {request.chart.values}: {reason}" for reason in reasons[:1])
+            )
         workloads.extend((w, None) for w in releases.workloads())
     workload_policies = [p for p in policies if p.target == "workload"]
     return {

@@ -101,8 +101,9 @@ def build(options: LintOptions) -> LintPlan:
         _under(config.root, config.baseline) if config.baseline else None
     )
     own_files = {f for f in (config.source, baseline_file, options.write_baseline) if f}
-    inputs, skipped = _select_inputs(expand(options.paths), config, own_files)
-    notes = config_notes(file_config, known)
+    refused: list[str] = []
+    inputs, skipped = _select_inputs(expand(options.paths, refused), config, own_files)
+    notes = config_notes(file_config, known) + refused
     if skipped:
         notes.append(
             f"{config.source}: {skipped} input{'s' * (skipped != 1)} skipped by include/exclude"
