@@ -24,11 +24,11 @@ def root_of(path: str) -> str:
     """The real path of the repository of ``path`` (a file or a folder)."""
     absolute = os.path.abspath(path)
     start = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
-    return _root_of_folder(start)
+    return _root_of_folder(start, os.path.abspath(os.getcwd()))
 
 
 @functools.lru_cache(maxsize=256)
-def _root_of_folder(folder: str) -> str:
+def _root_of_folder(folder: str, here: str) -> str:
     current = folder
     while True:
         if os.path.lexists(os.path.join(current, GIT)):
@@ -37,7 +37,6 @@ def _root_of_folder(folder: str) -> str:
         if parent == current:
             break
         current = parent
-    here = os.path.abspath(os.getcwd())
     if folder == here or folder.startswith(here.rstrip(os.sep) + os.sep):
         return os.path.realpath(here)
     return os.path.realpath(folder)
