@@ -9,7 +9,6 @@ the command line names is read as named.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from pathlib import Path
