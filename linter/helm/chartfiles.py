@@ -134,17 +134,21 @@ def _load(tree: _Tree, key: tuple[str, ...], depth: int, budget: _Budget) -> Cha
     meta = _chart_yaml(tree, problems)
     name = str(meta.get("name") or os.path.basename(tree.label.rstrip("/")))
     templates = []
+    skipped = []
     for rel in sorted(n for n in tree.files if n.startswith("templates/")):
         if budget.left < 0:
-            problems.append(
-                f"{tree.label}/{rel}: the chart's templates are larger than "
-                f"{MAX_CHART_BYTES} bytes in all"
-            )
+            skipped.append(f"{tree.label}/{rel}")
             continue
         text = _text(tree, rel, problems)
         if text is not None:
             budget.left -= len(text)
             templates.append((f"{tree.label}/{rel}", text))
+    if skipped:
+        more = f" and {len(skipped) - 1} more" if len(skipped) > 1 else ""
+        problems.append(
+            f"{skipped[0]}{more}: the chart's templates are larger than {MAX_CHART_BYTES} "
+            "bytes in all"
+        )
     subcharts, missing = _subcharts(tree, meta, key, depth, problems, budget)
     return ChartFiles(
         name,
