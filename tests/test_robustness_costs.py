@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import io
 import os
+import random
+import re
 import tarfile
 from collections.abc import Callable
 from pathlib import Path
@@ -217,3 +219,33 @@ def test_helm_is_stopped_at_its_memory_limit(tmp_path: Path, helm: str) -> None:
         "1 error, 1 warning, 0 info in 1 file\n",
     )
     _assert_bounded(run, MAX_BYTES_RSS_HELM)
+
+
+# The tokens as the backtracking pattern read them before issue 31: the linear reader
+# must give exactly these on every text (it is only faster).
+_BACKTRACKING = re.compile(
+    r"""
+    (?P<space>\s+)
+  | (?P<string>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")
+  | (?P<number>[+-]?(?:\d[\d_]*\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|nan)(?![\w.]))
+  | (?P<name>[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)
+  | (?P<punct>[{}\[\]()<>:,=])
+  | (?P<other>\S)
+    """,
+    re.VERBOSE,
+)
+
+
+def test_linear_literal_tokens_are_the_backtracking_ones() -> None:
+    from linter.drift.live import literal
+
+    pieces = list("0123456789_.eE+-'\"\\ \n\tabxinfINF(){}[]<>:,=é٣") + ["1e5", "\\'", '\\"']
+    chooser = random.Random(31)
+    for _ in range(20_000):
+        text = "".join(chooser.choice(pieces) for _ in range(chooser.randint(0, 16)))
+        expected = [
+            (m.lastgroup, m.group(), m.start())
+            for m in _BACKTRACKING.finditer(text)
+            if m.lastgroup != "space"
+        ]
+        assert (text, literal.tokens(text)) == (text, expected)
