@@ -239,7 +239,7 @@ _BACKTRACKING = re.compile(
 def test_linear_literal_tokens_are_the_backtracking_ones() -> None:
     from linter.drift.live import literal
 
-    pieces = list("0123456789_.eE+-'\"\\ \n\tabxinfINF(){}[]<>:,=é٣") + ["1e5", "\\'", '\\"']
+    pieces = [*"0123456789_.eE+-'\"\\ \n\tabxinfINF(){}[]<>:,=é٣", "1e5", "\\'", '\\"']
     chooser = random.Random(31)
     for _ in range(20_000):
         text = "".join(chooser.choice(pieces) for _ in range(chooser.randint(0, 16)))
