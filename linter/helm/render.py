@@ -38,9 +38,9 @@ RENDERED_SUFFIX = " (rendered)"
 TIMEOUT_SECONDS = 120
 # helm holds the whole rendering in memory before it prints a byte: a 4 KB chart that
 # renders 300 MB took 3.5 GB (issue 31). Its data segment is bounded (RLIMIT_DATA, which
-# counts Go's heap; RLIMIT_AS would count the address space Go reserves at start); a
-# large real chart renders in about 100 MB, the example chart in 53 MB.
-MEMORY_BYTES = 512 * 1024 * 1024
+# counts Go's heap; RLIMIT_AS would count the address space Go reserves at start). A
+# rendering just under the output limit (50 MiB) needs about 500 MB, the example chart 53.
+MEMORY_BYTES = 1024 * 1024 * 1024
 _OUT_OF_MEMORY = re.compile(r"^fatal error: .*(?:out of memory|cannot allocate memory)", re.M)
 _SOURCE = re.compile(r"^# Source: (.+?)\s*$")
 # "template: vllm/templates/x.yaml:12:20:", "at (vllm/templates/x.yaml:3:4)",
