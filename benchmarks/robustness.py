@@ -51,6 +51,22 @@ def _text(text: str) -> Callable[[Path], None]:
     return lambda path: path.write_text(text)
 
 
+def _chart(template: str) -> Callable[[Path], None]:
+    """A chart around ``template``, written at ``c/templates/t.yaml``."""
+
+    def write(path: Path) -> None:
+        chart = path.parent.parent
+        (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+        (chart / "values.yaml").write_text("vllm:\n  image: vllm/vllm-openai:v0.10.0\n")
+        path.write_text(template)
+
+    return write
+
+
+# The static reading of a chart's templates (tests/test_robustness_costs.py).
+CHART = ["--no-render", "--chart", "c"]
+
+
 def cases() -> dict[str, Case]:
     out = {
         case: Case(name, write, [*PROBE, name, "good.yaml"], ROBUSTNESS_BOUND)
@@ -62,6 +78,15 @@ def cases() -> dict[str, Case]:
         _text(generate.deployment_stream(5000)),
         ["deployments.yaml", "good.yaml"],
         COSTS_BOUND,
+    )
+    out["chart: 50,000 nested if"] = Case(
+        "c/templates/t.yaml",
+        _chart("{{ if .Values.a }}" * 50_000 + "x" + "{{ end }}" * 50_000),
+        CHART,
+        ROBUSTNESS_BOUND,
+    )
+    out["chart: 500,000 '{{'"] = Case(
+        "c/templates/t.yaml", _chart("{{" * 500_000), CHART, ROBUSTNESS_BOUND
     )
     for values in (100_000, 200_000):
         name = f"m{values}/config.pbtxt"

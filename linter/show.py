@@ -83,9 +83,10 @@ def show_paths(
     ``--env``, rendered as lint renders it), built by the subject providers of ``servelint
     lint`` (``evaluate/providers.py``, ``helm/``): what is shown is what lint evaluates.
     ValueError for an ``--env`` that cannot be read."""
-    inputs = expand(paths)
+    refused: list[str] = []
+    inputs = expand(paths, refused)
     parsed, failures = read_inputs(inputs, limits)
-    errors = [f"{f.file}:{f.line}:{f.column}: {f.message}" for f in failures]
+    errors = [f"{f.file}:{f.line}:{f.column}: {f.message}" for f in failures] + refused
     for parsed_file in parsed:
         errors.extend(
             f"{p.file}:{p.line}:{p.column}: {p.message}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,6 +34,8 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "deploy").mkdir()
     (tmp_path / "deploy" / "app.yaml").write_text(TWO_LATEST)
     (tmp_path / "deploy" / "ok.yaml").write_text("a: 1\n")
+    # The configuration reads policies inside the repository only (issue 31).
+    shutil.copytree(POLICIES, tmp_path / "team-policies")
     return tmp_path
 
 
@@ -180,7 +183,7 @@ def test_baseline_from_the_configuration_file(repo: Path, run_line: Callable[...
     (repo / "ci").mkdir()
     assert _lint(run_line, "--write-baseline", "ci/baseline.json").exit_code == 0
     (repo / "ci" / ".servelint.yaml").write_text(
-        f"builtin: false\npolicyDirs: [{POLICIES}]\ndisable: [team-probes, vllm]\n"
+        "builtin: false\npolicyDirs: [../team-policies]\ndisable: [team-probes, vllm]\n"
         "baseline: baseline.json\n"
     )
     result = run_line(["lint", "--config", "ci/.servelint.yaml", "deploy"])

@@ -181,6 +181,8 @@ def test_the_robustness_cases_are_the_tests_heavy_inputs(tmp_path: Path) -> None
         "many-documents",
         "many-nodes",
         "stream of 5,000 Deployments",
+        "chart: 50,000 nested if",
+        "chart: 500,000 '{{'",
         "Triton dims, 100,000 values",
         "Triton dims, 200,000 values",
     ]
@@ -188,3 +190,10 @@ def test_the_robustness_cases_are_the_tests_heavy_inputs(tmp_path: Path) -> None
     triton.write(tmp_path / "config.pbtxt")
     assert (tmp_path / "config.pbtxt").read_text().count(", 1") == 99_999
     assert cases["many-documents"].args == [*robustness.PROBE, "stream.yaml", "good.yaml"]
+    nested = cases["chart: 50,000 nested if"]
+    (tmp_path / "c" / "templates").mkdir(parents=True)
+    nested.write(tmp_path / nested.name)
+    assert (nested.args, sorted(p.name for p in (tmp_path / "c").rglob("*.yaml"))) == (
+        ["--no-render", "--chart", "c"],
+        ["Chart.yaml", "t.yaml", "values.yaml"],
+    )

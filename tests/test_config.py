@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import shutil
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +31,8 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A repository root (``.git`` bounds the upward search) as the working directory."""
     (tmp_path / ".git").mkdir()
     monkeypatch.chdir(tmp_path)
+    # The configuration reads policies inside the repository only (issue 31).
+    shutil.copytree(POLICIES, tmp_path / ".team-policies")  # hidden: not an input
     return tmp_path
 
 
@@ -268,8 +271,8 @@ def test_policy_dirs_fail_level_and_severity_from_the_file(
 ) -> None:
     _write(
         repo / ".servelint.yaml",
-        f"""\
-        policyDirs: [{POLICIES}]
+        """\
+        policyDirs: [.team-policies]
         builtin: false
         disable: [team-probes]
         severity:
@@ -318,7 +321,7 @@ def test_explicit_config_and_no_config(repo: Path, run_line: Callable[..., Resul
     _write(repo / ".servelint.yaml", "failLevel: [broken\n")
     _write(
         repo / "other.yaml",
-        f"policyDirs: [{POLICIES}]\nbuiltin: false\ndisable: [vllm]\n"
+        "policyDirs: [.team-policies]\nbuiltin: false\ndisable: [vllm]\n"
         "severity: {team-probes/startup-probe: info}\n",
     )
     (repo / "d").mkdir()
@@ -339,8 +342,8 @@ def test_include_and_exclude_relative_to_the_file(
 ) -> None:
     _write(
         repo / ".servelint.yaml",
-        f"""\
-        policyDirs: [{POLICIES}]
+        """\
+        policyDirs: [.team-policies]
         builtin: false
         include: [deploy]
         exclude: ["templates/", "*-old.yaml"]
@@ -361,11 +364,11 @@ def test_unknown_rule_ids_in_disable_and_severity_are_noted(
 ) -> None:
     _write(
         repo / ".servelint.yaml",
-        f"""\
-        policyDirs: [{POLICIES}]
+        """\
+        policyDirs: [.team-policies]
         builtin: false
         disable: [team-images/no-latets, syntax]
-        severity: {{team-prob/*: info}}
+        severity: {team-prob/*: info}
         """,
     )
     _write(repo / "ok.yaml", "a: 1\n")

@@ -5,6 +5,7 @@ server cannot run here), with the container, ``--previous`` and a byte limit."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -292,3 +293,25 @@ def test_a_secret_in_a_json_argument_of_the_log_is_masked_in_every_format(
     assert [f["live"] for f in report["findings"]] == ['{"api_key": "****"}']
     for fmt in ("json", "prometheus"):
         assert "Wq83nBv5Lk20Xc7Rt" not in drift(run_line, api, *pod, "--format", fmt).output
+
+
+def test_a_hostile_start_up_line_does_not_hold_the_scan(
+    run_line: Run, api: Running, cluster: Cluster
+) -> None:
+    # A 3 KB line the literal reader took cubic time on (issue 31): the scan ends within
+    # its --timeout, that pod's log is not understood, the other pod is compared.
+    hostile = (
+        b"(APIServer pid=1) INFO 10-21 09:14:02 [utils.py:233] non-default args: "
+        b"{'model': 'm', 'max_model_len': " + b"1" * 3000 + b"x}\n"
+    )
+    cluster.pods[0].containers[0].log = hostile
+    started = time.monotonic()
+    result = drift(run_line, api, "--timeout", "20")
+    lines = result.output.splitlines()
+    assert (result.exit_code, lines[0].split(": ", 1)[0], lines[-1]) == (
+        1,
+        "kube://llm/llm-vllm-7f9c-a2kq9/vllm logs",
+        "1 difference in 1 of 3 targets, 1 in sync, 1 error",
+    )
+    assert "the non-default args could not be read (unexpected '1' at character 34)" in lines[0]
+    assert time.monotonic() - started < 20

@@ -247,8 +247,8 @@ def test_file_removed_between_listing_and_reading(
     (tmp_path / "in" / "gone.yaml").write_text("a: 1\n")
     real_expand: Callable[..., list[object]] = linter.run.lintplan.expand
 
-    def expand_then_remove(paths: tuple[str, ...]) -> list[object]:
-        inputs = real_expand(paths)
+    def expand_then_remove(paths: tuple[str, ...], refused: list[str]) -> list[object]:
+        inputs = real_expand(paths, refused)
         (tmp_path / "in" / "gone.yaml").unlink()
         return inputs
 

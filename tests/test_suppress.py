@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import shutil
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -344,6 +345,8 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "deploy" / "prod").mkdir(parents=True)
     for env in ("staging", "prod"):
         (tmp_path / "deploy" / env / "app.yaml").write_text(DEPLOYMENT.format(comment=""))
+    # The configuration reads policies inside the repository only (issue 31).
+    shutil.copytree(POLICIES, tmp_path / "team-policies")
     return tmp_path
 
 
@@ -351,7 +354,7 @@ def _config(repo: Path, until: str, paths: str = "[deploy/staging/**]") -> None:
     (repo / ".servelint.yaml").write_text(
         textwrap.dedent(f"""\
         builtin: false
-        policyDirs: [{POLICIES / "team-images.yaml"}]
+        policyDirs: [team-policies/team-images.yaml]
         suppressions:
           - rules: [team-images/no-latest]
             paths: {paths}

@@ -50,6 +50,9 @@ class Chart:
 class Environment:
     name: str | None  # None: the single release of --values / --set
     files: tuple[str, ...]
+    # The file was found by its name (--env NAME: values-NAME.yaml), not given: it is read
+    # only inside the repository (sources/repository.py).
+    found: bool = False
 
 
 @frozen
@@ -94,7 +97,7 @@ def parse_environment(spec: str, chart: Chart) -> Environment:
     if not name:
         raise ValueError(f"'{spec}': give a name, as in prod=values-prod.yaml")
     if not sep:
-        return Environment(name, (f"{chart.directory}/values-{name}.yaml",))
+        return Environment(name, (f"{chart.directory}/values-{name}.yaml",), found=True)
     paths = tuple(_in_chart(p.strip(), chart) for p in files.split(",") if p.strip())
     if not paths:
         raise ValueError(f"'{spec}': give at least one values file after '='")
@@ -209,6 +212,16 @@ def by_environment(per_environment: Sequence[tuple[Environment, list[Finding]]])
         else dataclasses.replace(finding, extra={**finding.extra, ENVIRONMENTS_KEY: names})
         for finding, names in merged.values()
     ]
+
+
+def found_paths(request: ChartRequest) -> set[str]:
+    """The values files servelint found rather than was given: the chart's own and
+    those of ``--env NAME``."""
+    found = {f for env in request.environments if env.found for f in env.files}
+    return found | ({request.chart.values} if request.chart.values else set())
+
+
+OUTSIDE_HINT = "give it with -f or --env NAME=FILE to use it"
 
 
 def values_paths(request: ChartRequest) -> list[str]:

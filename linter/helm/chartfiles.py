@@ -16,11 +16,21 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from linter.lightclass import frozen
+from linter.lightclass import frozen, mutable
+from linter.parsing import bounded
 from linter.parsing.documents import parse_yaml
+from linter.sources import repository
 
 _MAX_FILE = 2 * 1024 * 1024  # a template larger than this is not a template
 _MAX_DEPTH = 8  # subcharts of subcharts
+# A chart's templates, subcharts included, read statically in all: each megabyte costs
+# seconds and some 50 MB to read, and twenty templates of 2 MB took 1.1 GB (issue 31).
+# The largest public charts (dashboards kept as templates) stay well below.
+MAX_CHART_BYTES = 4 * 1024 * 1024
+# A packaged subchart: its members and their size once unpacked, counted from the
+# archive's headers before anything is unpacked (a 1 MB .tgz of zeros unpacks to 1 GB).
+_MAX_MEMBERS = 1000
+_MAX_UNPACKED = MAX_CHART_BYTES
 
 
 @frozen
@@ -57,24 +67,39 @@ class _Tree:
 
 def load_chart_files(directory: str) -> ChartFiles:
     """The chart in ``directory`` with its vendored subcharts."""
-    return _load(_directory_tree(directory), (), 0)
+    return _load(_directory_tree(directory), (), 0, _Budget(MAX_CHART_BYTES))
+
+
+@mutable
+class _Budget:
+    """What is left of ``MAX_CHART_BYTES`` for the templates of one chart."""
+
+    left: int
 
 
 def _directory_tree(directory: str) -> _Tree:
     files: dict[str, _Reader] = {}
     base = directory or "."
+    # A link may stay in the repository (a template shared by two charts) but not leave it.
+    allowed = (repository.root_of(base), os.path.realpath(base))
     for root, dirs, names in os.walk(base):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         for name in names:
             path = os.path.join(root, name)
-            files[os.path.relpath(path, base).replace(os.sep, "/")] = _file_reader(path)
+            outside = os.path.islink(path) and not repository.inside(path, allowed)
+            reader = _refused(allowed[0]) if outside else _file_reader(path)
+            files[os.path.relpath(path, base).replace(os.sep, "/")] = reader
     return _Tree(directory or ".", files)
 
 
 def _file_reader(path: str) -> _Reader:
+    # Regular files only: a template linked to a FIFO or /dev/stdin would block forever.
+    return lambda: bounded.read_bytes(path, _MAX_FILE)
+
+
+def _refused(root: str) -> _Reader:
     def read() -> bytes:
-        with open(path, "rb") as handle:
-            return handle.read(_MAX_FILE + 1)
+        raise bounded.InputRefused(repository.refusal(root))
 
     return read
 
@@ -83,14 +108,20 @@ def _archive_tree(label: str, data: bytes) -> _Tree:
     import tarfile  # only charts with packaged subcharts pay for it
 
     files: dict[str, _Reader] = {}
+    unpacked = 0
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as archive:
-        for member in archive.getmembers():
+        for count, member in enumerate(iter(archive.next, None)):
+            if count >= _MAX_MEMBERS:
+                raise tarfile.TarError(f"more than {_MAX_MEMBERS} members")
             if not member.isfile() or member.size > _MAX_FILE:
                 continue
+            unpacked += member.size
+            if unpacked > _MAX_UNPACKED:
+                raise tarfile.TarError(f"more than {_MAX_UNPACKED} bytes once unpacked")
             _, _, inner = member.name.partition("/")
             handle = archive.extractfile(member)
             if inner and handle is not None:
-                files[inner] = _bytes_reader(handle.read())
+                files[inner] = _bytes_reader(handle.read(_MAX_FILE + 1))
     return _Tree(label, files)
 
 
@@ -98,16 +129,27 @@ def _bytes_reader(content: bytes) -> _Reader:
     return lambda: content
 
 
-def _load(tree: _Tree, key: tuple[str, ...], depth: int) -> ChartFiles:
+def _load(tree: _Tree, key: tuple[str, ...], depth: int, budget: _Budget) -> ChartFiles:
     problems: list[str] = []
     meta = _chart_yaml(tree, problems)
     name = str(meta.get("name") or os.path.basename(tree.label.rstrip("/")))
     templates = []
+    skipped = []
     for rel in sorted(n for n in tree.files if n.startswith("templates/")):
+        if budget.left < 0:
+            skipped.append(f"{tree.label}/{rel}")
+            continue
         text = _text(tree, rel, problems)
         if text is not None:
+            budget.left -= len(text)
             templates.append((f"{tree.label}/{rel}", text))
-    subcharts, missing = _subcharts(tree, meta, key, depth, problems)
+    if skipped:
+        more = f" and {len(skipped) - 1} more" if len(skipped) > 1 else ""
+        problems.append(
+            f"{skipped[0]}{more}: the chart's templates are larger than {MAX_CHART_BYTES} "
+            "bytes in all"
+        )
+    subcharts, missing = _subcharts(tree, meta, key, depth, problems, budget)
     return ChartFiles(
         name,
         tree.label,
@@ -131,9 +173,13 @@ def _text(tree: _Tree, rel: str, problems: list[str]) -> str | None:
     try:
         data = tree.files[rel]()
         if len(data) > _MAX_FILE:
-            problems.append(f"{tree.label}/{rel}: larger than {_MAX_FILE} bytes")
-            return None
+            raise bounded.InputRefused("", too_large=True)
         return data.decode("utf-8-sig")
+    except bounded.InputRefused as exc:
+        reason = f"larger than {_MAX_FILE} bytes" if exc.too_large else str(exc)
+        reason = reason.removesuffix("; not read")  # the note says it
+        problems.append(f"{tree.label}/{rel}: {reason}")
+        return None
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(f"{tree.label}/{rel}: cannot read: {exc}")
         return None
@@ -174,7 +220,12 @@ def _dependencies(meta: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _subcharts(
-    tree: _Tree, meta: dict[str, Any], key: tuple[str, ...], depth: int, problems: list[str]
+    tree: _Tree,
+    meta: dict[str, Any],
+    key: tuple[str, ...],
+    depth: int,
+    problems: list[str],
+    budget: _Budget,
 ) -> tuple[list[ChartFiles], list[str]]:
     vendored = _vendored(tree, problems) if depth < _MAX_DEPTH else {}
     declared = _dependencies(meta)
@@ -186,13 +237,13 @@ def _subcharts(
         value_key = str(dependency.get("alias") or name)
         if name in vendored:
             used.add(name)
-            charts.append(_load(vendored[name], (*key, value_key), depth + 1))
+            charts.append(_load(vendored[name], (*key, value_key), depth + 1, budget))
         elif value_key:
             missing.append(value_key)
     # A chart under charts/ that Chart.yaml does not list is still a dependency (Helm 3).
     for name, sub in vendored.items():
         if name not in used:
-            charts.append(_load(sub, (*key, name), depth + 1))
+            charts.append(_load(sub, (*key, name), depth + 1, budget))
     return charts, missing
 
 

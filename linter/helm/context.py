@@ -19,13 +19,13 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Sequence
-from pathlib import Path
 
 from linter.coverage.model import combine
 from linter.evaluate.stages import read_inputs
 from linter.evaluate.subjects import Batch, Contribution, conclude_each
 from linter.findings import Finding
 from linter.helm.chart import (
+    OUTSIDE_HINT,
     Chart,
     ChartRequest,
     Environment,
@@ -41,7 +41,7 @@ from linter.parsing.documents import ADVISORY_PROBLEMS, Document, Limits, Parsed
 from linter.policy.model import Policy
 from linter.secrets import redact
 from linter.sources.chartlayout import CHART_VALUES, chart_of, chart_values_name, environment_name
-from linter.sources.files import Input
+from linter.sources.files import Input, found_input
 
 
 @frozen
@@ -204,16 +204,17 @@ class _ChartInContext:
         chart_values = request.chart.values
         own_file = given.get(chart_values) if chart_values else None
         if chart_values is not None and own_file is None:
-            read, _ = read_inputs([Input(chart_values, Path(chart_values))], limits)
+            read, failed = read_inputs([found_input(chart_values, OUTSIDE_HINT)], limits)
             self.context_files = read
             own_file = read[0] if read else None
+            refused = [f"{chart_values}: {f.message}" for f in failed]
         documents: dict[str, Document | None] = {}
         if chart_values is not None:
             # A values.yaml that is only context has its problems reported when it is linted.
             sink = self.findings if chart_values in given else []
             documents[chart_values] = helm_document(own_file, sink) if own_file else None
             if documents[chart_values] is None:
-                self.notes, self.context_files = _unmerged(request), []
+                self.notes, self.context_files = (*refused, *_unmerged(request)), []
                 return
         self.claimed, envs = _claim(request, given, documents, self.findings)
         self.releases = [

@@ -17,8 +17,9 @@ chart files read through ``.Files`` (looked at here).
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from linter.lightclass import frozen, mutable
@@ -33,7 +34,10 @@ MEMORY = "memory-volume"
 HOST_IPC = "host-ipc"
 NCCL_ENV = "nccl-env"
 
-_ACTION = re.compile(r"\{\{-?(.*?)-?\}\}", re.S)
+# How far above and below a ``medium: Memory`` the scan looks for its ``sizeLimit`` and
+# ``volumes:`` key: a volume is a few lines; a template of 100,000 such lines must not
+# make the scan quadratic (issue 31).
+_NEAR_LINES = 100
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"|`([^`]*)`')
 _SIMPLE = re.compile(r"(\$?)\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
 _TEXT_MARKS = (
@@ -114,41 +118,76 @@ def _mentions(read: Callable[[], bytes]) -> bool:
 class _Frame:
     keyword: str
     guard: Path | None
+    named: bool = False  # this block or one around it defines a named template
+    scoped: bool = False  # this block or one around it is not an ``if`` (``.`` moved)
+
+
+# Blocks deeper than this are one block the scan cannot judge: a guard is a tuple of the
+# blocks around a mention, and 50,000 nested ``if`` must not make every mention cost
+# 50,000 (issue 31).
+_MAX_FRAMES = 200
+
+
+def _actions(text: str) -> Iterator[tuple[int, int, str]]:
+    """Start, end and inner text of every ``{{ }}`` (a leading and a trailing ``-``
+    removed), as ``\\{\\{-?(.*?)-?\\}\\}`` finds them, in one pass: once no ``}}``
+    follows, no later ``{{`` can close either, so the search stops (the pattern tried
+    every ``{{`` to the end of the text: quadratic in 500,000 of them)."""
+    at = 0
+    while (start := text.find("{{", at)) >= 0:
+        inner = start + 2 + (text.startswith("-", start + 2))
+        close = text.find("}}", inner)
+        if close < 0:
+            return
+        body_end = close - 1 if close > inner and text[close - 1] == "-" else close
+        yield start, close + 2, text[inner:body_end]
+        at = close + 2
 
 
 def _scan_template(name: str, text: str, own: bool) -> tuple[list[Mark], bool, bool]:
     marks: list[Mark] = []
     frames: list[_Frame] = []
     uses_tpl = uses_files = False
-    at = 0
+    at = deep = 0
+    newlines = [i for i, char in enumerate(text) if char == "\n"] if "\n" in text else []
 
     def mark(kind: str, offset: int) -> None:
-        line = text.count("\n", 0, offset) + 1
-        guards = tuple(f.guard for f in frames)
-        size, unread = _size_limit(text, offset) if kind == MEMORY else (None, False)
-        where = f"{name}:{line}"
+        line = bisect.bisect_left(newlines, offset) + 1
+        guards = tuple(f.guard for f in frames) + ((None,) if deep else ())
         start = text.rfind("\n", 0, offset) + 1
+        near = _near(text, newlines, line) if kind == MEMORY else ("", 0)
+        size, unread = (
+            _size_limit(near[0], near[1] + offset - start) if kind == MEMORY else (None, False)
+        )
+        where = f"{name}:{line}"
         mount = kind == SHM and _MOUNT_PATH.search(text[start:offset]) is not None
-        volumes_at = _volumes_key(text, start) if kind == MEMORY else None
+        volumes_at = _volumes_key(*near) if kind == MEMORY else None
+        if volumes_at is not None:
+            volumes_at = (volumes_at[0] + max(line - 1 - _NEAR_LINES, 0), volumes_at[1])
         guarded = guards if own else (*guards, None)
         marks.append(Mark(kind, where, guarded, size, unread, mount, volumes_at))
 
-    for match in _ACTION.finditer(text):
-        between = text[at : match.start()]
+    for match_start, match_end, inner in _actions(text):
+        between = text[at:match_start]
         for kind, pattern in _TEXT_MARKS:
             for found in pattern.finditer(between):
                 mark(kind, at + found.start())
-        at = match.end()
-        body = match.group(1).strip()
+        at = match_end
+        body = inner.strip()
         if body.startswith("/*"):
             continue
         keyword = body.split(None, 1)[0] if body else ""
-        if keyword == "if":
-            frames.append(_Frame("if", _guard(body[2:].strip(), frames)))
-        elif keyword in ("with", "range", "define", "block"):
-            frames.append(_Frame(keyword, None))
-        elif keyword == "else" and frames:
+        opens = keyword in ("if", "with", "range", "define", "block")
+        if opens and (deep or len(frames) >= _MAX_FRAMES):
+            deep += 1
+        elif keyword == "if":
+            frames.append(_frame("if", _guard(body[2:].strip(), frames), frames))
+        elif opens:
+            frames.append(_frame(keyword, None, frames))
+        elif keyword == "else" and frames and not deep:
             frames[-1].guard = None
+        elif keyword == "end" and deep:
+            deep -= 1
         elif keyword == "end" and frames:
             frames.pop()
         uses_tpl = uses_tpl or re.search(r"(^|[\s(|])tpl\s", body) is not None
@@ -157,7 +196,7 @@ def _scan_template(name: str, text: str, own: bool) -> tuple[list[Mark], bool, b
             content = found.group(1) if found.group(1) is not None else found.group(2)
             for kind, pattern in _STRING_MARKS:
                 if pattern.search(content):
-                    mark(kind, match.start())
+                    mark(kind, match_start)
     rest = text[at:]
     for kind, pattern in _TEXT_MARKS[:1] + _TEXT_MARKS[2:]:
         for found in pattern.finditer(rest):
@@ -170,6 +209,17 @@ _SIZE_VALUES = re.compile(
     r"\{\{-?\s*\$?\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?:\s*\|\s*quote)?\s*-?\}\}"
 )
 _LITERAL = re.compile(r"[\"']?([0-9][0-9.]*[A-Za-z]*)[\"']?")
+
+
+def _near(text: str, newlines: list[int], line: int) -> tuple[str, int]:
+    """The lines within ``_NEAR_LINES`` of ``line`` (1-based), and where ``line`` starts
+    in them."""
+    first = max(line - 1 - _NEAR_LINES, 0)
+    last = line - 1 + _NEAR_LINES
+    begin = newlines[first - 1] + 1 if first > 0 else 0
+    end = newlines[last] if last < len(newlines) else len(text)
+    line_start = newlines[line - 2] + 1 if line >= 2 else 0
+    return text[begin:end], line_start - begin
 
 
 def _volumes_key(text: str, start: int) -> tuple[int, int] | None:
@@ -223,6 +273,13 @@ def _size_limit(text: str, offset: int) -> tuple[str | Path | None, bool]:
     return None, False
 
 
+def _frame(keyword: str, guard: Path | None, around: list[_Frame]) -> _Frame:
+    outer = around[-1] if around else None
+    named = keyword in ("define", "block") or (outer is not None and outer.named)
+    scoped = keyword != "if" or (outer is not None and outer.scoped)
+    return _Frame(keyword, guard, named, scoped)
+
+
 def _guard(condition: str, frames: list[_Frame]) -> Path | None:
     """The values path of ``if .Values.a.b``, when it can be judged against the values:
     inside ``with``, ``range`` or a named template ``.`` is something else."""
@@ -230,8 +287,8 @@ def _guard(condition: str, frames: list[_Frame]) -> Path | None:
     if match is None:
         return None
     rooted = match.group(1) == "$"
-    if any(f.keyword in ("define", "block") for f in frames):
+    if frames and frames[-1].named:
         return None
-    if not rooted and any(f.keyword != "if" for f in frames):
+    if not rooted and frames and frames[-1].scoped:
         return None
     return tuple(match.group(2).split(".")[1:])

@@ -34,6 +34,7 @@ from linter.findings import RENDERED_KEY, Finding
 from linter.helm.render import RENDERED_SUFFIX, render
 from linter.helm.values import MergedValues
 from linter.lightclass import frozen
+from linter.parsing import bounded
 from linter.parsing.documents import Document, ParsedFile
 from linter.positions import PathT, parse_path
 
@@ -235,7 +236,8 @@ def _template_position(template: str, path: PathT, doc_index: int) -> tuple[int,
     """The line and column of the deepest key of ``path`` written in the template, searched
     from the ``doc_index``-th YAML document of the file (``---`` separates them)."""
     try:
-        lines = Path(template).read_text(encoding="utf-8").splitlines()
+        # Regular files only: the chart's own template, which could be a FIFO (issue 31).
+        lines = bounded.read_text(template, encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return 1, 1
     starts = [0] + [i + 1 for i, text in enumerate(lines) if text.rstrip() == "---"]

@@ -22,12 +22,14 @@ from linter.evaluate.stages import read_inputs
 from linter.evaluate.subjects import Batch, Contribution, SubjectProvider, conclude_each
 from linter.findings import Finding, sort_findings
 from linter.helm.chart import (
+    OUTSIDE_HINT,
     ChartRequest,
     Environment,
     by_environment,
     clash_findings,
     environment_notes,
     environment_words,
+    found_paths,
     helm_document,
     ordered,
     release_name,
@@ -49,7 +51,7 @@ from linter.model.workload import Workload
 from linter.parsing.documents import DEFAULT_LIMITS, Document, Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.secrets import redact
-from linter.sources.files import Input
+from linter.sources.files import Input, found_input
 
 
 @frozen
@@ -192,7 +194,11 @@ class ChartReleases:
     ) -> None:
         self.policies = policies
         self.request = request
-        inputs = [Input(path, Path(path)) for path in values_paths(request)]
+        found = found_paths(request)
+        inputs = [
+            found_input(path, OUTSIDE_HINT) if path in found else Input(path, Path(path))
+            for path in values_paths(request)
+        ]
         self.as_written, failures = read_inputs(inputs, limits)
         self.failures = failures
         self.findings: list[Finding] = list(failures)

@@ -44,6 +44,7 @@ _DURATION_MS = {
 # (vllm/utils/argparse_utils.py human_readable_int).
 _HUMAN_INT = lazy_compile(r"^(\d+(?:\.\d+)?)([kKmMgGtT])$")
 _HUMAN_DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+_MAX_DIGITS = 4300  # sys.get_int_max_str_digits() by default
 _HUMAN_BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 _TRUE = frozenset({"true", "1", "yes", "y", "on"})
 _FALSE = frozenset({"false", "0", "no", "n", "off"})
@@ -127,8 +128,11 @@ def human_int(value: object) -> int | None:
     if match is None:
         return to_int(text)
     number, suffix = match.groups()
+    if len(number) > _MAX_DIGITS:
+        return None
     if suffix in _HUMAN_DECIMAL:
-        return int(float(number) * _HUMAN_DECIMAL[suffix])
+        scaled = float(number) * _HUMAN_DECIMAL[suffix]
+        return int(scaled) if math.isfinite(scaled) else None
     if "." in number:  # vLLM rejects decimals with binary suffixes
         return None
     return int(number) * _HUMAN_BINARY[suffix]
@@ -144,7 +148,8 @@ def to_int(value: object) -> int | None:
     if isinstance(value, str):
         text = value.strip()
         if re.fullmatch(r"[+-]?\d+", text):
-            return int(text)
+            # Python refuses longer digit strings; no setting is an integer that long.
+            return int(text) if len(text) <= _MAX_DIGITS else None
         number = to_number(text)
         if isinstance(number, float) and number.is_integer() and "." in text:
             return int(number)

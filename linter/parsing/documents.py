@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 from typing import Any
 
 import yaml
@@ -204,6 +205,9 @@ def parse_json(source: str, text: str, limits: Limits = DEFAULT_LIMITS) -> Parse
         # lose positions, and still report repeated keys and numbers out of range.
         data = json.loads(text, parse_int=strict.integer)
         problems = [p for p in parsed.problems if p.rule_id in ADVISORY_PROBLEMS]
+        # A lone surrogate is not a character: CEL cannot hold it and no report can encode
+        # it, so it is read as U+FFFD, as a UTF-8 reader reads a broken byte (issue 31).
+        data = _without_surrogates(data)
         for key in strict.repeated:
             line, col = _position_of(text, json.dumps(key), last=True)
             problems.append(
@@ -268,6 +272,29 @@ class _StrictJson:
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"invalid JSON: {name} is not a JSON number")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_surrogates(data: Any) -> Any:
+    """``data`` with every lone surrogate (a JSON ``\\ud800`` escape without its pair)
+    made U+FFFD."""
+    root: list[Any] = [data]
+    pending: list[tuple[Any, Any]] = [(root, 0)]
+    while pending:  # not recursive: the strict pass accepted any depth Python can parse
+        container, key = pending.pop()
+        value = container[key]
+        if isinstance(value, str):
+            container[key] = _SURROGATE.sub("\ufffd", value)
+        elif isinstance(value, list):
+            pending.extend((value, index) for index in range(len(value)))
+        elif isinstance(value, dict):
+            items = [(_SURROGATE.sub("\ufffd", k), v) for k, v in value.items()]
+            value.clear()
+            value.update(items)
+            pending.extend((value, k) for k, _ in items)
+    return root[0]
 
 
 def _position_of(text: str, token: str, *, last: bool = False) -> tuple[int, int]:

@@ -8,6 +8,7 @@ is charged the size of its anchor without being expanded, and nothing recurses.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -22,9 +23,12 @@ if TYPE_CHECKING:
 _TAG = "tag:yaml.org,2002:"
 _MERGE_TAG = _TAG + "merge"
 NUMBER_RULE = "number-range"
+# The end of the message of an integer too long for any number type: kept as its text.
+NUMBER_AS_TEXT = "far beyond any 64-bit setting; read as text"
 _INT64 = 2**63
 # Python refuses to turn longer digit strings into ints (sys.get_int_max_str_digits).
 _MAX_DIGITS = 4300
+_FLOAT_MAX = int(sys.float_info.max)
 # YAML 1.1 reads ``1:00:00`` as a base-60 number; each part multiplies a growing integer,
 # so a long one costs quadratic time. Kubernetes and Helm (YAML 1.2 rules) read it as a
 # string anyway: longer ones are kept as text.
@@ -265,6 +269,8 @@ class EventBuilder:
         if value.__class__ is int:
             if -_INT64 <= value < _INT64:
                 return value
+            if not -_FLOAT_MAX <= value <= _FLOAT_MAX:  # beyond a float too: kept as text
+                return self._digits_problem(text, span, path)
             self._problem(
                 NUMBER_RULE,
                 Severity.WARNING,
@@ -288,14 +294,19 @@ class EventBuilder:
             return value
         digits = text.lstrip("+-").replace("_", "")
         if value.__class__ is str and len(digits) > _MAX_DIGITS and digits.isdigit():
-            self._problem(
-                NUMBER_RULE,
-                Severity.WARNING,
-                f"integer of {len(digits)} digits: far beyond any 64-bit setting; read as text",
-                span,
-                path,
-            )
+            return self._digits_problem(text, span, path)
         return value
+
+    def _digits_problem(self, text: str, span: Span, path: PathT) -> str:
+        digits = text.lstrip("+-").replace("_", "")
+        self._problem(
+            NUMBER_RULE,
+            Severity.WARNING,
+            f"integer of {len(digits)} digits: {NUMBER_AS_TEXT}",
+            span,
+            path,
+        )
+        return text
 
     def _value(self, event: Any) -> Any:
         tag = event.tag

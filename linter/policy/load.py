@@ -7,6 +7,7 @@ policy set would let a broken rule pass silently.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,7 @@ from linter.policy.model import NamedExpr, Policy, Rule
 from linter.policy.template import MessageTemplate, Placeholder, TemplateError, has_placeholders
 from linter.policy.template import parse as parse_template
 from linter.positions import PathT, format_path
+from linter.sources import repository
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -108,7 +110,7 @@ def _policy_files(directory: Path) -> list[Path]:
         return [directory]  # one policy file: policy tests name the files they test
     if not directory.is_dir():
         raise PolicyError(f"{directory}: policy directory not found")
-    return sorted(
+    found = sorted(
         p
         for p in directory.rglob("*")
         if p.suffix in (".yaml", ".yml")
@@ -116,6 +118,12 @@ def _policy_files(directory: Path) -> list[Path]:
         and not p.is_dir()
         and not any(part.startswith(".") for part in p.relative_to(directory).parts)
     )
+    # A policy file linked out of the folder and its repository is not read (issue 31).
+    allowed = (repository.root_of(str(directory)), os.path.realpath(directory))
+    for path in found:
+        if path.is_symlink() and not repository.inside(str(path), allowed):
+            raise PolicyError(f"{path}: {repository.refusal(allowed[0])}; not read")
+    return found
 
 
 def _policies_from_text(source: str, text: str, *, builtin: bool) -> list[Policy]:

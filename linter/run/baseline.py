@@ -116,10 +116,48 @@ def load(path: Path) -> Baseline:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read baseline: {exc}") from exc
     try:
-        data: Any = json.loads(text)
+        data: Any = json.loads(text, parse_int=_integer)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from exc
+    except RecursionError:
+        line, column = _too_deep(text)
+        raise ConfigError(
+            f"{path}:{line}:{column}: nested deeper than {_MAX_DEPTH} levels; "
+            "not a servelint baseline"
+        ) from None
     return Baseline(str(path), Path(os.path.abspath(path)).parent, _entries(path, data))
+
+
+# A baseline is two levels deep; a hostile one (200,000 '[') must be an error at its
+# place, not a RecursionError (issue 31).
+_MAX_DEPTH = 200
+
+
+def _integer(text: str) -> int | str:
+    # Python refuses longer digit strings; a baseline holds no numbers that matter.
+    return int(text) if len(text) <= 4300 else text
+
+
+def _too_deep(text: str) -> tuple[int, int]:
+    """Line and column of the bracket that nests ``text`` deeper than ``_MAX_DEPTH``
+    (strings skipped); only called once the JSON reader has given up."""
+    depth, in_string, escaped = 0, False, False
+    for offset, char in enumerate(text):
+        if escaped:
+            escaped = False
+        elif in_string:
+            escaped = char == "\\"
+            in_string = char != '"'
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > _MAX_DEPTH:
+                start = text.rfind("\n", 0, offset) + 1
+                return text.count("\n", 0, offset) + 1, offset - start + 1
+        elif char in "]}":
+            depth -= 1
+    return 1, 1
 
 
 def _entries(path: Path, data: Any) -> tuple[BaselineEntry, ...]:

@@ -27,6 +27,8 @@ from linter.lightclass import frozen
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.parsing import bounded
 from linter.parsing.documents import DEFAULT_LIMITS, Document, Limits, parse_yaml
+from linter.positions import PathT
+from linter.sources import repository
 
 CONFIG_NAMES = (".servelint.yaml", ".servelint.yml")
 PYPROJECT = "pyproject.toml"
@@ -201,6 +203,23 @@ def _build(document: Document, path: Path) -> Config:
             _suppression(document, i, raw) for i, raw in enumerate(data.get("suppressions", ()))
         ),
         document=document,
+    )
+
+
+def in_repository(config: Config, key: PathT, relative: str, option: str) -> Path:
+    """``relative``, a path the configuration names, under the configuration's folder;
+    ``ConfigError`` at its line when it leads outside the repository of the configuration
+    (``sources/repository.py``): a pull request's ``policyDirs: [../outside]`` would read
+    and quote YAML from anywhere (issue 31). ``option`` names the path instead."""
+    path = config.root / relative
+    root = repository.root_of(config.source or ".")
+    if repository.inside(str(path), (root,)):
+        return path
+    span = config.document.span(key) if config.document is not None else None
+    where = f"{config.source}:{span.line}:{span.column}" if span else str(config.source)
+    raise ConfigError(
+        f"{where}: {key[0]} {relative!r} is outside the repository ({root}); nothing "
+        f"outside it is read unless named on the command line: give it with {option}"
     )
 
 

@@ -21,7 +21,7 @@ from linter.parsing.documents import Limits
 from linter.policy import load_policies
 from linter.policy.model import Policy
 from linter.run import pipeline
-from linter.run.config import EMPTY, Config, find_config, load_config
+from linter.run.config import EMPTY, Config, find_config, in_repository, load_config
 from linter.run.globs import matches_any, relative_to
 from linter.run.governance import (
     Governance,
@@ -87,7 +87,10 @@ def configured_policies(
     """The policies a run loads: ``--policy-dir`` else the file's ``policyDirs``, and the
     built-in set unless ``--no-builtin`` or ``builtin: false``. ``lint``, ``rules`` and
     ``explain`` all load through here, so they agree on which rules exist."""
-    dirs = tuple(policy_dirs) or tuple(_under(config.root, d) for d in config.policy_dirs)
+    dirs = tuple(policy_dirs) or tuple(
+        _relative(in_repository(config, ("policyDirs", i), d, "--policy-dir"))
+        for i, d in enumerate(config.policy_dirs)
+    )
     builtin = not no_builtin and config.builtin is not False
     return load_policies(dirs, builtin=builtin)
 
@@ -98,11 +101,14 @@ def build(options: LintOptions) -> LintPlan:
     known = known_rules(loaded)
     config = with_command_line(file_config, options.disable, options.enable, known)
     baseline_file = options.baseline or (
-        _under(config.root, config.baseline) if config.baseline else None
+        _relative(in_repository(config, ("baseline",), config.baseline, "--baseline"))
+        if config.baseline
+        else None
     )
     own_files = {f for f in (config.source, baseline_file, options.write_baseline) if f}
-    inputs, skipped = _select_inputs(expand(options.paths), config, own_files)
-    notes = config_notes(file_config, known)
+    refused: list[str] = []
+    inputs, skipped = _select_inputs(expand(options.paths, refused), config, own_files)
+    notes = config_notes(file_config, known) + refused
     if skipped:
         notes.append(
             f"{config.source}: {skipped} input{'s' * (skipped != 1)} skipped by include/exclude"
@@ -224,9 +230,9 @@ def _wanted(config: Config, name: str) -> bool:
     return not matches_any(config.exclude, relative)
 
 
-def _under(root: Path, relative: str) -> str:
-    """``root/relative`` spelled relative to the working directory when below it."""
-    path = Path(os.path.abspath(root / relative))
+def _relative(joined: Path) -> str:
+    """``joined`` spelled relative to the working directory when below it."""
+    path = Path(os.path.abspath(joined))
     try:
         return str(path.relative_to(Path.cwd()))
     except ValueError:

@@ -10,6 +10,7 @@ from pathlib import Path
 from linter.errors import SourceError
 from linter.lightclass import frozen
 from linter.parsing import bounded
+from linter.sources import repository
 from linter.sources.chartlayout import CHART_FILE, TEMPLATES, chart_of_template
 
 STDIN = "-"
@@ -17,6 +18,7 @@ STDIN_NAME = "<stdin>"
 LINTABLE_SUFFIXES = (".yaml", ".yml", ".json")
 LINTABLE_NAMES = ("config.pbtxt",)
 _SKIP_DIRS = {".git", "node_modules", "__pycache__"}
+_NAME_IT = "name it on the command line to lint it"
 
 
 @frozen
@@ -49,11 +51,13 @@ def is_lintable(path: Path) -> bool:
     )
 
 
-def expand(paths: Iterable[str]) -> list[Input]:
+def expand(paths: Iterable[str], refused: list[str] | None = None) -> list[Input]:
     """Files as given, directories recursively (hidden folders and the ``templates/`` of
     Helm charts skipped), ``-`` for stdin.
 
-    A path that does not exist is a tool failure: the user named it explicitly.
+    A path that does not exist is a tool failure: the user named it explicitly. A file
+    found by the walk that links outside the repository (``sources/repository.py``) and
+    outside the folder named is not read: a note for it goes to ``refused``.
     """
     inputs: list[Input] = []
     seen: set[str] = set()
@@ -69,7 +73,11 @@ def expand(paths: Iterable[str]) -> list[Input]:
         except OSError as exc:  # a folder on the way that may not be searched
             candidates = [Input(raw, path, f"cannot read: {exc.strerror or exc}")]
         else:
-            candidates = list(_walk(path)) if path.is_dir() else [Input(raw, path)]
+            candidates = (
+                list(_walk(path, refused if refused is not None else []))
+                if path.is_dir()
+                else [Input(raw, path)]
+            )
         for candidate in candidates:
             if candidate.name not in seen:
                 seen.add(candidate.name)
@@ -97,11 +105,21 @@ def not_a_configuration(item: Input) -> str | None:
     )
 
 
-def _walk(root: Path) -> Iterator[Input]:
+def found_input(name: str, hint: str) -> Input:
+    """A file servelint reads without being told to (a chart's ``values.yaml``,
+    ``values-<env>.yaml``): refused, with a reason, when it links outside its repository."""
+    root = repository.root_of(name)
+    if repository.inside(name, (root,)):
+        return Input(name, Path(name))
+    return Input(name, Path(name), repository.refusal(root, hint))
+
+
+def _walk(root: Path, refused: list[str]) -> Iterator[Input]:
     # os.walk does not follow directory symlinks, so symlink loops cannot recurse forever.
     # A folder that cannot be listed (no permission, removed meanwhile) is reported, not
     # skipped in silence: its files would otherwise pass unchecked.
     failed: list[OSError] = []
+    allowed = (repository.root_of(str(root)), os.path.realpath(root))
     for dirpath, dirnames, filenames in os.walk(root, onerror=failed.append):
         yield from _walk_errors(failed)
         # A chart's templates/ are Go templates, not YAML: `lint --chart` renders them.
@@ -109,8 +127,13 @@ def _walk(root: Path) -> Iterator[Input]:
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in skip)
         for filename in sorted(filenames):
             path = Path(dirpath, filename)
-            if is_lintable(path):
-                yield Input(str(path), path)
+            if not is_lintable(path):
+                continue
+            # Only a link can lead out: the walk does not enter linked folders.
+            if os.path.islink(path) and not repository.inside(str(path), allowed):
+                refused.append(f"{path}: {repository.refusal(allowed[0], _NAME_IT)}")
+                continue
+            yield Input(str(path), path)
     yield from _walk_errors(failed)
 
 

@@ -25,13 +25,16 @@ _TOKEN = re.compile(
     r"""
     (?P<space>\s+)
   | (?P<string>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")
-  | (?P<number>[+-]?(?:\d[\d_]*\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|nan)(?![\w.]))
+  | (?P<number>[+-]?(?>\d[\d_]*\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|nan)(?![\w.]))
   | (?P<name>[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)
   | (?P<punct>[{}\[\]()<>:,=])
   | (?P<other>\S)
     """,
     re.VERBOSE,
 )
+# What follows an opening quote up to where its string would close (issue 31).
+_STRING_BODY = {quote: re.compile(rf"(?:[^{quote}\\]|\\.)*") for quote in "'\""}
+_DIGITS = re.compile(r"\d[\d_]*")
 _KEYWORDS: dict[str, Any] = {
     "None": None,
     "null": None,
@@ -44,6 +47,9 @@ _KEYWORDS: dict[str, Any] = {
 
 # No server prints a configuration nested this deep; hostile text must not exhaust the stack.
 MAX_DEPTH = 100
+# Python reads integers of at most 4300 digits (sys.get_int_max_str_digits); no server
+# prints a longer number, and a longer one is an error at its place, not a failed comparison.
+MAX_NUMBER = 4300
 
 
 class LiteralError(ValueError):
@@ -51,11 +57,38 @@ class LiteralError(ValueError):
 
 
 def tokens(text: str) -> list[tuple[str, str, int]]:
+    """The tokens of ``text`` in one pass: linear in its length whatever it holds.
+
+    A number is read atomically (``(?>...)``): when what follows it is a letter or a dot,
+    no shorter reading of the same digits could be followed by anything else, so trying
+    them (cubic in a run of digits) cannot change the outcome. A quote whose string never
+    closes, or a digit whose number is refused, makes the quotes of that kind (and the
+    digits) up to where that reading stopped fail the same way: each of them is inside the
+    reading that failed and would repeat its end, so they are single characters without
+    being read again (quadratic in 100,000 escaped quotes otherwise).
+    """
     out = []
-    for match in _TOKEN.finditer(text):
+    position, end = 0, len(text)
+    unclosed = dict.fromkeys(_STRING_BODY, -1)  # quotes before this cannot open a string
+    refused = -1  # digits before this cannot start a number
+    while position < end:
+        char = text[position]
+        if position < unclosed.get(char, -1) or (position < refused and char != "_"):
+            out.append(("other", char, position))
+            position += 1
+            continue
+        match = _TOKEN.match(text, position)
+        assert match is not None  # every character is a space or some token
         kind = match.lastgroup or "other"
+        if kind == "other" and char in _STRING_BODY:
+            stop = _STRING_BODY[char].match(text, position + 1)
+            unclosed[char] = stop.end() if stop else position
+        elif kind == "other" and _DIGITS.match(char):
+            stop = _DIGITS.match(text, position)
+            refused = stop.end() if stop else position
         if kind != "space":
-            out.append((kind, match.group(), match.start()))
+            out.append((kind, match.group(), position))
+        position = match.end()
     return out
 
 
@@ -124,6 +157,9 @@ class _Reader:
         if kind == "string":
             return unquote(text)
         if kind == "number":
+            if len(text) > MAX_NUMBER:
+                self.index -= 1
+                raise self.error(f"a number longer than {MAX_NUMBER} characters")
             return _number(text)
         if text == "{":
             return self._mapping("}")
