@@ -65,8 +65,10 @@ def test_every_role_of_a_stormservice_is_a_workload(run_line: RunLine) -> None:
     assert [line.split(" ")[:3] for line in lines] == [
         # The pod holds one rank per GPU it requests: the world size above them is the
         # problem (the error), not a /dev/shm for ranks the pod cannot hold.
+        ["16:19:", "info", "diagnostics/prompts-logged-by-default"],
         ["19:23:", "error", "gpu/world-size-above-gpus"],
         ["20:19:", "warning", "kubernetes-qos/gpu-pod-best-effort"],
+        ["29:19:", "info", "diagnostics/prompts-logged-by-default"],
         ["31:19:", "warning", "kubernetes-qos/gpu-pod-best-effort"],
     ]
 

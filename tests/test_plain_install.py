@@ -27,6 +27,7 @@ DRIFT = "tests/fixtures/drift"
 CHART = "examples/charts/vllm"
 # The example's staging suppression runs until 2026-12-31: judge it on a fixed day.
 TODAY = "--today=2026-12-01"
+SEVERITIES = ("error", "warning", "info")
 KV_FINDING = (
     "examples/charts/vllm/values-prod.yaml:42:7: error vllm-kv/one-sequence-does-not-fit "
     "max_model_len 131072 needs 16 GiB of KV cache"
@@ -58,13 +59,13 @@ def test_lint_text() -> None:
     done = servelint("lint", TODAY, CHART)
     assert (done.returncode, done.stderr) == (1, "")
     lines = done.stdout.splitlines()
-    assert [line for line in lines if ": error " in line or ": warning " in line] == [
+    assert [line for line in lines if any(f": {s} " in line for s in SEVERITIES)] == [
         line for line in lines if line.startswith("examples/")
     ]
     assert lines[3].startswith(KV_FINDING)
     assert lines[-2:] == [
         "coverage: 4 files, 3 workloads recognised (vllm 3)",
-        "1 error, 0 warnings, 0 info, 1 suppressed in 4 files",
+        "1 error, 0 warnings, 1 info, 1 suppressed in 4 files",
     ]
 
 
@@ -75,6 +76,7 @@ def test_lint_json() -> None:
     assert [finding["rule"] for finding in report["findings"]] == [
         "vllm-kv/one-sequence-does-not-fit",
         "vllm/enforce-eager",
+        "diagnostics/debug-logging",
     ]
 
 
@@ -90,9 +92,10 @@ def test_lint_sarif_and_junit_files(tmp_path: Path) -> None:
     assert [result["ruleId"] for result in run["results"]] == [
         "vllm-kv/one-sequence-does-not-fit",
         "vllm/enforce-eager",
+        "diagnostics/debug-logging",
     ]
     suite = ET.parse(junit).getroot()
-    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("2", "1", "1")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("3", "2", "1")
 
 
 def test_lint_standard_input() -> None:
@@ -107,17 +110,17 @@ def test_lint_chart_environments() -> None:
         "lint", TODAY, "--chart", CHART, "--env", "prod", "--env", "staging", "--no-render"
     )
     assert (done.returncode, done.stderr) == (1, "")
-    assert done.stdout.splitlines()[-1] == "1 error, 0 warnings, 0 info, 1 suppressed in 3 files"
+    assert done.stdout.splitlines()[-1] == "1 error, 0 warnings, 1 info, 1 suppressed in 3 files"
 
 
 def test_baseline(tmp_path: Path) -> None:
     baseline = str(tmp_path / "baseline.json")
     written = servelint("lint", TODAY, "--write-baseline", baseline, CHART)
     assert (written.returncode, written.stderr) == (0, "")
-    assert written.stdout.splitlines()[0] == f"note: baseline {baseline}: recorded 1 finding"
+    assert written.stdout.splitlines()[0] == f"note: baseline {baseline}: recorded 2 findings"
     done = servelint("lint", TODAY, "--baseline", baseline, CHART)
     assert (done.returncode, done.stderr) == (0, "")
-    assert done.stdout.splitlines()[-1] == "0 errors, 0 warnings, 0 info, 2 suppressed in 4 files"
+    assert done.stdout.splitlines()[-1] == "0 errors, 0 warnings, 0 info, 3 suppressed in 4 files"
 
 
 def test_show() -> None:
