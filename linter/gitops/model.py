@@ -41,6 +41,7 @@ class WrappedRelease:
     notes: tuple[str, ...] = ()
     secrets: frozenset[str] = frozenset()  # values read from Secrets: never printed
     reads: tuple[str, ...] = ()  # the other files its values come from
+    release_name: str = ""  # Argo CD helm.releaseName
 
     @property
     def title(self) -> str:

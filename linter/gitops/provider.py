@@ -10,11 +10,12 @@ that profile (or by their layout). Nothing is rendered.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from linter.coverage import gaps
-from linter.coverage.model import Coverage, combine
+from linter.coverage.model import Coverage, NotUnderstood, combine
 from linter.coverage.unrecognised import describe
 from linter.evaluate.stages import read_inputs
 from linter.evaluate.subjects import Batch, Contribution, conclude_each
@@ -22,6 +23,7 @@ from linter.findings import Finding
 from linter.gitops.model import WrappedRelease
 from linter.gitops.read import wrapped_releases
 from linter.helm.chart import (
+    ENVIRONMENTS_KEY,
     Chart,
     ChartRequest,
     Environment,
@@ -53,7 +55,12 @@ class GitOpsReleases:
         settings: ModelSettings,
         limits: Limits,
     ) -> None:
-        self.wrapped = [w for p in parsed for w in wrapped_releases(p, settings)]
+        self.wrapped: list[WrappedRelease] = []
+        self.unexpanded: list[NotUnderstood] = []
+        for parsed_file in parsed:
+            releases, unexpanded = wrapped_releases(parsed_file, settings)
+            self.wrapped.extend(releases)
+            self.unexpanded.extend(unexpanded)
         self.parts: list[_ChartPart | _ValuesPart] = [
             _part(policies, w, settings, limits) for w in self.wrapped
         ]
@@ -66,9 +73,9 @@ class GitOpsReleases:
         context = tuple(p for part in self.parts for p in part.context)
         secrets = frozenset(s for w in self.wrapped for s in w.secrets)
         return Contribution(
-            tuple(f for part in parts for f in part.findings),
+            tuple(_one_each(f for part in parts for f in part.findings)),
             tuple(n for part in parts for n in part.notes),
-            combine([part.coverage for part in parts]),
+            combine([*(part.coverage for part in parts), Coverage((), (), tuple(self.unexpanded))]),
             context=context,
             secrets=secrets | redact.collect(context),
         )
@@ -201,3 +208,18 @@ def _not_understood(wrapped: WrappedRelease) -> Coverage:
     """The layers that name an inference server although no workload came of them."""
     found = [n for x in wrapped.layers if (n := describe(x.document)) is not None]
     return Coverage((), (), tuple(found))
+
+
+def _one_each(findings: Iterable[Finding]) -> list[Finding]:
+    """A finding several releases share (on a chart's values.yaml) once, naming them all."""
+    kept: dict[tuple[str, int, int, int, str, str, str], Finding] = {}
+    for finding in findings:
+        key = finding.sort_key()
+        first = kept.get(key)
+        if first is None:
+            kept[key] = finding
+            continue
+        names = [*first.extra.get(ENVIRONMENTS_KEY, ())]
+        names += [n for n in finding.extra.get(ENVIRONMENTS_KEY, ()) if n not in names]
+        kept[key] = dataclasses.replace(first, extra={**first.extra, ENVIRONMENTS_KEY: names})
+    return list(kept.values())

@@ -64,7 +64,7 @@ def find_object(own: ParsedFile, kind: str, name: str, namespace: str | None) ->
     if found is not None:
         return found
     own_path = os.path.abspath(own.source)
-    for path in _yaml_files(root_of(own.source)):
+    for path in yaml_files(root_of(own.source)):
         if str(path) == own_path:
             continue
         parsed = _read(path, kind, name)
@@ -102,7 +102,8 @@ def _read(path: Path, kind: str, name: str) -> ParsedFile | None:
 
 
 @functools.cache
-def _yaml_files(root: Path) -> tuple[Path, ...]:
+def yaml_files(root: Path) -> tuple[Path, ...]:
+    """The YAML files of the repository at ``root`` (at most ``MAX_FILES``)."""
     return tuple(_walk(root))
 
 
