@@ -129,6 +129,24 @@ def test_a_git_directory_generator_and_force_string(run_line: Run, repo: Path) -
     )
 
 
+def test_a_path_with_a_chart_and_no_helm_section_is_a_release_of_its_defaults(
+    run_line: Run, repo: Path
+) -> None:
+    (repo / "argo" / "plain.yaml").write_text(
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: plain\n"
+        "spec:\n  source:\n    repoURL: https://example.com/x.git\n    path: charts/vllm\n"
+    )
+    result = run_line(["lint", "--format", "json", "argo/plain.yaml"])
+    env = ["Application/plain"]
+    assert (result.exit_code, findings(result)) == (
+        0,
+        [
+            ("charts/vllm/values.yaml", 10, 3, TOO_MANY_SEQS, env),
+            ("charts/vllm/values.yaml", 12, 1, BEST_EFFORT, env),
+        ],
+    )
+
+
 def test_a_values_string_that_is_not_yaml_is_a_finding_on_its_line(
     run_line: Run, repo: Path
 ) -> None:

@@ -205,14 +205,18 @@ def test_inline_values_find_what_the_same_values_file_finds(
     assert (inline.exit_code, sorted(got)) == (as_file.exit_code, sorted(expected))
 
 
-def test_a_values_file_alone_does_not_load_the_gitops_readers() -> None:
+def test_a_values_file_alone_does_not_load_the_gitops_readers(tmp_path: Path) -> None:
+    # A repository without wrappers, as the hook benchmark's: none of linter/gitops loads.
+    (tmp_path / ".git").mkdir()
+    values = tmp_path / "values-prod.yaml"
+    shutil.copy(FIXTURES / "sizing" / "values" / "production-stack.yaml", values)
     script = (
         "import sys\n"
         "from linter.cli import main\n"
-        f"main(['lint', '--no-config', {str(FIXTURES / 'sizing/values/production-stack.yaml')!r}])\n"
-        "print([m for m in sys.modules if m.startswith('linter.gitops.')], file=sys.stderr)\n"
+        f"code = main(['lint', '--no-config', {str(values)!r}])\n"
+        "print(code, [m for m in sys.modules if m.startswith('linter.gitops')], file=sys.stderr)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, cwd=tmp_path
     )
-    assert done.stderr.strip().splitlines()[-1] == "[]"
+    assert done.stderr.strip().splitlines()[-1] == "0 []"

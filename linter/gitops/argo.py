@@ -43,13 +43,23 @@ def applications(
     else:
         sources = [(("spec", "source"), _map(spec.get("source")))]
     refs = {str(s["ref"]): s for _, s in sources if isinstance(s.get("ref"), str)}
-    # A ref-only source, plain manifests or Kustomize: not a chart release.
-    charts = [(p, s) for p, s in sources if s.get("chart") or isinstance(s.get("helm"), dict)]
+    # A ref-only source, plain manifests or Kustomize: not a chart release. A path with
+    # a Chart.yaml and no helm section is one all the same (Argo CD detects Helm by it).
+    charts = [(p, s) for p, s in sources if _is_chart_source(parsed, s)]
     out = []
     for path, source in charts:
         label = name if len(charts) == 1 else f"{name}[{path[-1]}]"
         out.append(_release(parsed, document, settings, kind, label, path, source, refs))
     return out
+
+
+def _is_chart_source(parsed: ParsedFile, source: dict[str, Any]) -> bool:
+    if source.get("chart") or isinstance(source.get("helm"), dict):
+        return True
+    path = source.get("path")
+    return (
+        isinstance(path, str) and repo.chart_folder(repo.root_of(parsed.source), path) is not None
+    )
 
 
 def _map(value: Any) -> dict[str, Any]:

@@ -102,6 +102,10 @@ def build(options: LintOptions) -> LintPlan:
     )
     own_files = {f for f in (config.source, baseline_file, options.write_baseline) if f}
     inputs, skipped = _select_inputs(expand(options.paths), config, own_files)
+    if options.chart_context:
+        from linter.run.dependents import with_dependents
+
+        inputs = with_dependents(inputs, config.model)
     notes = config_notes(file_config, known)
     if skipped:
         notes.append(

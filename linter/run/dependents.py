@@ -1,0 +1,83 @@
+"""What else a run must judge when a file others inherit from is linted (issue 27).
+
+pre-commit passes the changed files alone. A chart's ``values.yaml``, ``Chart.yaml`` or a
+template is inherited by every environment of the chart: given one of them, the run also
+takes the files of the chart's folder, so each environment is judged (and tagged) as a run over
+the chart's folder judges it; a template given alone is replaced by them (it is a Go
+template, not YAML: its chart's values are what can be judged). A file a GitOps wrapper
+reads (a ConfigMap or Secret of ``valuesFrom``, a values file of ``valueFiles``, a file
+of its chart) brings the wrapper's file into the run. Wrappers are looked for only in
+the repository of the inputs, by their apiVersion (``sources/wrappers.py``): a repository
+without one costs a walk of its folders and the first bytes of its YAML files, and loads
+none of the wrapper readers.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from linter.model.settings import ModelSettings
+from linter.sources.chartlayout import CHART_FILE, TEMPLATES, is_chart
+from linter.sources.files import Input, expand
+from linter.sources.wrappers import repository_root, wrapper_files
+
+
+def with_dependents(inputs: Sequence[Input], settings: ModelSettings) -> list[Input]:
+    """``inputs`` and the files that judge what they change; in a stable order."""
+    given = [i for i in inputs if i.path is not None and i.error is None]
+    if not given:
+        return list(inputs)
+    out = list(inputs)
+    seen = {os.path.realpath(i.name) for i in given}
+    for item in given:
+        chart, template = _inherited(item.name)
+        if chart is None:
+            continue
+        if template:
+            out.remove(item)
+        for name in _chart_files(chart):
+            _add(out, seen, name)
+    for name in _wrappers_reading(given, settings):
+        _add(out, seen, name)
+    return out
+
+
+def _add(out: list[Input], seen: set[str], name: str) -> None:
+    real = os.path.realpath(name)
+    if real not in seen:
+        seen.add(real)
+        out.append(Input(name, Path(name)))
+
+
+def _inherited(name: str) -> tuple[str | None, bool]:
+    """The chart whose environments inherit ``name`` (its values.yaml, Chart.yaml or a
+    template), and whether ``name`` is a template."""
+    directory, filename = os.path.split(name)
+    if filename in ("values.yaml", CHART_FILE) and is_chart(directory):
+        return directory, False
+    parts = Path(name).parts
+    for index in range(len(parts) - 2, -1, -1):
+        if parts[index] == TEMPLATES:
+            chart = str(Path(*parts[:index])) if index else ""
+            if is_chart(chart):
+                return chart, True
+    return None, False
+
+
+def _chart_files(chart: str) -> list[str]:
+    """What a run over the chart's folder reads (its templates are left out there too)."""
+    return [i.name for i in expand([chart or "."]) if i.error is None]
+
+
+def _wrappers_reading(given: Sequence[Input], settings: ModelSettings) -> list[str]:
+    roots = {repository_root(i.name) for i in given}
+    files = sorted({f for root in roots for f in wrapper_files(root)})
+    inputs = {os.path.realpath(i.name) for i in given}
+    candidates = [f for f in files if os.path.realpath(f) not in inputs]
+    if not candidates:
+        return []
+    from linter.gitops.dependents import reading  # only in a repository with wrappers
+
+    return reading(candidates, inputs, settings)
