@@ -15,10 +15,12 @@ none of the wrapper readers.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from linter.model.settings import ModelSettings
+from linter.parsing import bounded
 from linter.sources.chartlayout import CHART_FILE, TEMPLATES, is_chart
 from linter.sources.files import Input, expand
 from linter.sources.wrappers import repository_root, wrapper_files
@@ -75,9 +77,36 @@ def _wrappers_reading(given: Sequence[Input], settings: ModelSettings) -> list[s
     roots = {repository_root(i.name) for i in given}
     files = sorted({f for root in roots for f in wrapper_files(root)})
     inputs = {os.path.realpath(i.name) for i in given}
-    candidates = [f for f in files if os.path.realpath(f) not in inputs]
+    tokens = {t for i in given for t in _tokens(i)}
+    candidates = [f for f in files if os.path.realpath(f) not in inputs and _mentions(f, tokens)]
     if not candidates:
         return []
     from linter.gitops.dependents import reading  # only in a repository with wrappers
 
     return reading(candidates, inputs, settings)
+
+
+# ``name: x`` of the objects a file defines (a superset: any key ``name``).
+_NAME = re.compile(r"^\s*-?\s*name:\s*[\"']?([\w.-]+)", re.MULTILINE)
+
+
+def _tokens(item: Input) -> set[str]:
+    """What a wrapper that reads ``item`` must mention: the file's name (``valueFiles``),
+    its folder's name (a chart path) or the name of an object it defines (``valuesFrom``)."""
+    path = Path(item.name)
+    out = {path.name, path.resolve().parent.name}
+    try:
+        text = bounded.read_text(path)
+    except (OSError, UnicodeDecodeError):
+        return out
+    out.update(_NAME.findall(text))
+    return out
+
+
+def _mentions(wrapper: Path, tokens: set[str]) -> bool:
+    """Whether the wrapper's text names one of ``tokens``: the readers parse only those."""
+    try:
+        text = bounded.read_text(wrapper)
+    except (OSError, UnicodeDecodeError):
+        return False
+    return any(token and token in text for token in tokens)
