@@ -94,3 +94,16 @@ def test_a_file_no_wrapper_reads_brings_none_in(run_line: Run, repo: Path) -> No
     (repo / "other.yaml").write_text("vllm:\n  maxNumSeqs: 4\n")
     result = run_line(["lint", "--format", "json", "other.yaml"])
     assert (result.exit_code, findings(result)) == (0, [])
+
+
+def test_a_chart_s_values_yaml_judges_the_wrappers_that_release_the_chart(
+    run_line: Run, repo: Path
+) -> None:
+    result = run_line(["lint", "--format", "json", "charts/vllm/values.yaml"])
+    assert result.exit_code == 1
+    assert [f for f in findings(result) if f[3] == DOES_NOT_FIT] == [
+        ("argo/application.yaml", 24, 11, DOES_NOT_FIT, ["Application/vllm-app"]),
+        ("argo/appset.yaml", 27, 15, DOES_NOT_FIT, ["ApplicationSet/vllm-large"]),
+        ("argo/object.yaml", 17, 13, DOES_NOT_FIT, ["Application/vllm-object"]),
+        ("flux/release.yaml", 30, 7, DOES_NOT_FIT, ["HelmRelease/vllm-prod"]),
+    ]

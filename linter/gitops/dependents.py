@@ -18,7 +18,8 @@ def reading(
     wrappers: Sequence[Path], inputs: Collection[str], settings: ModelSettings
 ) -> list[str]:
     """The files among ``wrappers`` with a release that reads one of ``inputs`` (real
-    paths): a values layer's file, or a file of its chart's folder."""
+    paths): a values layer's file, or its chart's ``values.yaml``, ``Chart.yaml`` or a
+    template."""
     out: list[str] = []
     for path in wrappers:
         try:
@@ -40,4 +41,7 @@ def _reads(release: WrappedRelease, inputs: Collection[str]) -> bool:
     if directory is None:
         return False
     chart = os.path.realpath(directory)
-    return any(i == chart or i.startswith(chart + os.sep) for i in inputs)
+    # What every release of the chart inherits; its other values files are not layers.
+    inherited = {os.path.join(chart, "values.yaml"), os.path.join(chart, "Chart.yaml")}
+    templates = os.path.join(chart, "templates") + os.sep
+    return any(i in inherited or i.startswith(templates) for i in inputs)
