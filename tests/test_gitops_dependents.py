@@ -1,7 +1,8 @@
 """Environments re-judged when what they inherit changes (linter/run/dependents.py).
 
-pre-commit passes the changed files alone: a chart's values.yaml, Chart.yaml or template
-judges every environment of the chart, as a run over the chart's folder does; a ConfigMap
+pre-commit passes the changed files alone: a chart's values.yaml or Chart.yaml (without
+another values file of the chart) judges every environment of the chart, as a run over
+the chart's folder does; a ConfigMap
 a HelmRelease reads, or a values file an Application names, judges that release.
 """
 
@@ -45,8 +46,8 @@ def findings(result: Result) -> list[tuple[Any, ...]]:
 
 @pytest.mark.parametrize(
     "changed",
-    ["charts/envs/values.yaml", "charts/envs/Chart.yaml", "charts/envs/templates/deployment.yaml"],
-    ids=["values.yaml", "Chart.yaml", "template"],
+    ["charts/envs/values.yaml", "charts/envs/Chart.yaml"],
+    ids=["values.yaml", "Chart.yaml"],
 )
 def test_a_file_every_environment_inherits_judges_them_all_as_a_full_run(
     run_line: Run, repo: Path, changed: str
@@ -58,6 +59,17 @@ def test_a_file_every_environment_inherits_judges_them_all_as_a_full_run(
         alone.output
     )
     assert " [prod]\n" in alone.output
+
+
+def test_values_yaml_with_an_environment_s_file_judges_the_environments_given(
+    run_line: Run, repo: Path
+) -> None:
+    result = run_line(["lint", "charts/envs/values.yaml", "charts/envs/values-prod.yaml"])
+    notes = [line for line in result.output.splitlines() if line.startswith("note: environment")]
+    assert [n.split(" (")[0] for n in notes] == [
+        "note: environment default",
+        "note: environment prod",
+    ]
 
 
 def test_a_values_file_of_one_environment_is_still_that_release_alone(

@@ -1,10 +1,11 @@
 """What else a run must judge when a file others inherit from is linted (issue 27).
 
-pre-commit passes the changed files alone. A chart's ``values.yaml``, ``Chart.yaml`` or a
-template is inherited by every environment of the chart: given one of them, the run also
-takes the files of the chart's folder, so each environment is judged (and tagged) as a run over
-the chart's folder judges it; a template given alone is replaced by them (it is a Go
-template, not YAML: its chart's values are what can be judged). A file a GitOps wrapper
+pre-commit passes the changed files alone. A chart's ``values.yaml`` or ``Chart.yaml`` is
+inherited by every environment of the chart: given one of them without any other values
+file of the chart (those name the environments to judge), the run also takes the files
+of the chart's folder, so each environment is judged (and tagged) as a run over the
+chart's folder judges it. (A template named on the command line is still read as the
+file it is: the hook leaves ``templates/`` out.) A file a GitOps wrapper
 reads (a ConfigMap or Secret of ``valuesFrom``, a values file of ``valueFiles``, a file
 of its chart) brings the wrapper's file into the run. Wrappers are looked for only in
 the repository of the inputs, by their apiVersion (``sources/wrappers.py``): a repository
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from linter.model.settings import ModelSettings
 from linter.parsing import bounded
-from linter.sources.chartlayout import CHART_FILE, TEMPLATES, is_chart
+from linter.sources.chartlayout import CHART_FILE, is_chart, is_values_name
 from linter.sources.files import Input, expand
 from linter.sources.wrappers import repository_root, wrapper_files
 
@@ -33,13 +34,15 @@ def with_dependents(inputs: Sequence[Input], settings: ModelSettings) -> list[In
         return list(inputs)
     out = list(inputs)
     seen = {os.path.realpath(i.name) for i in given}
+    chosen = _environments_given(given)
     for item in given:
-        chart, template = _inherited(item.name)
-        if chart is None:
+        chart = _inherited(item.name)
+        if chart is None or os.path.realpath(chart or ".") in chosen:
             continue
-        if template:
-            out.remove(item)
-        for name in _chart_files(chart):
+        files = _chart_files(chart)
+        if not any(_is_environment(name) for name in files):
+            continue  # no environment inherits it: the chart's values alone, as before
+        for name in files:
             _add(out, seen, name)
     for name in _wrappers_reading(given, settings):
         _add(out, seen, name)
@@ -53,19 +56,28 @@ def _add(out: list[Input], seen: set[str], name: str) -> None:
         out.append(Input(name, Path(name)))
 
 
-def _inherited(name: str) -> tuple[str | None, bool]:
-    """The chart whose environments inherit ``name`` (its values.yaml, Chart.yaml or a
-    template), and whether ``name`` is a template."""
+def _inherited(name: str) -> str | None:
+    """The chart whose environments inherit ``name`` (its values.yaml or Chart.yaml)."""
     directory, filename = os.path.split(name)
     if filename in ("values.yaml", CHART_FILE) and is_chart(directory):
-        return directory, False
-    parts = Path(name).parts
-    for index in range(len(parts) - 2, -1, -1):
-        if parts[index] == TEMPLATES:
-            chart = str(Path(*parts[:index])) if index else ""
-            if is_chart(chart):
-                return chart, True
-    return None, False
+        return directory
+    return None
+
+
+def _is_environment(name: str) -> bool:
+    filename = os.path.basename(name)
+    return filename != "values.yaml" and is_values_name(filename)
+
+
+def _environments_given(given: Sequence[Input]) -> set[str]:
+    """The charts (real paths) some of whose environment files are inputs: the run then
+    judges the environments it was given, as before."""
+    out: set[str] = set()
+    for item in given:
+        directory = os.path.dirname(item.name)
+        if _is_environment(item.name) and is_chart(directory):
+            out.add(os.path.realpath(directory or "."))
+    return out
 
 
 def _chart_files(chart: str) -> list[str]:

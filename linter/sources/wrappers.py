@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -77,8 +78,18 @@ def wrapper_files(root: Path) -> tuple[Path, ...]:
 
 
 def _names_wrapper(path: Path) -> bool:
+    # Opened without blocking and read only when a regular file: a FIFO named *.yaml in
+    # the repository must not hang the run (as parsing/bounded.py reads inputs).
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        with open(path, "rb") as handle:
-            return _MARKER.search(handle.read(HEAD_BYTES)) is not None
+        descriptor = os.open(path, flags)
     except OSError:
         return False
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return False
+        return _MARKER.search(os.read(descriptor, HEAD_BYTES)) is not None
+    except OSError:
+        return False
+    finally:
+        os.close(descriptor)
