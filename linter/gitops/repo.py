@@ -45,15 +45,16 @@ def root_of(source: str) -> Path:
 def shown(path: Path) -> str:
     """``path`` relative to the working folder when below it, as inputs are spelled."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        # realpath, not Path.resolve: a symlink loop must not raise (RuntimeError).
+        return str(Path(os.path.realpath(path)).relative_to(os.path.realpath(Path.cwd())))
     except ValueError:
         return str(path)
 
 
 def chart_folder(root: Path, relative: str) -> Path | None:
     """The chart at ``relative`` (from the root), when that folder holds a ``Chart.yaml``."""
-    folder = (root / relative.lstrip("/")).resolve()
-    if root.resolve() not in (folder, *folder.parents):
+    folder = Path(os.path.realpath(root / relative.lstrip("/")))
+    if Path(os.path.realpath(root)) not in (folder, *folder.parents):
         return None  # ../ out of the repository: not this repository's chart
     return folder if (folder / "Chart.yaml").is_file() else None
 

@@ -106,7 +106,8 @@ def _tokens(item: Input) -> set[str]:
     """What a wrapper that reads ``item`` must mention: the file's name (``valueFiles``),
     its folder's name (a chart path) or the name of an object it defines (``valuesFrom``)."""
     path = Path(item.name)
-    out = {path.name, path.resolve().parent.name}
+    # realpath, not Path.resolve: a symlink loop among the inputs must not raise.
+    out = {path.name, Path(os.path.realpath(path)).parent.name}
     try:
         text = bounded.read_text(path)
     except (OSError, UnicodeDecodeError):
