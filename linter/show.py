@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linter.coverage import gaps
+from linter.coverage.model import NotUnderstood
 from linter.errors import SourceError
 from linter.evaluate.providers import StandaloneWorkloads
 from linter.evaluate.stages import read_inputs
@@ -103,13 +104,16 @@ def show_paths(
             workloads.extend((w, environment_name(parsed_file.source)) for w in in_chart)
     alone = StandaloneWorkloads(standalone, policies, settings)
     workloads.extend((w, None) for w in alone.workloads)
+    wrapped, hidden, unexpanded = _wrapped(parsed, policies, settings, limits)
+    workloads.extend(wrapped)
     if chart is not None:
         workloads.extend(_chart_workloads(chart, policies, settings, limits, errors))
     workload_policies = [p for p in policies if p.target == "workload"]
+    described = [describe(w, workload_policies, environment) for w, environment in workloads]
     shown = {
         "version": SHOW_VERSION,
-        "workloads": [describe(w, workload_policies, environment) for w, environment in workloads],
-        "notUnderstood": [item.to_json() for item in alone.not_understood()],
+        "workloads": [_hide(entry, hidden) for entry in described],
+        "notUnderstood": [item.to_json() for item in [*alone.not_understood(), *unexpanded]],
         "errors": errors,
     }
     # What lint masks, show masks: the inputs' secrets (the chart's values.yaml and the
@@ -166,6 +170,40 @@ def _chart_workloads(
             for workload in [*release.workloads, *release.rendered_workloads]
         )
     return shown
+
+
+def _wrapped(
+    parsed: Sequence[ParsedFile],
+    policies: Sequence[Policy],
+    settings: ModelSettings,
+    limits: Limits,
+) -> tuple[list[tuple[Workload, str | None]], frozenset[str], list[NotUnderstood]]:
+    """The workloads of the GitOps wrappers among ``parsed`` (``linter/gitops/``), each
+    tagged with its release; the values read from Secrets, which are never shown."""
+    from linter.sources.wrappers import any_wrapper
+
+    if not any_wrapper(d.data for p in parsed for d in p.documents):
+        return [], frozenset(), []
+    from linter.gitops.provider import GitOpsReleases, environment_of
+
+    releases = GitOpsReleases(policies, parsed, settings, limits)
+    out: list[tuple[Workload, str | None]] = []
+    for release, found in releases.workloads():
+        out.extend((w, environment_of(release).name) for w in found)
+    hidden = frozenset(v for w in releases.wrapped for v in w.secrets)
+    return out, hidden, releases.unexpanded
+
+
+def _hide(entry: dict[str, Any], hidden: frozenset[str]) -> dict[str, Any]:
+    """A Secret's values masked in the settings shown."""
+    if not hidden:
+        return entry
+    for setting in entry["settings"]:
+        if str(setting.get("value")) in hidden:
+            setting["value"] = "****"
+        if str(setting.get("writtenAs")) in hidden:
+            setting["writtenAs"] = "****"
+    return entry
 
 
 def _in_chart(

@@ -84,7 +84,10 @@ def test_probes_where_the_chart_reads_three_probe_keys(run_line: Run) -> None:
 
 def test_the_charts_own_values_are_all_read(run_line: Run) -> None:
     result = run_line(["lint", f"{NIM}/values.yaml", f"{STACK}/values.yaml"])
-    assert (result.exit_code, unread(result)) == (0, [])
+    # values.yaml alone brings in the chart's other values files (run/dependents.py), some
+    # of which hold unread keys on purpose; the charts' own values.yaml have none.
+    own = (f"{NIM}/values.yaml:", f"{STACK}/values.yaml:")
+    assert (result.exit_code, [line for line in unread(result) if line.startswith(own)]) == (0, [])
 
 
 def test_misplaced_engine_settings_in_lint_chart(run_line: Run) -> None:

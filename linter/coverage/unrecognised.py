@@ -45,6 +45,9 @@ _NOT_DEPLOYMENTS = frozenset(
         "Component",
         "Application",
         "ApplicationSet",
+        # Flux's chart release: read as a release of its chart (linter/gitops/), which says
+        # itself when its values gave no workload.
+        "HelmRelease",
         "ImagePolicy",
         "ImageRepository",
         "ImageUpdateAutomation",

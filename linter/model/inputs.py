@@ -11,6 +11,7 @@ from linter.model.values import triton_vllm_engine_args, workloads_from_values
 from linter.model.values_sections import looks_like_values
 from linter.model.workload import Workload
 from linter.parsing.documents import Document, ParsedFile
+from linter.sources.wrappers import wrapper_kind
 
 
 def _is_object(document: Document) -> bool:
@@ -27,7 +28,10 @@ def extract_manifests(files: Sequence[ParsedFile], settings: ModelSettings) -> l
         (parsed, document)
         for parsed in files
         for document in parsed.documents
-        if document.fmt in ("yaml", "json") and _is_object(document)
+        if document.fmt in ("yaml", "json")
+        and _is_object(document)
+        # A chart's wrapper is read as a release of its chart (linter/gitops/), not as a pod.
+        and wrapper_kind(document.data) is None
     ]
     if not objects:
         return []

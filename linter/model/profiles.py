@@ -24,6 +24,8 @@ class Profile(NamedTuple):
     name: str
     source: str
     spec: Mapping[str, Any]
+    # The chart names it describes (``metadata.charts``): a GitOps wrapper names its chart.
+    charts: tuple[str, ...] = ()
 
 
 @functools.cache
@@ -33,7 +35,7 @@ def packaged_profiles() -> tuple[Profile, ...]:
     for entry in sorted(root.iterdir(), key=lambda e: e.name):
         if entry.name.endswith((".yaml", ".yml")) and entry.name not in _NOT_PROFILES:
             data = _resources.packaged_yaml(entry)
-            profiles.append(Profile(data["metadata"]["name"], entry.name, data["spec"]))
+            profiles.append(_profile(data, entry.name))
     return tuple(profiles)
 
 
@@ -71,7 +73,12 @@ def _load_user(path: Path) -> Profile:
         error_path, message = errors[0]
         span = document.span(error_path)
         raise ConfigError(f"{path}:{span.line}:{span.column}: invalid profile: {message}")
-    return Profile(document.data["metadata"]["name"], str(path), document.data["spec"])
+    return _profile(document.data, str(path))
+
+
+def _profile(data: Mapping[str, Any], source: str) -> Profile:
+    meta = data["metadata"]
+    return Profile(meta["name"], source, data["spec"], tuple(meta.get("charts", ())))
 
 
 def _schema_errors(data: Any) -> list[tuple[tuple[str | int, ...], str]]:
@@ -114,3 +121,15 @@ def matching_profile(data: object, profile_dirs: Sequence[str]) -> Profile | Non
         if detect(profile, data):
             return profile
     return None
+
+
+def profile_for_chart(chart: str, profile_dirs: Sequence[str]) -> Profile | None:
+    """The profile whose ``metadata.charts`` names ``chart`` (user profiles first)."""
+    for profile in all_profiles(profile_dirs):
+        if chart in profile.charts:
+            return profile
+    return None
+
+
+def profile_named(name: str, profile_dirs: Sequence[str]) -> Profile | None:
+    return next((p for p in all_profiles(profile_dirs) if p.name == name), None)

@@ -28,7 +28,7 @@ from linter.model.located import Located
 from linter.model.nim import nim_chart_additions
 from linter.model.paths import Locate
 from linter.model.profile_apply import apply_profile
-from linter.model.profiles import matching_profile
+from linter.model.profiles import Profile, matching_profile
 from linter.model.records import Engine, Exposure, Grpc, ServingModel
 from linter.model.setting_input import SettingInput
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
@@ -76,14 +76,16 @@ def workloads_from_values(
     label: str,
     settings: ModelSettings = DEFAULT_SETTINGS,
     engine_args_of: str = "",
+    profile: Profile | None = None,
 ) -> list[Workload]:
     """Workloads of a values tree; ``locate(path)`` gives the origin of any path in it.
 
     ``engine_args_of``: the tree is known to be that server's engine arguments (every key
-    is read as a setting, see ``triton_vllm_engine_args``)."""
+    is read as a setting, see ``triton_vllm_engine_args``). ``profile``: the chart is known
+    (a GitOps wrapper named it), so its profile applies whatever the values hold."""
     if not isinstance(data, Mapping):
         return []
-    profile = matching_profile(data, settings.profile_dirs)
+    profile = profile or matching_profile(data, settings.profile_dirs)
     out: list[Workload] = []
     if engine_args_of:
         out = _section_workloads(

@@ -72,6 +72,8 @@ class LintPlan:
     fail_on_unchecked: bool = False
     # lint --chart: the chart's releases, linted in the same run.
     chart: ChartRequest | None = None
+    # The inputs as given, before what re-judges them was added (run/dependents.py).
+    given: tuple[Input, ...] = ()
 
 
 def read_config(path: str | None, no_config: bool) -> Config:
@@ -108,6 +110,11 @@ def build(options: LintOptions) -> LintPlan:
     own_files = {f for f in (config.source, baseline_file, options.write_baseline) if f}
     refused: list[str] = []
     inputs, skipped = _select_inputs(expand(options.paths, refused), config, own_files)
+    given = tuple(inputs)
+    if options.chart_context:
+        from linter.run.dependents import with_dependents
+
+        inputs = with_dependents(inputs, config.model)
     notes = config_notes(file_config, known) + refused
     if skipped:
         notes.append(
@@ -136,6 +143,7 @@ def build(options: LintOptions) -> LintPlan:
         tuple(notes),
         _chart_context(inputs) if options.chart_context else None,
         _choose(options.fail_on_unchecked, config.fail_on_unchecked),
+        given=given,
     )
 
 
@@ -158,8 +166,26 @@ def with_chart(
     from linter.helm.chart import build_request
 
     request = build_request(chart, values, sets, environments, helm, no_render)
-    context = plan.context.without(request) if plan.context is not None else None
-    return dataclasses.replace(plan, chart=request, context=context)
+    # --chart names the releases to judge: a values.yaml among the inputs is not widened
+    # to its chart's folder (the wrappers a file brings in stay).
+    inputs = _without_widened_charts(plan)
+    context = _chart_context(inputs) if plan.context is not None else None
+    # The environments --chart lints are its own, not the context's (a values file given as
+    # input and with --chart is linted once).
+    context = context.without(request) if context is not None else None
+    return dataclasses.replace(plan, chart=request, inputs=inputs, context=context)
+
+
+def _without_widened_charts(plan: LintPlan) -> tuple[Input, ...]:
+    given = {i.name for i in plan.given}
+    widened = {
+        os.path.dirname(name)
+        for name in given
+        if os.path.basename(name) in ("values.yaml", "Chart.yaml")
+    }
+    return tuple(
+        i for i in plan.inputs if i.name in given or os.path.dirname(i.name) not in widened
+    )
 
 
 def execute(plan: LintPlan) -> RunResult:

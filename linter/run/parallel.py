@@ -14,6 +14,9 @@ Used only when it pays and cannot change a result: enough inputs, none of them s
 input, more than one core, the built-in policies alone (a user policy may be stopped for
 its evaluation budget, and "stopped for the rest of the run" must mean the whole run),
 and no chart context (a chart's findings may sit in another file than the one linted).
+A GitOps wrapper (``linter/gitops/``) is read in the worker that reads its file: it
+finds its chart and ConfigMaps on disk itself; its environment's summary line is the one
+thing a worker does not report.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from linter.model.settings import ModelSettings
 from linter.parsing.documents import Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.sources.files import Input
+from linter.sources.wrappers import any_wrapper
 
 MIN_FILES = 48  # below this, forking and merging cost more than a second core saves
 CHUNK = 16  # inputs per task: small enough to balance the workers, large enough to batch
@@ -104,6 +108,7 @@ def collect(
     return InWorkers(
         Contribution(
             tuple(f for part in parts for f in part.findings),
+            tuple(n for part in parts for n in part.notes),
             coverage=combine([part.coverage for part in parts]),
             linted=tuple(p for part in parts for p in part.linted),
             secrets=frozenset(v for part in parts for v in part.secrets),
@@ -118,12 +123,17 @@ def _lint_chunk(inputs: list[Input]) -> Contribution:
     policies, limits, settings = _JOB
     parsed, failures = read_inputs(inputs, limits)
     providers = file_providers(policies, parsed, failures, settings=settings, builtin_checks=True)
-    documents, workloads = evaluate(policies, providers)
+    if any_wrapper(d.data for p in parsed for d in p.documents):
+        from linter.gitops.provider import GitOpsReleases  # a wrapper reads its own context
+
+        providers.append(GitOpsReleases(policies, parsed, settings, limits))
+    documents, workloads, *wrapped = evaluate(policies, providers)
     return Contribution(
-        (*documents.findings, *workloads.findings),
-        coverage=documents.coverage.merged(workloads.coverage),
+        (*documents.findings, *workloads.findings, *(f for w in wrapped for f in w.findings)),
+        tuple(n for w in wrapped for n in w.notes),
+        coverage=combine([documents.coverage, workloads.coverage, *(w.coverage for w in wrapped)]),
         linted=tuple(_for_governance(p) for p in parsed),
-        secrets=documents.secrets,
+        secrets=documents.secrets.union(*(w.secrets for w in wrapped)),
         read_failures=documents.read_failures,
     )
 

@@ -28,6 +28,7 @@ from linter.parsing.documents import DEFAULT_LIMITS, Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.run import parallel
 from linter.sources.files import Input
+from linter.sources.wrappers import any_wrapper
 
 if TYPE_CHECKING:
     from linter.helm.chart import ChartRequest
@@ -64,6 +65,10 @@ def providers_for(
         )
         if in_context is not None:
             providers.append(in_context)
+        if any_wrapper(d.data for p in parsed for d in p.documents):
+            from linter.gitops.provider import GitOpsReleases  # only when a wrapper is linted
+
+            providers.append(GitOpsReleases(policies, parsed, settings, limits))
     if chart is not None:
         from linter.helm.release import ChartReleases  # helm only when a chart is linted
 

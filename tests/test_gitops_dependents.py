@@ -1,0 +1,121 @@
+"""Environments re-judged when what they inherit changes (linter/run/dependents.py).
+
+pre-commit passes the changed files alone: a chart's values.yaml or Chart.yaml (without
+another values file of the chart) judges every environment of the chart, as a run over
+the chart's folder does; a ConfigMap
+a HelmRelease reads, or a values file an Application names, judges that release.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import Result
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CONTEXT_CHART = FIXTURES / "helm" / "context" / "charts" / "vllm"
+REPO = FIXTURES / "gitops" / "repo"
+DOES_NOT_FIT = "vllm-kv/one-sequence-does-not-fit"
+
+Run = Callable[..., Result]
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The GitOps repository, with the chart of test_helm_context.py (values.yaml,
+    values-prod.yaml, values-staging.yaml) at charts/envs."""
+    root = tmp_path / "repo"
+    shutil.copytree(REPO, root)
+    shutil.copytree(CONTEXT_CHART, root / "charts" / "envs")
+    (root / ".git").mkdir()
+    monkeypatch.chdir(root)
+    return root
+
+
+def findings(result: Result) -> list[tuple[Any, ...]]:
+    return [
+        (f["file"], f["line"], f["column"], f["rule"], f.get("environments", []))
+        for f in json.loads(result.output)["findings"]
+    ]
+
+
+@pytest.mark.parametrize(
+    "changed",
+    ["charts/envs/values.yaml", "charts/envs/Chart.yaml"],
+    ids=["values.yaml", "Chart.yaml"],
+)
+def test_a_file_every_environment_inherits_judges_them_all_as_a_full_run(
+    run_line: Run, repo: Path, changed: str
+) -> None:
+    full = run_line(["lint", "charts/envs/"])
+    alone = run_line(["lint", changed])
+    assert (alone.exit_code, alone.output) == (full.exit_code, full.output)
+    assert "charts/envs/values-prod.yaml:4:3: error vllm-kv/one-sequence-does-not-fit" in (
+        alone.output
+    )
+    assert " [prod]\n" in alone.output
+
+
+def test_values_yaml_with_an_environment_s_file_judges_the_environments_given(
+    run_line: Run, repo: Path
+) -> None:
+    result = run_line(["lint", "charts/envs/values.yaml", "charts/envs/values-prod.yaml"])
+    notes = [line for line in result.output.splitlines() if line.startswith("note: environment")]
+    assert [n.split(" (")[0] for n in notes] == [
+        "note: environment default",
+        "note: environment prod",
+    ]
+
+
+def test_a_values_file_of_one_environment_is_still_that_release_alone(
+    run_line: Run, repo: Path
+) -> None:
+    result = run_line(["lint", "--format", "json", "charts/envs/values-staging.yaml"])
+    assert (result.exit_code, findings(result)) == (
+        0,
+        [
+            ("charts/envs/values.yaml", 10, 3, "vllm-kv/max-num-seqs-exceeds-kv-cache", []),
+            ("charts/envs/values.yaml", 12, 1, "kubernetes-qos/gpu-pod-best-effort", []),
+        ],
+    )
+
+
+def test_a_configmap_a_helm_release_reads_judges_the_release(run_line: Run, repo: Path) -> None:
+    result = run_line(["lint", "--format", "json", "flux/configs.yaml"])
+    assert result.exit_code == 1
+    assert ("flux/release.yaml", 30, 7, DOES_NOT_FIT, ["HelmRelease/vllm-prod"]) in findings(result)
+
+
+def test_a_values_file_an_application_names_judges_the_application(
+    run_line: Run, repo: Path
+) -> None:
+    result = run_line(["lint", "--format", "json", "envs/prod/vllm.yaml"])
+    assert result.exit_code == 1
+    assert [f for f in findings(result) if f[3] == DOES_NOT_FIT] == [
+        ("argo/application.yaml", 24, 11, DOES_NOT_FIT, ["Application/vllm-app"]),
+        ("argo/object.yaml", 17, 13, DOES_NOT_FIT, ["Application/vllm-object"]),
+    ]
+
+
+def test_a_file_no_wrapper_reads_brings_none_in(run_line: Run, repo: Path) -> None:
+    (repo / "other.yaml").write_text("vllm:\n  maxNumSeqs: 4\n")
+    result = run_line(["lint", "--format", "json", "other.yaml"])
+    assert (result.exit_code, findings(result)) == (0, [])
+
+
+def test_a_chart_s_values_yaml_judges_the_wrappers_that_release_the_chart(
+    run_line: Run, repo: Path
+) -> None:
+    result = run_line(["lint", "--format", "json", "charts/vllm/values.yaml"])
+    assert result.exit_code == 1
+    assert [f for f in findings(result) if f[3] == DOES_NOT_FIT] == [
+        ("argo/application.yaml", 24, 11, DOES_NOT_FIT, ["Application/vllm-app"]),
+        ("argo/appset.yaml", 27, 15, DOES_NOT_FIT, ["ApplicationSet/vllm-large"]),
+        ("argo/object.yaml", 17, 13, DOES_NOT_FIT, ["Application/vllm-object"]),
+        ("flux/release.yaml", 30, 7, DOES_NOT_FIT, ["HelmRelease/vllm-prod"]),
+    ]
