@@ -62,3 +62,26 @@ def test_gpu_reservations_are_the_services_gpus(
     )
     data = _service(tmp_path, text)
     assert data.get("gpu", {}).get("count") == gpus
+
+
+@pytest.mark.parametrize(
+    ("test", "command"),
+    [
+        (
+            '["CMD", "curl", "-f", "http://localhost:8000/health"]',
+            ["curl", "-f", "http://localhost:8000/health"],
+        ),
+        (
+            '["CMD-SHELL", "curl -f localhost:8000/health || exit 1"]',
+            ["/bin/sh", "-c", "curl -f localhost:8000/health || exit 1"],
+        ),
+        ('"curl -f localhost:8000/health"', ["/bin/sh", "-c", "curl -f localhost:8000/health"]),
+        ('["NONE"]', None),
+    ],
+)
+def test_a_healthcheck_is_the_exec_probe_it_amounts_to(
+    tmp_path: Path, test: str, command: list[str] | None
+) -> None:
+    data = _service(tmp_path, SERVICE + f"    healthcheck:\n      test: {test}\n")
+    probes = data["pod"]["containers"][0].get("probes", {})
+    assert probes.get("readiness", {}).get("command") == command

@@ -200,6 +200,7 @@ def _section_workloads(
     _image_gpus(node, at, pod)
     if compose:
         _compose_gpus(node, at, pod)
+        _compose_healthcheck(node, at, pod)
     replicas = next((k for k in ("replicaCount", "replicas") if isinstance(node.get(k), int)), "")
     kind = kind or (
         "ServerConfig"
@@ -245,6 +246,24 @@ def _image_gpus(node: Mapping[str, Any], at: Any, pod: SyntheticPod) -> None:
     if any(gpus.is_gpu_resource(str(name)) for name in limits):
         return
     pod.set((*_C, "resources", "limits", "nvidia.com/gpu"), count, at("image", "numGpus"))
+
+
+def _compose_healthcheck(node: Mapping[str, Any], at: Any, pod: SyntheticPod) -> None:
+    """A Compose service's ``healthcheck.test`` as the exec probe it amounts to (its
+    status gates ``depends_on: {condition: service_healthy}`` as readiness gates a
+    Service): ``[CMD, …]`` runs the command, ``[CMD-SHELL, …]`` and a string run a shell
+    (https://docs.docker.com/reference/compose-file/services/#healthcheck)."""
+    health = node.get("healthcheck")
+    test = health.get("test") if isinstance(health, Mapping) else None
+    if isinstance(test, str) and test.strip():
+        command = ["/bin/sh", "-c", test]
+    elif isinstance(test, list) and len(test) >= 2 and test[0] in ("CMD", "CMD-SHELL"):
+        words = [str(word) for word in test[1:]]
+        command = words if test[0] == "CMD" else ["/bin/sh", "-c", " ".join(words)]
+    else:
+        return  # none, NONE (disabled) or a form Compose refuses
+    probe = {"exec": {"command": command}}
+    pod.set((*_C, "readinessProbe"), probe, at("healthcheck", "test"))
 
 
 def _compose_gpus(node: Mapping[str, Any], at: Any, pod: SyntheticPod) -> None:
