@@ -96,8 +96,13 @@ def test_a_log_named_on_the_command_line_is_a_note_and_the_rest_is_linted(
         [
             "note: startup.txt: not a configuration file (servelint lints .yaml, .yml, .json "
             "and .pbtxt files): not linted",
-            "coverage: 1 file, 1 workload recognised (vllm 1)",
-            "0 errors, 0 warnings, 0 info in 1 file",
+            # The chart's values.yaml alone brings in its folder: every environment that
+            # inherits it is judged (issue 27).
+            "note: environment default (chart/values.yaml): 0 errors, 0 warnings, 0 info",
+            "note: environment prod (chart/values.yaml + chart/values-prod.yaml): 0 errors, "
+            "0 warnings, 0 info",
+            "coverage: 4 files, 2 workloads recognised (vllm 2)",
+            "0 errors, 0 warnings, 0 info in 4 files",
         ],
     )
 

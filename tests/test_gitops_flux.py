@@ -62,6 +62,8 @@ def test_a_release_of_a_chart_in_this_repository_with_values_from_a_configmap_an
             # The ConfigMap's values.yaml and the Secret's overrides.yaml, on their lines.
             ("flux/configs.yaml", 10, 7, UNREAD, []),
             ("flux/configs.yaml", 20, 7, UNREAD, []),
+            # The Secret's gpuMemoryUtilization 0.97 leaves little outside vLLM's budget.
+            ("flux/configs.yaml", 20, 7, "vllm/gpu-memory-utilization-no-headroom", env),
             ("flux/release.yaml", 30, 7, DOES_NOT_FIT, env),
         ],
     )
@@ -82,7 +84,7 @@ def test_the_secret_s_values_are_never_printed_and_the_missing_configmap_is_name
         "note: environment HelmRelease/vllm-prod (charts/vllm/values.yaml + flux/configs.yaml "
         "ConfigMap/vllm-prod-values (valuesFrom[0]) + flux/configs.yaml Secret/vllm-prod-secret "
         "(valuesFrom[1]) + flux/configs.yaml ConfigMap/vllm-prod-values (valuesFrom[2]) + "
-        "flux/release.yaml spec.values): 1 error, 1 warning, 0 info",
+        "flux/release.yaml spec.values): 1 error, 2 warnings, 0 info",
     ]
 
 

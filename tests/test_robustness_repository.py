@@ -134,8 +134,8 @@ def test_a_charts_own_values_files_that_link_out_are_not_merged(
     shown = run_line(["show", "--chart", "charts/c"])
     assert (shown.exit_code, shown.output) == (
         3,
-        "servelint: charts/c: the chart's values could not be merged: "
-        f"charts/c/values.yaml: {refused}\n",
+        "servelint: charts/c: the chart's values could not be merged\n"
+        f"  charts/c/values.yaml:1:1: {refused}\n",
     )
     # Named on the command line, the same file is read.
     named = run_line(["lint", *PROBE, "--no-render", "--chart", "charts/c", "-f", str(outside)])
