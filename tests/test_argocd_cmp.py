@@ -153,7 +153,7 @@ def test_generate_on_the_example_chart_with_the_team_config(helm: str, tmp_path:
     # The suppression comment in values-staging.yaml is read where it is written.
     assert (staging.returncode, staging.stderr.splitlines()[-1]) == (
         0,
-        "0 errors, 0 warnings, 0 info, 1 suppressed in 4 files",
+        "0 errors, 0 warnings, 1 info, 1 suppressed in 4 files",
     )
     assert staging.stdout == expected
     prod = run_plugin("generate", app, helm, tmp_path, "values-prod.yaml", args)
@@ -168,7 +168,7 @@ def test_generate_on_the_example_chart_with_the_team_config(helm: str, tmp_path:
     assert (expired.returncode, expired.stdout, expired.stderr.splitlines()[-1]) == (
         1,
         "",
-        "0 errors, 2 warnings, 0 info in 4 files",
+        "0 errors, 2 warnings, 1 info in 4 files",
     )
 
 

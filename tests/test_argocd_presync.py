@@ -289,8 +289,8 @@ def test_job_lints_the_synced_commit_with_its_comments_and_the_team_config(
     assert (code, fetched, report_lines(output)[-1], message) == (
         0,
         f"checked out {good}\n",
-        "0 errors, 0 warnings, 0 info, 1 suppressed in 2 files",
-        "0 errors, 0 warnings, 0 info, 1 suppressed in 2 files\n",
+        "0 errors, 0 warnings, 1 info, 1 suppressed in 2 files",
+        "0 errors, 0 warnings, 1 info, 1 suppressed in 2 files\n",
     )
     code, fetched, output, message = run_job(
         render_job(helm, chart, *settings(str(repo), bad, "values-staging.yaml")), tmp_path / "b"
@@ -302,8 +302,8 @@ def test_job_lints_the_synced_commit_with_its_comments_and_the_team_config(
     assert (code, fetched, report_lines(output)[-1], message) == (
         1,
         f"checked out {bad}\n",
-        "0 errors, 1 warning, 0 info in 2 files",
-        "0 errors, 1 warning, 0 info in 2 files\n",
+        "0 errors, 1 warning, 1 info in 2 files",
+        "0 errors, 1 warning, 1 info in 2 files\n",
     )
     assert [line for line in output.splitlines() if line.startswith(eager)] != []
 

@@ -443,9 +443,10 @@ def test_the_hook_fails_a_chart_as_lint_chart_does(
             "",
             "charts/llm/values.yaml:9:3: error shm/nccl-shm-transport-without-dev-shm "
             "tensor_parallel_size 2 on NVIDIA-L4 GPUs (no peer-to-peer) sends NCCL traffic "
-            "through /dev/shm, and nothing is mounted there: the container has the runtime's "
-            "64 MiB and NCCL fails while vLLM starts (failed to extend /dev/shm/nccl-…); mount "
-            "an emptyDir with medium: Memory and a sizeLimit (e.g. 2Gi) at /dev/shm",
+            "through /dev/shm (vLLM 0.10.1.1 sets NCCL_CUMEM_ENABLE=0), and nothing is mounted "
+            "there: the container has the runtime's 64 MiB and NCCL fails while vLLM starts "
+            "(failed to extend /dev/shm/nccl-…); mount an emptyDir with medium: Memory and a "
+            "sizeLimit (e.g. 2Gi) at /dev/shm",
             "coverage: 3 files, 1 workload recognised (vllm 1)",
             "1 error, 0 warnings, 0 info in 3 files",
             "",

@@ -91,7 +91,7 @@ def deployment(index: int) -> str:
     return (
         f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d{index}}}\nspec:\n"
         "  template:\n    spec:\n      containers:\n        - name: vllm\n"
-        "          image: vllm/vllm-openai:v0.8.5\n"
+        "          image: vllm/vllm-openai:v0.11.0\n"
         "          args: [--model, Qwen/Qwen2.5-7B-Instruct]\n"
         "          readinessProbe: {httpGet: {path: /health, port: 8000}}\n---\n"
     )
