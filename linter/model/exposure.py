@@ -229,3 +229,36 @@ def _published_everywhere(port: object) -> str | None:
     if text.startswith(_LOOPBACK):
         return None
     return text
+
+
+def values_exposure(
+    values: Mapping[str, Any], locate: Callable[[PathT], Origin]
+) -> list[tuple[dict[str, Any], Origin]]:
+    """What the values of a chart laid out as ``helm create`` lays it out expose: its
+    ``service.type`` (a LoadBalancer or NodePort Service in front of the pods) and
+    ``ingress.enabled`` (https://helm.sh/docs/helm/helm_create/, the chart's
+    templates/service.yaml and templates/ingress.yaml)."""
+    out: list[tuple[dict[str, Any], Origin]] = []
+    service = values.get("service")
+    if isinstance(service, Mapping) and service.get("type") in _PUBLIC_TYPES:
+        entry = {
+            "kind": "Service",
+            "name": "service.type",
+            "service": "values",
+            "type": str(service["type"]),
+            "public": True,
+            "target_ports": [],
+        }
+        out.append((entry, locate(("service", "type"))))
+    ingress = values.get("ingress")
+    if isinstance(ingress, Mapping) and ingress.get("enabled") is True:
+        entry = {
+            "kind": "Ingress",
+            "name": "ingress.enabled",
+            "service": "values",
+            "type": "true",
+            "public": True,
+            "target_ports": [],
+        }
+        out.append((entry, locate(("ingress", "enabled"))))
+    return out

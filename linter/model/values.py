@@ -23,7 +23,7 @@ from linter.model.build import (
     build_workloads,
     grpc_of_tree,
 )
-from linter.model.exposure import compose_exposure
+from linter.model.exposure import compose_exposure, values_exposure
 from linter.model.located import Located
 from linter.model.nim import nim_chart_additions
 from linter.model.paths import Locate
@@ -225,6 +225,12 @@ def _section_workloads(
         compose=compose,
     )
     workloads = build_workloads(pod.spec, pod.locate, meta, settings)
+    # A chart's root values: its own Service and Ingress, as `helm create` lays them out.
+    exposed = values_exposure(node, locate) if kind == "HelmValues" and not section else []
+    for workload in workloads if exposed else ():
+        workload.record.exposure = Located(
+            [Located(Exposure.of(entry), origin) for entry, origin in exposed]
+        )
     if compose:
         published = compose_exposure(node, locate, section)
         for workload in workloads if published else ():
