@@ -167,3 +167,20 @@ def test_nim_examples_draw_no_secret_finding(tmp_path: Path) -> None:
     code, output = _lint(tmp_path, "nim.yaml")
     assert "secrets/literal-secret" not in output
     assert code == 0
+
+
+def test_a_common_password_in_a_url_is_weak_not_a_leaked_secret(tmp_path: Path) -> None:
+    # A Compose stack's local database: postgres:postgres is guessed, not leaked.
+    (tmp_path / "docker-compose.yml").write_text(
+        "services:\n  app:\n    image: example/app:1.0\n    environment:\n"
+        "      DATABASE_URL: postgresql://postgres:postgres@postgres:5432/app\n"
+    )
+    code, output = _lint(tmp_path, "docker-compose.yml")
+    assert (code, output.splitlines()[0]) == (
+        0,
+        "docker-compose.yml:5:7: warning secrets/weak-secret weak secret password in the URL "
+        "of 'DATABASE_URL' is committed: a value this short or common is guessed in a few "
+        "tries, and reports do not mask it (masking it would garble every word that contains "
+        "it); use a long random value, keep it in a Kubernetes Secret and reference it (env "
+        "valueFrom.secretKeyRef, or the chart's existing-Secret setting)",
+    )

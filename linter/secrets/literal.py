@@ -269,11 +269,12 @@ def _literal(document: Document, where: PathT, name: str | None, value: str) -> 
     embedded = _embedded(document.data, where, value)
     if embedded is None:
         return None
-    if embedded.startswith("secret '"):  # a secret-named key inside JSON or YAML text
-        if is_weak_literal(value):
-            return _weak(document, where, f"{embedded.removeprefix('secret ')} '{setting}'")
-        if not is_literal(value):
-            return None
+    # A short or common value inside the text (a URL's password "postgres", a secret-named
+    # key of embedded JSON) is weak wherever it sits.
+    if is_weak_literal(value):
+        return _weak(document, where, f"{embedded.removeprefix('secret ')} '{setting}'")
+    if embedded.startswith("secret '") and not is_literal(value):
+        return None
     return _finding(
         document,
         where,
