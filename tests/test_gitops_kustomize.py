@@ -5,7 +5,7 @@ base/ is a vLLM Deployment on image v0.17.1 that passes ``--swap-space`` (remove
 0.18.0) and a configMapGenerator; overlays/prod moves the image to v0.18.0 (``images``
 ``newTag``) and patches the container by strategic merge (an env var by name, two GPUs);
 overlays/json adds a flag and replaces the replicas by JSON 6902; overlays/bad names a
-missing resource, a patch that cannot apply and a patch that is not YAML; helm/ releases
+missing resource, a patch that cannot apply and two patches that are not YAML; helm/ releases
 the chart of tests/fixtures/gitops/repo (copied to helm/charts/vllm) with valuesInline.
 """
 
@@ -149,6 +149,8 @@ def test_bad_input_is_a_note_with_file_and_line(run_line: Run, repo: Path) -> No
         "the target; the operation is not applied",
         "overlays/bad/broken.yaml:4: not read: invalid YAML: did not find expected ',' or '}' "
         "while parsing a flow mapping started at line 3, column 11",
+        "overlays/bad/kustomization.yaml:11: the patch is not valid YAML: invalid YAML: did "
+        "not find expected node content while parsing a flow node",
         "environment Kustomization/overlays/bad (overlays/bad/kustomization.yaml): 0 errors, "
         "3 warnings, 0 info",
         BASE_NOTE,

@@ -311,7 +311,9 @@ class _Builder:
         root = Path(os.path.realpath(self.root))
         if root in (local, *local.parents) and (local / "Chart.yaml").is_file():
             return ChartSource(f"chart {shown(local)}", shown(local), chart=name, version=version)
-        words = f"chart {name} {version} ({entry.get('repo') or 'no repo'})"
+        words = " ".join(
+            w for w in ("chart", name, version, f"({entry.get('repo') or 'no repo'})") if w
+        )
         profile = profile_for_chart(name, self.settings.profile_dirs)
         if profile is None:
             return ChartSource(f"{words}: no chart profile names it", chart=name, version=version)
@@ -344,8 +346,10 @@ class _Builder:
                 self.doc, self._text(), (*here, "patch"), entry["patch"]
             )
             if document is None:
-                message = problems[0].message if problems else "not valid YAML"
-                self.out.notes.append(f"{problems[0].file}:{problems[0].line}: {message}")
+                # The reader words it for values: this string is a patch.
+                first = problems[0]
+                message = first.message.replace("the values string", "the patch", 1)
+                self.out.notes.append(f"{first.file}:{first.line}: {message}")
                 return []
             return [document]
         if isinstance(entry.get("path"), str):
