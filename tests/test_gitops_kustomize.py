@@ -214,3 +214,40 @@ def test_the_build_renames_places_and_generates(repo: Path) -> None:
         "--swap-space=4",
         "--tensor-parallel-size=8",
     ]
+
+
+def test_the_older_patch_fields_are_read(repo: Path) -> None:
+    folder = repo / "overlays" / "old"
+    folder.mkdir()
+    (folder / "kustomization.yaml").write_text(
+        "resources: [../../base]\n"
+        "patchesStrategicMerge:\n"
+        "  - |\n"
+        "    kind: Deployment\n"
+        "    metadata: {name: vllm}\n"
+        "    spec:\n"
+        "      template:\n"
+        "        spec:\n"
+        "          containers:\n"
+        "            - name: vllm\n"
+        "              ports: [{containerPort: 8000}]\n"
+        "patchesJson6902:\n"
+        "  - target: {group: apps, version: v1, kind: Deployment, name: vllm}\n"
+        "    path: ops.yaml\n"
+    )
+    (folder / "ops.yaml").write_text(
+        "- op: remove\n  path: /spec/template/spec/containers/0/args/1\n"
+        "- op: move\n  from: /spec/replicas\n  path: /spec/x\n"
+    )
+    old = build(Path("overlays/old"), ModelSettings())
+    deployment = old.objects[0]
+    container = deployment.data["spec"]["template"]["spec"]["containers"][0]
+    assert container["ports"] == [{"containerPort": 8000}]
+    assert container["args"] == ["--model=meta-llama/Llama-3.1-8B-Instruct"]
+    at = ("spec", "template", "spec", "containers", 0)
+    assert deployment.locate((*at, "ports", 0, "containerPort"))[:2] == (
+        "overlays/old/kustomization.yaml",
+        11,
+    )
+    assert deployment.locate((*at, "image"))[:2] == ("base/deployment.yaml", 15)
+    assert old.notes == ["overlays/old/ops.yaml:3: the JSON 6902 operation move is not applied"]

@@ -342,22 +342,24 @@ class _Builder:
 
     def _patch_documents(self, here: PathT, entry: dict[str, Any], at: str) -> list[Document]:
         if isinstance(entry.get("patch"), str):
-            document, problems = inline.string_document(
-                self.doc, self._text(), (*here, "patch"), entry["patch"]
-            )
-            if document is None:
-                # The reader words it for values: this string is a patch.
-                first = problems[0]
-                message = first.message.replace("the values string", "the patch", 1)
-                self.out.notes.append(f"{first.file}:{first.line}: {message}")
-                return []
-            return [document]
+            return self._inline((*here, "patch"), entry["patch"])
         if isinstance(entry.get("path"), str):
             target = self._inside(entry["path"], at)
             parsed = _parse(target, self.out) if target and target.is_file() else None
             return [] if parsed is None else list(parsed.documents)
         self.out.notes.append(f"{at}: a patch needs path or patch")
         return []
+
+    def _inline(self, here: PathT, text: str) -> list[Document]:
+        """The patch written as a string at ``here``, on the kustomization's lines."""
+        document, problems = inline.string_document(self.doc, self._text(), here, text)
+        if document is None:
+            # The reader words it for values: this string is a patch.
+            first = problems[0]
+            message = first.message.replace("the values string", "the patch", 1)
+            self.out.notes.append(f"{first.file}:{first.line}: {message}")
+            return []
+        return [document]
 
     def _text(self) -> str:
         try:
@@ -370,7 +372,7 @@ class _Builder:
         if isinstance(entry, str) and "\n" not in entry.strip():
             documents = self._patch_documents(here, {"path": entry}, at)
         elif isinstance(entry, str):
-            documents = self._patch_documents(here[:-1], {"patch": entry}, at)
+            documents = self._inline(here, entry)
         else:
             self.out.notes.append(f"{at}: a strategic merge patch must be a path")
             return
