@@ -251,3 +251,20 @@ def test_the_older_patch_fields_are_read(repo: Path) -> None:
     )
     assert deployment.locate((*at, "image"))[:2] == ("base/deployment.yaml", 15)
     assert old.notes == ["overlays/old/ops.yaml:3: the JSON 6902 operation move is not applied"]
+
+
+def test_worker_processes_name_every_environment_of_a_base_finding(
+    run_line: Run, repo: Path
+) -> None:
+    # 60 more files: the run forks workers, each building the bases of its own overlays.
+    (repo / "extra").mkdir()
+    for number in range(60):
+        (repo / "extra" / f"c{number}.yaml").write_text(
+            f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{number}}}\n"
+        )
+    _, found, _, messages = lint(run_line, ".")
+    assert (*READINESS, [BASE, BAD, JSON_ENV, PROD]) in found
+    assert (*GATED, [BASE, BAD, JSON_ENV]) in found
+    assert ("base/deployment.yaml", 18, 15, "vllm/flag-not-accepted", [PROD]) in found
+    assert IMAGE_NOTE in messages["base/deployment.yaml:18"]
+    assert [f for f in found if f[:4] == READINESS] == [(*READINESS, [BASE, BAD, JSON_ENV, PROD])]

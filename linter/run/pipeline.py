@@ -116,21 +116,32 @@ def run(
 def _built_once(contributions: list[Contribution]) -> list[Contribution]:
     """A resource file's finding once when a Kustomize build of it found it too: the
     build's copy, which names the environments (``Kustomization/FOLDER``) it occurs in,
-    is kept (findings equal but for those names are one finding to ``sort_findings``)."""
-    built = {
-        f.sort_key()
-        for c in contributions
-        for f in c.findings
-        if any(str(n).startswith("Kustomization/") for n in f.extra.get("environments", ()))
-    }
-    if not built:
+    is kept, naming every environment any build found it in (worker processes build a
+    base once per overlay they were given; findings equal but for those names are one
+    finding to ``sort_findings``)."""
+    names: dict[tuple[str, int, int, int, str, str, str], list[str]] = {}
+    for c in contributions:
+        for f in c.findings:
+            envs = f.extra.get("environments", ())
+            if any(str(n).startswith("Kustomization/") for n in envs):
+                known = names.setdefault(f.sort_key(), [])
+                known.extend(n for n in envs if n not in known)
+    if not names:
         return contributions
+
+    def one(f: Finding) -> Finding | None:
+        known = names.get(f.sort_key())
+        if known is None:
+            return f
+        own = f.extra.get("environments")
+        if not own:
+            return None
+        merged = [*known, *(n for n in own if n not in known)]
+        return dataclasses.replace(f, extra={**f.extra, "environments": merged})
+
     return [
         dataclasses.replace(
-            c,
-            findings=tuple(
-                f for f in c.findings if f.extra.get("environments") or f.sort_key() not in built
-            ),
+            c, findings=tuple(kept for f in c.findings if (kept := one(f)) is not None)
         )
         for c in contributions
     ]
