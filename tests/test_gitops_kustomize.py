@@ -268,3 +268,26 @@ def test_worker_processes_name_every_environment_of_a_base_finding(
     assert ("base/deployment.yaml", 18, 15, "vllm/flag-not-accepted", [PROD]) in found
     assert IMAGE_NOTE in messages["base/deployment.yaml:18"]
     assert [f for f in found if f[:4] == READINESS] == [(*READINESS, [BASE, BAD, JSON_ENV, PROD])]
+
+
+def test_show_prints_each_build_with_the_line_of_every_setting(run_line: Run, repo: Path) -> None:
+    result = run_line(["show", "--no-config", "overlays/prod/kustomization.yaml"])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    heads = [line for line in lines if line and not line.startswith(" ")]
+    assert heads == [
+        "Deployment/llm/prod-vllm [Kustomization/overlays/prod] (Deployment) at "
+        "base/deployment.yaml:1:1",
+        "Deployment/default/vllm [Kustomization/base] (Deployment) at base/deployment.yaml:1:1",
+    ]
+    image = "spec.template.spec.containers[0].image"
+    swap = "spec.template.spec.containers[0].args[1]"
+    assert (
+        f"    engine.image = 'vllm/vllm-openai:v0.18.0'  (overlays/prod/kustomization.yaml:11:5, {image})"
+        in lines
+    )
+    assert (
+        f"    engine.image = 'vllm/vllm-openai:v0.17.1'  (base/deployment.yaml:15:11, {image})"
+        in lines
+    )
+    assert f"    engine.swap_space = 4.0  (base/deployment.yaml:18:15, {swap})" in lines

@@ -19,7 +19,7 @@ from linter.coverage.model import Coverage, combine
 from linter.evaluate.subjects import Batch, Contribution
 from linter.findings import Finding
 from linter.gitops.kustomize import KIND, Build, build
-from linter.gitops.provider import GitOpsReleases, one_each
+from linter.gitops.provider import GitOpsReleases, environment_of, one_each
 from linter.helm.chart import Chart, ChartRequest, Environment, by_environment, environment_notes
 from linter.model.manifests import workloads_from_manifest
 from linter.model.settings import ModelSettings
@@ -75,6 +75,21 @@ class KustomizeReleases:
         ]
         charts = {(w.source, w.line): w for b in self.builds for w in b.charts}
         self.charts = GitOpsReleases(policies, [], settings, limits, list(charts.values()))
+
+    def shown(self) -> list[tuple[Workload, str | None]]:
+        """Each build's workloads (and its charts'), tagged with the environment, for
+        ``show``."""
+        out: list[tuple[Workload, str | None]] = [
+            (w, env.name)
+            for env, workloads in zip(self.envs, self.workloads, strict=True)
+            for w in workloads
+        ]
+        out.extend(
+            (w, environment_of(release).name)
+            for release, found in self.charts.workloads()
+            for w in found
+        )
+        return out
 
     def batches(self) -> list[Batch]:
         own = [Batch(workloads=tuple(w)) for w in self.workloads]
