@@ -180,14 +180,18 @@ def _wrapped(
 ) -> tuple[list[tuple[Workload, str | None]], frozenset[str], list[NotUnderstood]]:
     """The workloads of the GitOps wrappers among ``parsed`` (``linter/gitops/``), each
     tagged with its release; the values read from Secrets, which are never shown."""
-    from linter.sources.wrappers import any_wrapper
+    from linter.sources.wrappers import any_wrapper, is_kustomization
 
+    out: list[tuple[Workload, str | None]] = []
+    if any(is_kustomization(p.source) for p in parsed):
+        from linter.gitops.kustomize_releases import KustomizeReleases
+
+        out.extend(KustomizeReleases(policies, parsed, settings, limits).shown())
     if not any_wrapper(d.data for p in parsed for d in p.documents):
-        return [], frozenset(), []
+        return out, frozenset(), []
     from linter.gitops.provider import GitOpsReleases, environment_of
 
     releases = GitOpsReleases(policies, parsed, settings, limits)
-    out: list[tuple[Workload, str | None]] = []
     for release, found in releases.workloads():
         out.extend((w, environment_of(release).name) for w in found)
     hidden = frozenset(v for w in releases.wrapped for v in w.secrets)

@@ -54,8 +54,10 @@ class GitOpsReleases:
         parsed: Sequence[ParsedFile],
         settings: ModelSettings,
         limits: Limits,
+        wrapped: Sequence[WrappedRelease] = (),
     ) -> None:
-        self.wrapped: list[WrappedRelease] = []
+        # ``wrapped``: releases made elsewhere (a kustomization's helmCharts).
+        self.wrapped: list[WrappedRelease] = list(wrapped)
         self.unexpanded: list[NotUnderstood] = []
         for parsed_file in parsed:
             releases, unexpanded = wrapped_releases(parsed_file, settings)
@@ -73,7 +75,7 @@ class GitOpsReleases:
         context = tuple(p for part in self.parts for p in part.context)
         secrets = frozenset(s for w in self.wrapped for s in w.secrets)
         return Contribution(
-            tuple(_one_each(f for part in parts for f in part.findings)),
+            tuple(one_each(f for part in parts for f in part.findings)),
             tuple(n for part in parts for n in part.notes),
             combine([*(part.coverage for part in parts), Coverage((), (), tuple(self.unexpanded))]),
             context=context,
@@ -210,7 +212,7 @@ def _not_understood(wrapped: WrappedRelease) -> Coverage:
     return Coverage((), (), tuple(found))
 
 
-def _one_each(findings: Iterable[Finding]) -> list[Finding]:
+def one_each(findings: Iterable[Finding]) -> list[Finding]:
     """A finding several releases share (on a chart's values.yaml) once, naming them all."""
     kept: dict[tuple[str, int, int, int, str, str, str], Finding] = {}
     for finding in findings:

@@ -95,18 +95,22 @@ def literal_blocks(
 
 
 def workloads_from_manifest(
-    document: Document, settings: ModelSettings = DEFAULT_SETTINGS, text: str | None = None
+    document: Document,
+    settings: ModelSettings = DEFAULT_SETTINGS,
+    text: str | None = None,
+    locate: Locate | None = None,
 ) -> list[Workload]:
     """Workloads of one Kubernetes object (an empty list for objects without pods).
 
     ``text`` (the file's text) lets flags inside ``- |`` shell scripts point at their own
-    line instead of the script's first line.
+    line instead of the script's first line. ``locate`` places a path of an object built
+    from several files (a Kustomize build); by default the document's own positions.
     """
     data = document.data
     if not isinstance(data, Mapping) or not isinstance(data.get("kind"), str):
         return []
     kind = data["kind"]
-    locate = document_locate(document)
+    locate = locate or document_locate(document)
     metadata = data.get("metadata") if isinstance(data.get("metadata"), Mapping) else {}
     name = str(metadata.get("name", "")) if isinstance(metadata, Mapping) else ""
     namespace = str(metadata.get("namespace", "")) if isinstance(metadata, Mapping) else ""

@@ -10,7 +10,9 @@ reads (a ConfigMap or Secret of ``valuesFrom``, a values file of ``valueFiles``,
 of its chart) brings the wrapper's file into the run. Wrappers are looked for only in
 the repository of the inputs, by their apiVersion (``sources/wrappers.py``): a repository
 without one costs a walk of its folders and the first bytes of its YAML files, and loads
-none of the wrapper readers.
+none of the wrapper readers. A file a Kustomize build reads (a base's resource, patch or
+``kustomization.yaml``) brings in every kustomization of the repository whose build reads
+it: the base's own and its overlays'.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from linter.model.settings import ModelSettings
 from linter.parsing import bounded
 from linter.sources.chartlayout import CHART_FILE, is_chart, is_values_name
 from linter.sources.files import Input, expand
-from linter.sources.wrappers import repository_root, wrapper_files
+from linter.sources.wrappers import kustomization_files, repository_root, wrapper_files
 
 
 def with_dependents(inputs: Sequence[Input], settings: ModelSettings) -> list[Input]:
@@ -45,6 +47,8 @@ def with_dependents(inputs: Sequence[Input], settings: ModelSettings) -> list[In
         for name in files:
             _add(out, seen, name)
     for name in _wrappers_reading(given, settings):
+        _add(out, seen, name)
+    for name in _kustomizations_reading(given, settings):
         _add(out, seen, name)
     return out
 
@@ -96,6 +100,21 @@ def _wrappers_reading(given: Sequence[Input], settings: ModelSettings) -> list[s
     from linter.gitops.dependents import reading  # only in a repository with wrappers
 
     return reading(candidates, inputs, settings)
+
+
+def _kustomizations_reading(given: Sequence[Input], settings: ModelSettings) -> list[str]:
+    """The kustomizations of the inputs' repository whose build reads one of them: a
+    changed base (its resources, patches or kustomization.yaml) re-judges its overlays."""
+    roots = {repository_root(i.name) for i in given}
+    inputs = {os.path.realpath(i.name) for i in given}
+    files = sorted({f for root in roots for f in kustomization_files(root)})
+    candidates = [f for f in files if os.path.realpath(f) not in inputs]
+    if not candidates:
+        return []
+    from linter.gitops.kustomize import build  # only in a repository with kustomizations
+    from linter.gitops.repo import shown
+
+    return [shown(path) for path in candidates if build(path.parent, settings).reads & inputs]
 
 
 # ``name: x`` of the objects a file defines (a superset: any key ``name``).

@@ -34,7 +34,7 @@ from linter.model.settings import ModelSettings
 from linter.parsing.documents import Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.sources.files import Input
-from linter.sources.wrappers import any_wrapper
+from linter.sources.wrappers import any_wrapper, is_kustomization
 
 MIN_FILES = 48  # below this, forking and merging cost more than a second core saves
 CHUNK = 16  # inputs per task: small enough to balance the workers, large enough to batch
@@ -127,6 +127,10 @@ def _lint_chunk(inputs: list[Input]) -> Contribution:
         from linter.gitops.provider import GitOpsReleases  # a wrapper reads its own context
 
         providers.append(GitOpsReleases(policies, parsed, settings, limits))
+    if any(is_kustomization(p.source) for p in parsed):
+        from linter.gitops.kustomize_releases import KustomizeReleases  # a build reads its own
+
+        providers.append(KustomizeReleases(policies, parsed, settings, limits))
     documents, workloads, *wrapped = evaluate(policies, providers)
     return Contribution(
         (*documents.findings, *workloads.findings, *(f for w in wrapped for f in w.findings)),

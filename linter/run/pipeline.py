@@ -21,14 +21,14 @@ from typing import TYPE_CHECKING
 from linter.evaluate.providers import file_providers
 from linter.evaluate.result import RunResult, merged
 from linter.evaluate.stages import read_inputs
-from linter.evaluate.subjects import SubjectProvider, evaluate
+from linter.evaluate.subjects import Contribution, SubjectProvider, evaluate
 from linter.findings import Finding
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.parsing.documents import DEFAULT_LIMITS, Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.run import parallel
 from linter.sources.files import Input
-from linter.sources.wrappers import any_wrapper
+from linter.sources.wrappers import any_wrapper, is_kustomization
 
 if TYPE_CHECKING:
     from linter.helm.chart import ChartRequest
@@ -69,6 +69,10 @@ def providers_for(
             from linter.gitops.provider import GitOpsReleases  # only when a wrapper is linted
 
             providers.append(GitOpsReleases(policies, parsed, settings, limits))
+        if any(is_kustomization(p.source) for p in parsed):
+            from linter.gitops.kustomize_releases import KustomizeReleases  # only with one
+
+            providers.append(KustomizeReleases(policies, parsed, settings, limits))
     if chart is not None:
         from linter.helm.release import ChartReleases  # helm only when a chart is linted
 
@@ -85,7 +89,7 @@ def run(
     notes: Sequence[str] = (),
 ) -> RunResult:
     """One lint run over ``providers``; ``notes`` come first (the configuration's)."""
-    contributions = evaluate(policies, providers)
+    contributions = _built_once(evaluate(policies, providers))
     result = dataclasses.replace(merged(policies, contributions), notes=[])
     if governance is not None:
         linted = _unique([p for c in contributions for p in c.linted])
@@ -107,6 +111,40 @@ def run(
     if not providers:
         out += run_notes
     return dataclasses.replace(result, findings=findings, notes=out)
+
+
+def _built_once(contributions: list[Contribution]) -> list[Contribution]:
+    """A resource file's finding once when a Kustomize build of it found it too: the
+    build's copy, which names the environments (``Kustomization/FOLDER``) it occurs in,
+    is kept, naming every environment any build found it in (worker processes build a
+    base once per overlay they were given; findings equal but for those names are one
+    finding to ``sort_findings``)."""
+    names: dict[tuple[str, int, int, int, str, str, str], list[str]] = {}
+    for c in contributions:
+        for f in c.findings:
+            envs = f.extra.get("environments", ())
+            if any(str(n).startswith("Kustomization/") for n in envs):
+                known = names.setdefault(f.sort_key(), [])
+                known.extend(n for n in envs if n not in known)
+    if not names:
+        return contributions
+
+    def one(f: Finding) -> Finding | None:
+        known = names.get(f.sort_key())
+        if known is None:
+            return f
+        own = f.extra.get("environments")
+        if not own:
+            return None
+        merged = [*known, *(n for n in own if n not in known)]
+        return dataclasses.replace(f, extra={**f.extra, "environments": merged})
+
+    return [
+        dataclasses.replace(
+            c, findings=tuple(kept for f in c.findings if (kept := one(f)) is not None)
+        )
+        for c in contributions
+    ]
 
 
 def _unique(files: Sequence[ParsedFile]) -> list[ParsedFile]:

@@ -18,6 +18,8 @@ ARGO = "argoproj.io/"
 HELM_RELEASE = "HelmRelease"
 APPLICATION = "Application"
 APPLICATION_SET = "ApplicationSet"
+# The names Kustomize looks for in a folder (kustomize's konfig.RecognizedKustomizationFileNames).
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
 def wrapper_kind(data: Any) -> str | None:
@@ -39,6 +41,11 @@ def any_wrapper(documents: Iterable[Any]) -> bool:
     return any(wrapper_kind(data) is not None for data in documents)
 
 
+def is_kustomization(source: str) -> bool:
+    """Whether the file ``source`` is a folder's kustomization (``linter/gitops/kustomize.py``)."""
+    return os.path.basename(source) in KUSTOMIZATION_FILES
+
+
 # A wrapper's apiVersion within the first bytes of a file: how a repository's wrappers are
 # found without parsing every file (``wrapper_files``).
 _MARKER = re.compile(rb"apiVersion:\s*[\"']?(?:helm\.toolkit\.fluxcd\.io|argoproj\.io)/")
@@ -57,24 +64,36 @@ def repository_root(path: str) -> Path:
     return cwd if folder == cwd or cwd in folder.parents else folder
 
 
-@functools.cache
 def wrapper_files(root: Path) -> tuple[Path, ...]:
     """The YAML files of the repository at ``root`` whose first bytes name a wrapper's
     apiVersion (hidden folders skipped, at most ``MAX_FILES`` files looked at)."""
+    return _scan(root)[0]
+
+
+def kustomization_files(root: Path) -> tuple[Path, ...]:
+    """The kustomizations of the repository at ``root``, found by the same walk."""
+    return _scan(root)[1]
+
+
+@functools.cache
+def _scan(root: Path) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     found: list[Path] = []
+    kustomizations: list[Path] = []
     count = 0
     for folder, folders, files in os.walk(root):
         folders[:] = sorted(f for f in folders if not f.startswith(".") and f != "node_modules")
         for filename in sorted(files):
+            if filename in KUSTOMIZATION_FILES:
+                kustomizations.append(Path(folder, filename))
             if not filename.endswith((".yaml", ".yml")):
                 continue
             count += 1
             if count > MAX_FILES:
-                return tuple(found)
+                return tuple(found), tuple(kustomizations)
             path = Path(folder, filename)
             if _names_wrapper(path):
                 found.append(path)
-    return tuple(found)
+    return tuple(found), tuple(kustomizations)
 
 
 def _names_wrapper(path: Path) -> bool:
