@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from linter.lazyregex import lazy_compile
 from linter.model.settings import ModelSettings
 from linter.parsing import bounded
 from linter.sources.chartlayout import CHART_FILE, is_chart, is_values_name
@@ -118,7 +119,7 @@ def _kustomizations_reading(given: Sequence[Input], settings: ModelSettings) -> 
 
 
 # ``name: x`` of the objects a file defines (a superset: any key ``name``).
-_NAME = re.compile(r"^\s*-?\s*name:\s*[\"']?([\w.-]+)", re.MULTILINE)
+_NAME = lazy_compile(r"^\s*-?\s*name:\s*[\"']?([\w.-]+)", re.MULTILINE)
 
 
 def _tokens(item: Input) -> set[str]:
