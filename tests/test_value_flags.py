@@ -148,42 +148,61 @@ def test_the_hook_and_the_rendered_chart_agree(run_line: RunLine, helm: str, cha
         )
 
 
+def _pod(image: str) -> str:
+    return f"      containers:\n        - image: {image}\n"
+
+
+def _args(key: str) -> str:
+    return "          args:\n            {{- toYaml .Values.KEY | nindent 12 }}\n".replace(
+        "KEY", key
+    )
+
+
 @pytest.mark.parametrize(
     ("template", "expected"),
     [
         (
-            "      containers:\n        - image: x\n          args:\n"
-            "            {{- toYaml .Values.server.extraArgs | nindent 12 }}\n",
+            _pod('"{{ .Values.server.image.repository }}:{{ .Values.server.image.tag }}"')
+            + _args("server.extraArgs"),
             {"server.extraArgs"},
         ),
         (
-            "      containers:\n        - image: x\n          args:\n"
-            "            {{- range .Values.args }}\n            - {{ . | quote }}\n"
-            "            {{- end }}\n",
+            _pod("{{ .Values.image }}") + "          args:\n            {{- range .Values.args }}\n"
+            "            - {{ . | quote }}\n            {{- end }}\n",
             {"args"},
         ),
         (
-            "      containers:\n        - image: x\n          command: [vllm, serve]\n"
-            "          args:\n            {{- toYaml .Values.args | nindent 12 }}\n",
+            _pod("{{ .Values.image }}") + "          command: [vllm, serve]\n" + _args("args"),
             set(),
         ),
         (
-            "      containers:\n        - image: x\n          args:\n"
-            '            {{- include "chart.args" . | nindent 12 }}\n',
+            _pod("{{ .Values.image }}")
+            + '          args:\n            {{- include "chart.args" . | nindent 12 }}\n',
             set(),
         ),
         (
-            "      containers:\n        - image: x\n          args: []\n        - image: y\n"
-            "          args:\n            {{- toYaml .Values.args | nindent 12 }}\n",
+            _pod("{{ .Values.image }}")
+            + "          args: []\n        - image: {{ .Values.image }}\n"
+            + _args("args"),
             set(),
         ),
         (
-            "      containers:\n        - image: x\n          args:\n            - a\n"
-            "          env:\n            {{- toYaml .Values.args | nindent 12 }}\n",
+            _pod("{{ .Values.image }}")
+            + "          args:\n            - a\n"
+            + "          env:\n            {{- toYaml .Values.args | nindent 12 }}\n",
             set(),
         ),
+        (_pod("{{ .Values.proxy.image }}") + _args("extraArgs"), set()),
     ],
-    ids=["toyaml", "range", "command", "named-template", "two-containers", "outside-args"],
+    ids=[
+        "toyaml",
+        "range",
+        "command",
+        "named-template",
+        "two-containers",
+        "outside-args",
+        "another-image",
+    ],
 )
 def test_only_the_plainest_templates_are_proof(template: str, expected: set[str]) -> None:
     assert args_keys([("t.yaml", template)]) == frozenset(expected)

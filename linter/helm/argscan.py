@@ -18,6 +18,7 @@ from linter.positions import PathT
 
 _ARGS = re.compile(r"^(\s*)(?:-\s+)?args:\s*(?:#.*)?$", re.M)
 _KEY = re.compile(r"^\s*(?:-\s+)?(command|image|containers|initContainers):", re.M)
+_IMAGE = re.compile(r"^\s*(?:-\s+)?image:(.*)$", re.M)
 _ACTION = re.compile(r"\{\{-?(.*?)-?\}\}", re.S)
 _VALUES_KEY = re.compile(r"\.Values(\.[A-Za-z_]\w*)+")
 
@@ -56,7 +57,13 @@ def _template_keys(text: str) -> set[str]:
             printed.add(words[-1])
         elif words[:1] == ["with"] and len(words) == 2 and dot_yaml:
             printed.add(words[1])
-    return {w.removeprefix(".Values.") for w in printed if _VALUES_KEY.fullmatch(w)}
+    keys = {w.removeprefix(".Values.") for w in printed if _VALUES_KEY.fullmatch(w)}
+    image = _IMAGE.search(text)
+    images = image.group(1) if image else ""
+    # The container is the server whose image the values beside the key name: the
+    # image of ``extraArgs`` is ``.Values.image…``, of ``server.extraArgs``
+    # ``.Values.server.image…``.
+    return {k for k in keys if f".Values.{k.rpartition('.')[0]}.image".replace("..", ".") in images}
 
 
 def _block(text: str, start: int, indent: int) -> str:
