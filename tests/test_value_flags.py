@@ -164,45 +164,61 @@ def _args(key: str) -> str:
         (
             _pod('"{{ .Values.server.image.repository }}:{{ .Values.server.image.tag }}"')
             + _args("server.extraArgs"),
-            {"server.extraArgs"},
+            {"server.extraArgs": {"server.image.repository", "server.image.tag"}},
         ),
         (
             _pod("{{ .Values.image }}") + "          args:\n            {{- range .Values.args }}\n"
             "            - {{ . | quote }}\n            {{- end }}\n",
-            {"args"},
+            {"args": {"image"}},
         ),
         (
-            _pod("{{ .Values.image }}") + "          command: [vllm, serve]\n" + _args("args"),
-            set(),
+            _pod("{{ .Values.image }}")
+            + "          command: [vllm, serve, --model]\n"
+            + _args("args"),
+            {},
         ),
         (
             _pod("{{ .Values.image }}")
             + '          args:\n            {{- include "chart.args" . | nindent 12 }}\n',
-            set(),
+            {},
         ),
         (
             _pod("{{ .Values.image }}")
             + "          args: []\n        - image: {{ .Values.image }}\n"
             + _args("args"),
-            set(),
+            {},
         ),
         (
             _pod("{{ .Values.image }}")
             + "          args:\n            - a\n"
             + "          env:\n            {{- toYaml .Values.args | nindent 12 }}\n",
-            set(),
+            {},
         ),
-        (_pod("{{ .Values.proxy.image }}") + _args("extraArgs"), set()),
+        (_pod("{{ .Values.proxy.image }}") + _args("extraArgs"), {"extraArgs": {"proxy.image"}}),
+        (
+            _pod("{{ .Values.image }}") + '          command: ["/bin/sh", "-c"]\n' + _args("args"),
+            {},
+        ),
+        (
+            _pod("{{ .Values.image }}") + '          command: ["vllm", "serve"]\n' + _args("args"),
+            {"args": {"image"}},
+        ),
     ],
     ids=[
         "toyaml",
         "range",
-        "command",
+        "another-command",
         "named-template",
         "two-containers",
         "outside-args",
-        "another-image",
+        "image-of-another-key",
+        "shell-command",
+        "server-command",
     ],
 )
-def test_only_the_plainest_templates_are_proof(template: str, expected: set[str]) -> None:
-    assert args_keys([("t.yaml", template)]) == frozenset(expected)
+def test_only_the_plainest_templates_are_proof(
+    template: str, expected: dict[str, set[str]]
+) -> None:
+    """Each key the template prints into its container's args, with the values its image
+    is built from (``valueflags.py`` checks that they name the server's image)."""
+    assert args_keys([("t.yaml", template)]) == {k: frozenset(v) for k, v in expected.items()}

@@ -3,10 +3,11 @@
 The values reading (no helm) judges the flags of a values key only where it is certain
 the server's parser gets them as written (``linter/model/value_flags.py``). Here that is
 read from the text of the chart's own templates, and only in the plainest case: a template
-with one container, one ``image``, no ``command`` (so the image's own entrypoint, the
-server, reads the args) and one ``args:`` block whose actions print ``.Values.<key>`` with
-``toYaml`` or ``range`` over it. Anything else (a named template, a subchart, a shell
-command, several containers) is not proof, and the key stays a coverage gap.
+with one container, one ``image`` (from values; the caller checks that they name the
+server's image), no ``command`` or a literal server command (``["vllm", "serve"]``) and one
+``args:`` block whose actions print ``.Values.<key>`` with ``toYaml`` or ``range`` over it.
+Anything else (a named template, a subchart, a shell command, several containers) is not
+proof, and the key stays a coverage gap.
 """
 
 from __future__ import annotations
@@ -18,33 +19,54 @@ from linter.positions import PathT
 
 _ARGS = re.compile(r"^(\s*)(?:-\s+)?args:\s*(?:#.*)?$", re.M)
 _KEY = re.compile(r"^\s*(?:-\s+)?(command|image|containers|initContainers):", re.M)
+_COMMAND = re.compile(r"^\s*command:\s*\[([^\]{}]*)\]\s*$", re.M)
+# Commands whose arguments reach the server's own parser as written.
+_SERVER_COMMANDS = frozenset(
+    {
+        ("vllm", "serve"),
+        ("python3", "-m", "vllm.entrypoints.openai.api_server"),
+        ("python", "-m", "vllm.entrypoints.openai.api_server"),
+        ("python3", "-m", "sglang.launch_server"),
+        ("python", "-m", "sglang.launch_server"),
+        ("text-generation-launcher",),
+        ("tritonserver",),
+    }
+)
 _IMAGE = re.compile(r"^\s*(?:-\s+)?image:(.*)$", re.M)
 _ACTION = re.compile(r"\{\{-?(.*?)-?\}\}", re.S)
 _VALUES_KEY = re.compile(r"\.Values(\.[A-Za-z_]\w*)+")
 
 
-def args_keys(templates: Iterable[tuple[str, str]]) -> frozenset[str]:
+def args_keys(templates: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
     """The dotted values paths (``extraArgs``, ``server.extraArgs``) that some template
-    prints as a list into the args of its only container."""
-    found: set[str] = set()
+    prints as a list into the args of its only container, each with the values paths its
+    ``image`` is built from."""
+    found: dict[str, frozenset[str]] = {}
     for _name, text in templates:
-        found.update(_template_keys(text))
-    return frozenset(found)
+        keys, images = _template_keys(text)
+        found.update(dict.fromkeys(keys, images))
+    return found
 
 
-def reaches(keys: frozenset[str], path: PathT) -> bool:
-    return all(isinstance(p, str) for p in path) and ".".join(map(str, path)) in keys
+def dotted(path: PathT) -> str:
+    """``path`` as a template writes it after ``.Values.``; "" for a path with an index."""
+    return ".".join(map(str, path)) if all(isinstance(p, str) for p in path) else ""
 
 
-def _template_keys(text: str) -> set[str]:
+def _template_keys(text: str) -> tuple[set[str], frozenset[str]]:
     counts = {"command": 0, "image": 0, "containers": 0, "initContainers": 0}
     for match in _KEY.finditer(text):
         counts[match.group(1)] += 1
     blocks = list(_ARGS.finditer(text))
-    if counts != {"command": 0, "image": 1, "containers": 1, "initContainers": 0}:
-        return set()
-    if len(blocks) != 1:
-        return set()
+    if counts["command"] and not _server_command(text):
+        return set(), frozenset()
+    if (counts["image"], counts["containers"], counts["initContainers"], len(blocks)) != (
+        1,
+        1,
+        0,
+        1,
+    ):
+        return set(), frozenset()
     block = _block(text, blocks[0].end(), len(blocks[0].group(1)))
     # ``with .Values.x`` prints the list only through a ``toYaml .`` inside it.
     dot_yaml = re.search(r"\{\{-?\s*toYaml\s+\.\s", block) is not None
@@ -59,11 +81,18 @@ def _template_keys(text: str) -> set[str]:
             printed.add(words[1])
     keys = {w.removeprefix(".Values.") for w in printed if _VALUES_KEY.fullmatch(w)}
     image = _IMAGE.search(text)
-    images = image.group(1) if image else ""
-    # The container is the server whose image the values beside the key name: the
-    # image of ``extraArgs`` is ``.Values.image…``, of ``server.extraArgs``
-    # ``.Values.server.image…``.
-    return {k for k in keys if f".Values.{k.rpartition('.')[0]}.image".replace("..", ".") in images}
+    line = image.group(1) if image else ""
+    images = frozenset(m.group(0).removeprefix(".Values.") for m in _VALUES_KEY.finditer(line))
+    return (keys, images) if images else (set(), frozenset())
+
+
+def _server_command(text: str) -> bool:
+    """One literal command that starts the server itself (no shell, no wrapper)."""
+    found = _COMMAND.findall(text)
+    if len(found) != 1:
+        return False
+    words = tuple(w.strip().strip("\"'") for w in found[0].split(","))
+    return words in _SERVER_COMMANDS
 
 
 def _block(text: str, start: int, indent: int) -> str:
