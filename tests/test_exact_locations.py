@@ -217,6 +217,9 @@ class Expectation:
             name, line, column = self.case.find(data["engine"]["cli_flags"][rest[1]]["written"])
             before = self.case.texts[name].splitlines()[line - 1][column - 2]
             return (name, line, column - 1) if before in "\"'" else (name, line, column)
+        if head == "engine" and rest[0] == "unjudged_flags":
+            # A values key whose flags no rule judges (no chart, no profile): the key.
+            return self.case.find(str(rest[1]).rsplit(".", 1)[-1] + ":")
         if head == "engine" and rest[:1] == ("model_id",):
             return self.expected(("engine", _model_setting(data)))
         if head == "image":  # the parts of the server's image reference

@@ -14,7 +14,7 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from linter.coverage.model import Gap, WorkloadEntry
+from linter.coverage.model import FLAGS_FACT, Gap, WorkloadEntry
 from linter.findings import Severity
 from linter.lazyregex import lazy_compile
 from linter.model import registry
@@ -221,7 +221,38 @@ def _gaps(
             )
         )
     gaps.extend(_unread_settings(workload, mine))
+    gaps.extend(_unjudged_flags(workload, mine))
     return tuple(gaps)
+
+
+FLAGS_FIX = (
+    "lint the chart with --chart so that helm renders it, or use a chart profile that names "
+    "the key (docs/coverage.md)"
+)
+
+
+def _unjudged_flags(workload: Workload, applying: Callable[[], Sequence[_RuleNeeds]]) -> list[Gap]:
+    """Values keys holding flags that neither a chart profile nor the chart's templates
+    show reaching the server as written (``linter/model/value_flags.py``)."""
+    engine = workload.record.engine
+    keys = engine.value.unjudged_flags if engine is not None else None
+    if keys is None:
+        return []
+    # The rules that judge a flag from a values key only where it reaches the server.
+    rules = [n.rule for n in applying() if "item.key_reaches" in n.rule.expression.text]
+    if not rules:
+        return []
+    return [
+        _gap(
+            FLAGS_FACT,
+            f"flags in {name} are not judged without rendering",
+            "did not judge them",
+            rules,
+            FLAGS_FIX,
+            key.origin or workload.anchor,
+        )
+        for name, key in keys.value.items()
+    ]
 
 
 def _unread_settings(workload: Workload, applying: Callable[[], Sequence[_RuleNeeds]]) -> list[Gap]:

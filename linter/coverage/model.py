@@ -45,6 +45,11 @@ class Gap:
         }
 
 
+# The gap of a values key whose flags the values reading does not judge; a rendered
+# chart judges them (``linter/model/value_flags.py``).
+FLAGS_FACT = "command-line flags"
+
+
 @frozen
 class WorkloadEntry:
     """One recognised workload and the facts its rules depend on."""
@@ -180,3 +185,11 @@ def _map_text(value: Any, change: Callable[[str], str]) -> Any:
 
 # Nothing recognised: the coverage of a run that read nothing (immutable, so shareable).
 NO_COVERAGE = Coverage()
+
+
+def judged_flags(workloads: Sequence[WorkloadEntry]) -> tuple[WorkloadEntry, ...]:
+    """``workloads`` without their ``FLAGS_FACT`` gaps: the rendered chart judged them."""
+    return tuple(
+        dataclasses.replace(w, gaps=tuple(g for g in w.gaps if g.fact != FLAGS_FACT))
+        for w in workloads
+    )

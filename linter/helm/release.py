@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from linter.coverage.model import Coverage, combine
+from linter.coverage.model import Coverage, combine, judged_flags
 from linter.evaluate.providers import StandaloneWorkloads, file_providers
 from linter.evaluate.stages import read_inputs
 from linter.evaluate.subjects import Batch, Contribution, SubjectProvider, conclude_each
@@ -44,6 +44,7 @@ from linter.helm.provenance import Release, place_rendered
 from linter.helm.readings import one_per_problem
 from linter.helm.render import Rendered, render
 from linter.helm.unread import unread_in_release
+from linter.helm.valueflags import judge_chart_flags
 from linter.helm.values import MergedValues, ValuesError, merge_values
 from linter.lightclass import frozen
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
@@ -112,6 +113,7 @@ class ReleaseSubjects:
         if workload_policies:
             self.workloads = values_workloads(self.merged, settings)
             add_chart_pod(self.workloads, request.chart.directory, self.merged)
+            judge_chart_flags(self.workloads, request.chart.directory, self.merged)
             self.coverage = values_coverage(
                 env, [*layers, *files], documents, self.workloads, workload_policies
             )
@@ -174,7 +176,7 @@ class ReleaseSubjects:
         # The rendered objects are the truth of what the chart deploys: a values layout
         # the model could not read is understood once rendered.
         if rendered_coverage.workloads:
-            coverage = Coverage(coverage.files, coverage.workloads)
+            coverage = Coverage(coverage.files, judged_flags(coverage.workloads))
         secrets = frozenset(v for part in parts for v in part.secrets)
         return ReleaseOutcome(
             findings, notes, rendered.files, coverage.merged(rendered_coverage), secrets

@@ -20,6 +20,7 @@ from linter.model.profiles import MISSING, Profile, get_path
 from linter.model.setting_input import SettingInput, value_text
 from linter.model.settings import ModelSettings
 from linter.model.synthetic import SyntheticPod
+from linter.model.value_flags import key_origins, mark_reaching
 from linter.model.workload import Workload
 from linter.positions import Origin, PathT, format_path, parse_path
 
@@ -125,7 +126,12 @@ def _build(
     _pod_fields(spec, ctx, pod)
     meta = _meta(profile, spec, ctx, label, server, hints)
     meta = dataclasses.replace(meta, server_known=bool(server), setting_inputs=keyed)
-    return build_workloads(pod.spec, pod.locate, meta, settings)
+    workloads = build_workloads(pod.spec, pod.locate, meta, settings)
+    # The profile says the chart passes its ``list`` keys into the args as written.
+    lists = (parse_path(r["list"]) for r in spec.get("args", []) if "list" in r)
+    at = relative(ctx.locate, ctx.path)
+    mark_reaching(workloads, [o for path in lists for o in key_origins(ctx.entry, at, path)])
+    return workloads
 
 
 def _meta(

@@ -44,6 +44,9 @@ class CliFlag(Record):
     command_line: bool
     official_image: bool
     parser_known: bool
+    # A flag written in a values key that a chart profile or the chart's templates show
+    # reaching the server's command line as written (``value_flags.py``).
+    key_reaches: bool
 
 
 @record
@@ -69,6 +72,8 @@ class Engine(Record):
     model_id: Located[str] | None = None
     config_file: Located[str] | None = None
     cli_flags: Located[list[Located[CliFlag]]] | None = None
+    # Values keys whose flags no rule judges: not shown to reach the server as written.
+    unjudged_flags: Located[dict[str, Located[str]]] | None = None
 
     def setting(self, name: str) -> Located[Any] | None:
         return self.settings.get(name)

@@ -237,6 +237,7 @@ def _cli_flags(
             # The command line reaches one parser the table knows (not a dispatcher that
             # may start another server).
             parser_known=parser_known,
+            key_reaches=False,
         )
         items.append(Located(record, flag.origin))
     if items:

@@ -33,6 +33,7 @@ from linter.model.records import Engine, Exposure, Grpc, ServingModel
 from linter.model.setting_input import SettingInput
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.synthetic import SyntheticPod
+from linter.model.value_flags import note_unjudged
 from linter.model.values_pod import env_facts, gpu_products, is_probe, volume_facts, words
 from linter.model.values_sections import (
     ARG_KEYS,
@@ -98,12 +99,19 @@ def workloads_from_values(
             node = node_at(data, section)
             if isinstance(node, Mapping):
                 out.extend(_section_workloads(data, node, section, server, locate, label, settings))
+    if out:
+        note_unjudged(out, data, locate, _unproven)
     facts = grpc_of_tree(data, locate)
     for workload in out:
         add_tree_grpc(workload, facts)
     if not out and not engine_args_of and _has_keepalive(facts):
         out.append(_grpc_settings_workload(facts, locate, label))
     return out
+
+
+def _unproven(path: PathT) -> bool:
+    # Without the chart's templates no values key is shown to reach the server's args.
+    return False
 
 
 GRPC_SETTINGS_KIND = "GrpcSettings"
