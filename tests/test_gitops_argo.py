@@ -6,7 +6,6 @@ envs/prod/vllm.yaml a values file they name."""
 from __future__ import annotations
 
 import json
-import shutil
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 import pytest
 from click.testing import Result
+from gitops_repo import checkout, findings
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REPO = FIXTURES / "gitops" / "repo"
@@ -27,18 +27,7 @@ Run = Callable[..., Result]
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "repo"
-    shutil.copytree(REPO, root)
-    (root / ".git").mkdir()
-    monkeypatch.chdir(root)
-    return root
-
-
-def findings(result: Result) -> list[tuple[Any, ...]]:
-    return [
-        (f["file"], f["line"], f["column"], f["rule"], f.get("environments", []))
-        for f in json.loads(result.output)["findings"]
-    ]
+    return checkout(tmp_path, monkeypatch, REPO)
 
 
 def test_values_file_string_and_parameters_in_argo_cd_s_order(run_line: Run, repo: Path) -> None:

@@ -8,14 +8,12 @@ a HelmRelease reads, or a values file an Application names, judges that release.
 
 from __future__ import annotations
 
-import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import Result
+from gitops_repo import checkout, findings
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CONTEXT_CHART = FIXTURES / "helm" / "context" / "charts" / "vllm"
@@ -29,19 +27,7 @@ Run = Callable[..., Result]
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The GitOps repository, with the chart of test_helm_context.py (values.yaml,
     values-prod.yaml, values-staging.yaml) at charts/envs."""
-    root = tmp_path / "repo"
-    shutil.copytree(REPO, root)
-    shutil.copytree(CONTEXT_CHART, root / "charts" / "envs")
-    (root / ".git").mkdir()
-    monkeypatch.chdir(root)
-    return root
-
-
-def findings(result: Result) -> list[tuple[Any, ...]]:
-    return [
-        (f["file"], f["line"], f["column"], f["rule"], f.get("environments", []))
-        for f in json.loads(result.output)["findings"]
-    ]
+    return checkout(tmp_path, monkeypatch, REPO, (CONTEXT_CHART, "charts/envs"))
 
 
 @pytest.mark.parametrize(

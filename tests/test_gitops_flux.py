@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from click.testing import Result
+from gitops_repo import checkout, findings
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REPO = FIXTURES / "gitops" / "repo"
@@ -31,19 +32,7 @@ Run = Callable[..., Result]
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "repo"
-    shutil.copytree(REPO, root)
-    (root / ".git").mkdir()
-    monkeypatch.chdir(root)
-    return root
-
-
-def findings(result: Result) -> list[tuple[Any, ...]]:
-    report = json.loads(result.output)
-    return [
-        (f["file"], f["line"], f["column"], f["rule"], f.get("environments", []))
-        for f in report["findings"]
-    ]
+    return checkout(tmp_path, monkeypatch, REPO)
 
 
 def notes(result: Result) -> list[str]:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import Result
+from gitops_repo import checkout
 
 from linter.gitops.kustomize import build
 from linter.model.settings import ModelSettings
@@ -47,12 +47,7 @@ Run = Callable[..., Result]
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "repo"
-    shutil.copytree(REPO, root)
-    shutil.copytree(CHART, root / "helm" / "charts" / "vllm")
-    (root / ".git").mkdir()
-    monkeypatch.chdir(root)
-    return root
+    return checkout(tmp_path, monkeypatch, REPO, (CHART, "helm/charts/vllm"))
 
 
 def lint(run_line: Run, *args: str) -> tuple[int, list[tuple[Any, ...]], list[str], dict[str, str]]:

@@ -4,13 +4,13 @@ the wrapper's (or ConfigMap's) file:line, a Secret's values masked (linter/show.
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import Result
+from gitops_repo import checkout
 
 REPO = Path(__file__).parent / "fixtures" / "gitops" / "repo"
 
@@ -19,11 +19,7 @@ Run = Callable[..., Result]
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "repo"
-    shutil.copytree(REPO, root)
-    (root / ".git").mkdir()
-    monkeypatch.chdir(root)
-    return root
+    return checkout(tmp_path, monkeypatch, REPO)
 
 
 def shown(result: Result, names: tuple[str, ...]) -> list[tuple[Any, ...]]:
