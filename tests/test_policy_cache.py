@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 
 from linter import digests
+from linter.errors import PolicyError
 from linter.evaluate.parsers import parse
 from linter.model.extract import extract_workloads
-from linter.policy import cache, cache_read, load_policies
+from linter.policy import cache, cache_read, load, load_policies
 from linter.policy.engine import document_subject, evaluate, workload_subject
 from linter.policy.load import _policy_texts
 
@@ -296,6 +297,9 @@ def _parts(entry: Path) -> tuple[dict[str, Any], list[str], bytes]:
     first = int.from_bytes(header[:8], "big")
     head, texts = json.loads(header[8 : 8 + first]), json.loads(header[8 + first :])
     assert (head["forms_length"], head["texts"]) == (len(blob), len(texts))
+    for policy in head["policies"]:  # each policy's rules are JSON text of their own
+        policy["rules"] = json.loads(policy["rules"])
+        assert policy["rule_ids"] == [rule["id"] for rule in policy["rules"]]
     return head, texts, blob
 
 
@@ -311,6 +315,7 @@ def _header(policies_json: bytes, texts_json: bytes = b"[]") -> bytes:
 
 def _resealed(policies: list[dict[str, Any]], blob: bytes, texts: list[str]) -> bytes:
     """An entry of these policies, texts and serialised CEL, as the cache writes one."""
+    policies = [{**p, "rules": json.dumps(p["rules"])} for p in policies]
     head = {"forms_length": len(blob), "texts": len(texts), "policies": policies}
     return _sealed(_header(json.dumps(head).encode(), json.dumps(texts).encode()), blob)
 
@@ -577,12 +582,40 @@ def test_the_texts_are_read_when_first_needed(
     assert len(read) == 2  # each read once
 
 
-def test_an_expression_naming_a_text_the_entry_lacks_is_a_malformed_entry(
+def test_rules_the_entry_cannot_give_are_read_from_their_policy_file(
     tmp_path: Path, _own_cache: Path
 ) -> None:
+    # A policy's rules are read from the entry when a run first needs them; the checksum
+    # makes a bad entry a bug, and the rules then come from the policy file itself.
     entry, files = _stored_entry(tmp_path, _own_cache)
     head, texts, blob = _parts(entry)
+    damaged: list[dict[str, Any]] = []
     for number in (len(texts), -1, "0"):
-        head["policies"][0]["rules"][0]["expression"]["text"] = number
-        entry.write_bytes(_resealed(head["policies"], blob, texts))
-        assert cache.load(files) is None
+        policy = json.loads(json.dumps(head["policies"][0]))
+        policy["rules"][0]["expression"]["text"] = number
+        damaged.append(policy)
+    renamed = json.loads(json.dumps(head["policies"][0]))
+    renamed["rule_ids"] = ["team-replicas/other"]
+    damaged.append(renamed)
+    for policy in damaged:
+        entry.write_bytes(_resealed([policy, *head["policies"][1:]], blob, texts))
+        policies = cache.load(files)
+        assert policies is not None
+        assert policies[0].rule_ids == tuple(policy["rule_ids"])
+        found = evaluate(
+            policies, [document_subject(d) for d in parse("d.yaml", DEPLOYMENT).documents]
+        )
+        assert [f.message for f in found] == ["needs 3, has 2"]
+        assert [r.id for r in policies[0].rules] == ["team-replicas/min-replicas"]
+        assert not entry.exists()  # removed: the next run stores the policies anew
+        assert _messages(tmp_path / "policies") == ["needs 3, has 2"]
+        assert entry.exists()
+
+
+def test_a_built_in_policys_rules_are_read_again_from_its_file() -> None:
+    rules = load.rules_from_file("vllm", "<builtin>/policies/vllm.yaml", True)
+    [vllm] = [p for p in load_policies() if p.name == "vllm"]
+    assert tuple(r.id for r in rules) == vllm.rule_ids
+    assert len(rules) > 1  # the whole file, not its first rule
+    with pytest.raises(PolicyError, match="policy 'nope' is no longer in this file"):
+        load.rules_from_file("nope", "<builtin>/policies/vllm.yaml", True)

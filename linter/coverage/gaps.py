@@ -120,7 +120,9 @@ def entry(
     server = value_of(engine.name) if engine is not None else None
     version = value_of(engine.version) if engine is not None else None
     model_id = model.get("id") if isinstance(model.get("id"), str) else None
-    gaps = _gaps(workload, server, version, model_id, model, gpu, _needs(tuple(policies)))
+    gaps = _gaps(
+        workload, server, version, model_id, model, gpu, functools.partial(_needs, tuple(policies))
+    )
     return WorkloadEntry(
         name=workload.name,
         kind=record.kind.value,
@@ -144,7 +146,7 @@ def _gaps(
     model_id: str | None,
     model: Mapping[str, Any],
     gpu: Mapping[str, Any],
-    needs: Sequence[_RuleNeeds],
+    needs: Callable[[], Sequence[_RuleNeeds]],
 ) -> tuple[Gap, ...]:
     if server not in SERVERS:
         return ()
@@ -152,10 +154,10 @@ def _gaps(
 
     def mine() -> list[_RuleNeeds]:
         # Which rules apply, and which read a fact, is asked only of a fact the workload
-        # lacks: most lack none, and the policies' texts are then never read.
+        # lacks: most lack none, and the policies' rules and texts are then never read.
         nonlocal applying
         if applying is None:
-            applying = [n for n in needs if not n.servers or server in n.servers]
+            applying = [n for n in needs() if not n.servers or server in n.servers]
         return applying
 
     gaps: list[Gap] = []

@@ -33,6 +33,7 @@ compiled again from its text. Only policy sets that loaded without error are sto
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -46,11 +47,11 @@ from linter.cachefolder import HEAD_LENGTH, cache_dir, read_checked, write_check
 from linter.policy.cache_read import Blob, Malformed, Texts, as_dict, as_int, as_list, read_policy
 from linter.policy.expr import runtime_fingerprint
 from linter.policy.helpers import declarations
-from linter.policy.model import Policy
+from linter.policy.model import Policy, Rule
 
 # (source, text or, for a built-in file, its stamp (``_resources.stamp``), built in)
 PolicyFile = tuple[str, str, bool]
-_MAGIC = b"servelint-policies-json-6\n"
+_MAGIC = b"servelint-policies-json-7\n"
 _LENGTH = HEAD_LENGTH  # bytes of the JSON part's length, after the checksum
 _SUFFIX = ".entry"
 KEEP = 8  # entries kept: a few policy sets (repositories, --policy-dir) and versions
@@ -77,9 +78,20 @@ def load(files: Sequence[PolicyFile]) -> list[Policy] | None:
         blob = Blob(body[_LENGTH + size :], path, texts)
         if as_int(data["forms_length"]) != len(blob.data):
             return None  # a truncated entry: rebuilt below
-        return [read_policy(p, blob) for p in as_list(data["policies"])]
+        recover = functools.partial(_rules_from_file, path)
+        return [read_policy(p, blob, recover) for p in as_list(data["policies"])]
     except (ValueError, RecursionError, Malformed, KeyError, TypeError):
         return None  # written by code the key did not capture: rebuilt below
+
+
+def _rules_from_file(entry: Path, name: str, source: str, builtin: bool) -> tuple[Rule, ...]:
+    """The rules of policy ``name`` read from its file again, for an entry whose rules
+    cannot be read; the entry is removed, so that the next run stores the policies anew."""
+    from linter.policy.load import rules_from_file  # load.py imports this module
+
+    with contextlib.suppress(OSError):
+        entry.unlink()
+    return rules_from_file(name, source, builtin)
 
 
 def store(files: Sequence[PolicyFile], policies: Sequence[Policy]) -> None:

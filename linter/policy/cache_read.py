@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from linter import digests
 from linter.findings import Severity
 from linter.policy.expr import CompiledExpr, Form
 from linter.policy.fused import FusedCheck
-from linter.policy.model import NamedExpr, Policy, Rule
+from linter.policy.model import NamedExpr, Policy, Rule, StoredRules
 from linter.policy.template import MessageTemplate
 
 _FORM_DIGEST = 16  # hexadecimal digits of each serialised form's digest kept in the JSON
@@ -217,20 +218,46 @@ def _template(value: object, blob: Blob) -> MessageTemplate | None:
     )
 
 
-def read_policy(value: object, blob: Blob) -> Policy:
+def read_policy(
+    value: object, blob: Blob, recover: Callable[[str, str, bool], tuple[Rule, ...]]
+) -> Policy:
+    """A policy of the entry; its rules are read when first used. ``recover`` gives a
+    policy's rules from its file when the entry's rules cannot be read."""
     data = as_dict(value)
+    name = _str(data["name"])
+    ids = tuple(_str(i) for i in as_list(data["rule_ids"]))
+    rules_text = _str(data["rules"])
+    source, builtin = _str(data["source"]), _bool(data["builtin"])
+    reread = functools.partial(recover, name, source, builtin)
     fused: FusedCheck | None = None
     if data["fused"] is not None:
         stored = as_dict(data["fused"])
         fused = FusedCheck.stored(_expr(stored["expr"], blob), _bool(stored["usable"]))
     return Policy(
-        name=_str(data["name"]),
+        name=name,
         description=_str(data["description"]),
         target=_str(data["target"]),
         match_conditions=tuple(_named(c, blob) for c in as_list(data["match_conditions"])),
-        rules=tuple(_rule(r, blob) for r in as_list(data["rules"])),
-        source=_str(data["source"]),
-        builtin=_bool(data["builtin"]),
+        rules=StoredRules(ids, functools.partial(_rules, rules_text, ids, blob, reread)),
+        source=source,
+        builtin=builtin,
         variables=tuple(_named(v, blob) for v in as_list(data["variables"])),
         fused=fused,
     )
+
+
+def _rules(
+    text: str,
+    ids: tuple[str, ...],
+    blob: Blob,
+    reread: Callable[[], tuple[Rule, ...]],
+) -> tuple[Rule, ...]:
+    try:
+        rules = tuple(_rule(r, blob) for r in as_list(json.loads(text)))
+        if tuple(r.id for r in rules) != ids:
+            raise Malformed
+        return rules
+    except (ValueError, RecursionError, Malformed, KeyError, TypeError):
+        # The checksum covers this text and this code wrote it (the key covers the
+        # code): only a bug brings a run here, when the rest of the entry is in use.
+        return reread()

@@ -4,6 +4,7 @@ each expression's text once (``cache.py`` has the entry's layout and key)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from linter.policy.cache_read import form_digest
@@ -76,7 +77,12 @@ def policy_data(policy: Policy, blob: Written) -> dict[str, Any]:
         "builtin": policy.builtin,
         "match_conditions": [[c.name, _expr_data(c.expr, blob)] for c in policy.match_conditions],
         "variables": [[v.name, _expr_data(v.expr, blob)] for v in policy.variables],
-        "rules": [_rule_data(r, blob) for r in policy.rules],
+        # The rules as JSON text of their own: parsed only when a run first reads them
+        # (model.StoredRules); their ids beside it, which every run reads.
+        "rule_ids": [r.id for r in policy.rules],
+        "rules": json.dumps(
+            [_rule_data(r, blob) for r in policy.rules], ensure_ascii=False, separators=(",", ":")
+        ),
         "fused": None
         if policy.fused is None
         else {"expr": _expr_data(policy.fused.expr, blob), "usable": policy.fused.usable},

@@ -52,6 +52,24 @@ def load_policies(user_dirs: Iterable[str] = (), *, builtin: bool = True) -> lis
     return policies
 
 
+def rules_from_file(name: str, source: str, builtin: bool) -> tuple[Rule, ...]:
+    """The rules of policy ``name`` read again from its file ``source`` (a policy cache
+    entry whose rules cannot be read: policy/cache.py)."""
+    if builtin:
+        text = next((t for n, t in _builtin_files() if n == source), None)
+        if text is None:
+            raise PolicyError(f"{source}: built-in policy file not found")
+    else:
+        try:
+            text = bounded.read_text(Path(source), encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PolicyError(f"{source}: cannot read policy file: {exc}") from exc
+    for policy in _policies_from_text(source, text, builtin=builtin):
+        if policy.name == name:
+            return tuple(policy.rules)
+    raise PolicyError(f"{source}: policy '{name}' is no longer in this file")
+
+
 def _policy_texts(
     user_dirs: tuple[str, ...], builtin: bool
 ) -> list[policy_cache.PolicyFile] | None:

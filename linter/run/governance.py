@@ -130,10 +130,13 @@ def select_policies(policies: Sequence[Policy], config: Config) -> list[Policy]:
     """``policies`` without the rules the configuration switches off."""
     selected: list[Policy] = []
     for policy in policies:
-        rules = tuple(r for r in policy.rules if not is_disabled(config, r.id))
-        if len(rules) == len(policy.rules):
+        # By id first: a policy the configuration leaves whole keeps its rules unread
+        # (policy/model.py StoredRules).
+        if not any(is_disabled(config, i) for i in policy.rule_ids):
             selected.append(policy)
-        elif rules:
+            continue
+        rules = tuple(r for r in policy.rules if not is_disabled(config, r.id))
+        if rules:
             # The fused check must ask only the rules left (a disabled rule that always
             # fails would otherwise send every subject the slow way).
             kept = dataclasses.replace(policy, rules=rules)
@@ -146,7 +149,7 @@ def known_rules(policies: Sequence[Policy]) -> set[str]:
         *CORE_RULES,
         *PIPELINE_RULES,
         *suppress.META_RULES,
-        *(r.id for p in policies for r in p.rules),
+        *(i for p in policies for i in p.rule_ids),
     }
 
 
