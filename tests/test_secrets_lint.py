@@ -141,6 +141,8 @@ def test_no_format_shows_a_secret_value_even_when_a_rule_quotes_it(
         ("$(NGC_API_KEY)", False),
         ("{{ .Values.apiKey }}", False),
         ("prefix-{{ .Values.apiKey }}", False),
+        # Compose's required variable, split at its spaces by the argument reader
+        ('${NVIDIA_API_KEY:?"NVIDIA_API_KEY', False),
         # real-looking credentials stay literal
         ("nvapi-" + "a1B2c3D4e5" * 6 + "Zz", True),
         ("hf_AbCdEfGhIjKlMnOpQrStUvWx12", True),
@@ -166,6 +168,17 @@ def test_nim_examples_draw_no_secret_finding(tmp_path: Path) -> None:
     )
     code, output = _lint(tmp_path, "nim.yaml")
     assert "secrets/literal-secret" not in output
+    assert code == 0
+
+
+def test_a_compose_required_variable_is_not_a_literal_secret(tmp_path: Path) -> None:
+    (tmp_path / "docker-compose.yml").write_text(
+        "services:\n  nim:\n    image: nvcr.io/nim/meta/llama-3.1-8b-instruct:1.3.3\n"
+        "    environment:\n"
+        '      - NGC_API_KEY=${NVIDIA_API_KEY:?"NVIDIA_API_KEY is required"}\n'
+    )
+    code, output = _lint(tmp_path, "docker-compose.yml")
+    assert "secrets/" not in output
     assert code == 0
 
 

@@ -148,8 +148,10 @@ def names_a_reference(value: str) -> bool:
 
 
 # Filled in when the manifest is rendered or applied (``ngc-api-${name}``, ``$(TOKEN)``,
-# ``{{ .Values.key }}``): the value committed is a template, not the secret.
-_SUBSTITUTED = lazy_compile(r"\$\{[^}]*\}|\$\([^)]*\)|\{\{.*?\}\}")
+# ``{{ .Values.key }}``): the value committed is a template, not the secret. A word of a
+# longer text may hold only the start of one (Compose's ``${KEY:?"KEY is required"}``
+# split at its spaces).
+_SUBSTITUTED = lazy_compile(r"\$\{|\$\([A-Za-z_]|\{\{")
 
 
 def is_weak_literal(value: str) -> bool:
