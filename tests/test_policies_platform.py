@@ -45,6 +45,16 @@ CASES: dict[str, tuple[int, list[str], str]] = {
         "0 errors, 0 warnings, 1 info in 1 file",
     ),
     "gpu_ok": (0, [], "0 errors, 0 warnings, 0 info in 1 file"),
+    "gpu_unrequested": (
+        0,
+        [
+            "deployment.yaml:11:11: warning gpu/server-without-gpu container vllm runs a GPU "
+            "build of vLLM but requests no GPU: on a node without one it fails to start, and on "
+            "a GPU node with NVIDIA's default runtime it may take every GPU of the node "
+            "unaccounted; request the GPUs it uses (nvidia.com/gpu)",
+        ],
+        "0 errors, 1 warning, 0 info in 1 file",
+    ),
     "gpu_parallel": (
         1,
         [

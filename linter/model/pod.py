@@ -111,6 +111,17 @@ def _pod_level(
             {str(k): Located(str(v), locate(("nodeSelector", k))) for k, v in selector.items()},
             locate(("nodeSelector",)),
         )
+    claims = spec.get("resourceClaims")
+    if isinstance(claims, list) and claims:
+        pod.resource_claims = Located(True, locate(("resourceClaims",)))
+    for view in views:
+        resources = view.spec.get("resources")
+        if (
+            pod.resource_claims is None
+            and isinstance(resources, Mapping)
+            and resources.get("claims")
+        ):
+            pod.resource_claims = Located(True, locate((*view.path, "resources", "claims")))
     # Derived from the containers: at the first container that makes it true.
     every = pod.all_containers()
     pod.privileged = _any_of([c.privileged for c in every], locate(()))

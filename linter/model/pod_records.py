@@ -134,6 +134,8 @@ class Pod(Record):
     writes_cgroup_memory: Located[bool] | None = None
     shm: Located[Shm] | None = None
     labels: Located[dict[str, Located[str]]] | None = None
+    # Dynamic resource allocation: devices (GPUs among them) claimed outside resources.limits.
+    resource_claims: Located[bool] | None = None
 
     def all_containers(self) -> list[Container]:
         return [
