@@ -69,3 +69,20 @@ def test_a_service_of_a_file_named_for_compose_is_compose(tmp_path: Path) -> Non
     other.write_text(text)
     [values] = extract_workloads([parse(str(other), text)])
     assert "compose" not in values.view().data
+
+
+def test_a_server_image_given_as_a_default_is_recognised(tmp_path: Path) -> None:
+    # NVIDIA's NIM Compose files name the image through a variable with a default.
+    compose = tmp_path / "docker-compose.nim.yml"
+    compose.write_text(
+        "services:\n  nim-llm:\n"
+        "    image: ${NGC_NIM_LLM_CONTAINER:-nvcr.io/nim/meta/llama-3.1-70b-instruct:1.3.0}\n"
+        "    shm_size: 16G\n"
+    )
+    [service] = extract_workloads([parse(str(compose), compose.read_text())])
+    engine = service.view().data["engine"]
+    assert (engine["name"], engine["image"], engine["version"]) == (
+        "nim",
+        "nvcr.io/nim/meta/llama-3.1-70b-instruct:1.3.0",
+        "1.3.0",
+    )

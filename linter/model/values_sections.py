@@ -202,7 +202,8 @@ def _server_of(node: Any) -> str:
     if not isinstance(node, Mapping):
         return ""
     image = image_text(node)
-    server = parse_image(image).server if image else ""
+    # ``${NIM_IMAGE:-nvcr.io/nim/...}``: Compose's (and the shell's) default names the image.
+    server = parse_image(cmd.expand_shell_vars(image, {})).server if image else ""
     if not server and is_nim_chart(node):
         server = "nim"  # the image is often a template (``${model_id}``) in these files
     tokens = [str(t) for key in (*CMD_KEYS, *ARG_KEYS) for t in words(node.get(key))]
