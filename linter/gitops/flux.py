@@ -20,7 +20,7 @@ from typing import Any
 from linter.findings import Finding
 from linter.gitops import inline, repo
 from linter.gitops.model import ChartSource, Layer, WrappedRelease
-from linter.model.profiles import profile_for_chart
+from linter.model.profiles import chart_profile
 from linter.model.settings import ModelSettings
 from linter.parsing.documents import Document, ParsedFile
 from linter.positions import PathT, Span, parse_path
@@ -102,11 +102,17 @@ def resolve_chart(
         if folder is not None:
             return ChartSource(words, directory=repo.shown(folder), chart=os.path.basename(folder))
         return ChartSource(f"{words}: no Chart.yaml at {chart} in this repository")
-    name = chart.rstrip("/").rsplit("/", 1)[-1]
-    profile = profile_for_chart(name, settings.profile_dirs)
-    if profile is None:
-        return ChartSource(f"{words}: no chart profile names it", chart=name, version=version)
-    return ChartSource(words, profile=profile.name, chart=name, version=version)
+    return by_profile(words, chart.rstrip("/").rsplit("/", 1)[-1], version, settings)
+
+
+def by_profile(words: str, name: str, version: str, settings: ModelSettings) -> ChartSource:
+    """The chart ``name`` of a chart repository: the chart profile that names it and whose
+    versions hold ``version``."""
+    profile, uncovered = chart_profile(name, settings.profile_dirs, version)
+    if profile is not None:
+        return ChartSource(words, profile=profile.name, chart=name, version=version)
+    why = uncovered or "no chart profile names it"
+    return ChartSource(f"{words}: {why}", chart=name, version=version, uncovered=uncovered)
 
 
 def _chart_ref(
@@ -114,6 +120,11 @@ def _chart_ref(
 ) -> ChartSource:
     kind, name = str(ref.get("kind", "")), str(ref.get("name", ""))
     found = repo.find_object(parsed, kind, name, _namespace(ref, namespace))
+    if found is None and kind == "OCIRepository" and chart_profile(name, settings.profile_dirs)[0]:
+        # Kept beside the cluster's sources, often in another repository: an
+        # OCIRepository is named after the chart it serves (app-template, vllm-stack).
+        words = f"chartRef {kind} {name} (not in this repository: taken as chart {name})"
+        return by_profile(words, name, "", settings)
     if found is None:
         return ChartSource(f"chartRef {kind} {name}: not found in this repository")
     spec = _map(_map(found.document.data).get("spec"))

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from linter.gitops import inline
+from linter.gitops.flux import by_profile
 from linter.gitops.model import ChartSource, Layer, WrappedRelease
 from linter.gitops.repo import shown
-from linter.model.profiles import profile_for_chart
 from linter.model.settings import ModelSettings
 from linter.model.strategic_merge import merge
 from linter.parsing import bounded
@@ -314,10 +314,7 @@ class _Builder:
         words = " ".join(
             w for w in ("chart", name, version, f"({entry.get('repo') or 'no repo'})") if w
         )
-        profile = profile_for_chart(name, self.settings.profile_dirs)
-        if profile is None:
-            return ChartSource(f"{words}: no chart profile names it", chart=name, version=version)
-        return ChartSource(words, profile=profile.name, chart=name, version=version)
+        return by_profile(words, name, version, self.settings)
 
     # patches -----------------------------------------------------------------------
 

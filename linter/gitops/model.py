@@ -24,6 +24,8 @@ class ChartSource:
     profile: str | None = None
     chart: str = ""  # the chart's name, when the wrapper says it
     version: str = ""
+    # Why no profile reads it although one names the chart: its version is in no range.
+    uncovered: str = ""
 
 
 @frozen

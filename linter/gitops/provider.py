@@ -190,7 +190,9 @@ class _ValuesPart:
         findings = by_environment([(self.env, [*self.findings, *found[0]])])
         entries = tuple(gaps.entry(w, self._policies, self.env.name) for w in self.workloads)
         coverage = Coverage((), entries)
-        if not self.workloads and self._policies:
+        if self.wrapped.chart.uncovered:
+            coverage = coverage.merged(_uncovered(self.wrapped))
+        elif not self.workloads and self._policies:
             coverage = coverage.merged(_not_understood(self.wrapped))
         notes = list(self.wrapped.notes)
         if not self.wrapped.chart.profile:
@@ -210,6 +212,21 @@ def _not_understood(wrapped: WrappedRelease) -> Coverage:
     """The layers that name an inference server although no workload came of them."""
     found = [n for x in wrapped.layers if (n := describe(x.document)) is not None]
     return Coverage((), (), tuple(found))
+
+
+def _uncovered(wrapped: WrappedRelease) -> Coverage:
+    """A release of a profiled chart whose version no profile describes."""
+    chart = wrapped.chart
+    found = NotUnderstood(
+        wrapped.source,
+        wrapped.line,
+        1,
+        f"chart {chart.chart} {chart.version} ({wrapped.title})",
+        chart.uncovered,
+        "describe this chart version with a chart profile (metadata.chartVersions, "
+        "docs/gitops.md), or lint the chart with --chart so the rendered manifests are read",
+    )
+    return Coverage((), (), (found,))
 
 
 def one_each(findings: Iterable[Finding]) -> list[Finding]:

@@ -2,7 +2,8 @@
 
 Builders: ``container`` (the profile says how values become one server container: image,
 command, args, env, resources, probes, pod fields, /dev/shm), ``pod-spec`` (the entry is
-already a pod-spec-like mapping with ``containers``) and ``kubeai-model``.
+already a pod-spec-like mapping with ``containers``), ``kubeai-model`` and
+``app-template`` (a bjw-s controller: ``model/app_template.py``).
 """
 
 from __future__ import annotations
@@ -116,6 +117,21 @@ def _build(
         pod, server, extra = kubeai_pod(ctx.entry, ctx.path, ctx.locate)
         meta = _meta(profile, spec, ctx, label, server, (*hints, *extra))
         return build_workloads(pod.spec, pod.locate, meta, settings)
+    if builder == "app-template":
+        from linter.model import app_template  # its profile's alone
+
+        merge = bool(spec.get("defaultPodOptionsStrategy"))
+        pod = app_template.controller_pod(
+            ctx.data, ctx.entry, ctx.path, ctx.locate, merge_options=merge
+        )
+        kind = app_template.KINDS.get(str(ctx.entry.get("type") or "deployment"), "Deployment")
+        meta = dataclasses.replace(_meta(profile, spec, ctx, label, server, hints), renders=kind)
+        workloads = build_workloads(pod.spec, pod.locate, meta, settings)
+        # The chart prints a container's command and args as written.
+        at = relative(ctx.locate, ctx.path)
+        written = app_template.argument_keys(ctx.entry)
+        mark_reaching(workloads, [o for path in written for o in key_origins(ctx.entry, at, path)])
+        return workloads
     pod = SyntheticPod(ctx.locate(ctx.path))
     pod.set((*_C, "name"), server or "server", ctx.locate(ctx.path))
     _image(spec, ctx, pod)
