@@ -163,3 +163,42 @@ def test_open_ended_ranges_are_the_newest_releases() -> None:
         True,
         True,
     ]
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [
+        # 0.1.3-0.1.5: VLLM_USE_V1=0, so vLLM 0.9.2 runs the V0 engine, where chunked
+        # prefill is off below 32768 tokens and 8192 batched tokens cannot hold one prompt.
+        ("0.1.5", [("stack.yaml", 26, 51, "vllm/batched-tokens-below-max-model-len")]),
+        ("0.1.3", [("stack.yaml", 26, 51, "vllm/batched-tokens-below-max-model-len")]),
+        # 0.1.6 on: VLLM_USE_V1 only with vllmConfig.v0: 1; before 0.1.3 only with v1.
+        ("0.1.6", []),
+        ("0.1.2", []),
+        # No version: the newest chart's reading, as for a values file.
+        ("", []),
+    ],
+)
+def test_production_stack_s_renamed_v1_key_is_read_by_chart_version(
+    run_line: Run, repo: Path, version: str, expected: list[tuple[str, int, int, str]]
+) -> None:
+    text = (repo / "stack.yaml").read_text()
+    (repo / "stack.yaml").write_text(text.replace("0.1.5", version))
+    result = run_line(["lint", "--format", "json", "stack.yaml"])
+    env = ["HelmRelease/stack"]
+    assert (result.exit_code, findings(result)) == (
+        1 if expected else 0,
+        [(*f, env) for f in expected],
+    )
+
+
+def test_a_v1_key_before_0_1_6_is_the_variable_s_value(run_line: Run, repo: Path) -> None:
+    text = (repo / "stack.yaml").read_text()
+    (repo / "stack.yaml").write_text(text.replace("16384", "16384\n            v1: 1"))
+    result = run_line(["lint", "--format", "json", "stack.yaml"])
+    assert (result.exit_code, findings(result)) == (0, [])
+    shown = run_line(["show", "stack.yaml"])
+    assert (
+        "    pod.containers[0].env.VLLM_USE_V1 = '1'  (stack.yaml:26:13, "
+        "servingEngineSpec.modelSpec[0].vllmConfig.v1)"
+    ) in shown.output.splitlines()

@@ -178,6 +178,9 @@ class _ValuesPart:
                 if wrapped.chart.profile
                 else None
             )
+            if profile is not None:
+                # Its conditions of chartVersions read the release's version.
+                profile = profile._replace(release=wrapped.chart.version)
             merged = self.merged
             self.workloads = workloads_from_values(
                 merged.data, merged.locate, merged.label, settings, profile=profile

@@ -29,8 +29,11 @@ _C: PathT = ("containers", 0)
 
 
 class _Ctx:
-    def __init__(self, data: Any, entry: Any, path: PathT, locate: Locate) -> None:
+    def __init__(
+        self, data: Any, entry: Any, path: PathT, locate: Locate, release: str = ""
+    ) -> None:
         self.data, self.entry, self.path, self.locate = data, entry, path, locate
+        self.release = release
 
     def resolve(self, source: Mapping[str, Any] | None) -> tuple[Any, Origin | None]:
         if not source or ("when" in source and not self.holds(source["when"])):
@@ -58,6 +61,10 @@ class _Ctx:
         return None
 
     def holds(self, condition: Mapping[str, Any]) -> bool:
+        if "chartVersions" in condition and not self.in_versions(condition["chartVersions"]):
+            return False
+        if "key" not in condition and "root" not in condition and "chartVersions" in condition:
+            return True
         value, _ = self.resolve({k: condition[k] for k in ("key", "root") if k in condition})
         result = (
             value is not MISSING
@@ -66,6 +73,16 @@ class _Ctx:
         )
         unless = condition.get("unless")
         return result and not (unless is not None and self.holds(unless))
+
+
+    def in_versions(self, versions: str) -> bool:
+        """Whether the release's chart version is in ``versions``; an unknown version is
+        taken to be the newest (a values file alone does not say its chart's)."""
+        from linter.model.chart_versions import contains, open_ended, parse
+
+        if self.release and parse(self.release) is not None:
+            return contains(versions, self.release)
+        return open_ended(versions)
 
 
 def _same(value: Any, expected: Any) -> bool:
@@ -80,7 +97,7 @@ def apply_profile(
     out: list[Workload] = []
     for spec in profile.spec.get("workloads", []):
         for path, entry in _entries(spec, data):
-            ctx = _Ctx(data, entry, path, locate)
+            ctx = _Ctx(data, entry, path, locate, profile.release)
             if any(ctx.holds(rule) for rule in spec.get("skipWhen", [])):
                 continue
             out.extend(_build(profile, spec, ctx, label, settings))

@@ -29,6 +29,9 @@ class Profile(NamedTuple):
     # The chart releases it describes (``metadata.chartVersions``, ``chart_versions.py``):
     # empty for every release.
     versions: str = ""
+    # The chart version of the release read with it (a GitOps wrapper says it), for the
+    # conditions of ``chartVersions``; empty: the newest releases.
+    release: str = ""
 
 
 @functools.cache
