@@ -3,7 +3,8 @@
 Read: the chart of ``spec.chart.spec`` (``chart``, ``version``, ``sourceRef``) or of
 ``spec.chartRef``; ``spec.valuesFrom`` (ConfigMaps and Secrets of this repository, by
 ``valuesKey``, with ``targetPath``), then ``spec.values`` on top, as the helm-controller
-merges them (https://fluxcd.io/flux/components/helm/helmreleases/#values-references).
+merges them (https://fluxcd.io/flux/components/helm/helmreleases/#values-references);
+``spec.postRenderers[].kustomize`` is kept for ``postrender.py``.
 A chart in a ``GitRepository`` is looked for in this repository, relative to its root; a
 chart from a ``HelmRepository`` or an OCI registry is read with the chart profile of
 that chart name (``profiles/``), or by its values' layout when no profile names it.
@@ -52,6 +53,11 @@ def helm_release(parsed: ParsedFile, document: Document, settings: ModelSettings
         layers.append(
             Layer(f"{parsed.source} spec.values", inline.subdocument(document, ("spec", "values")))
         )
+    post = [
+        inline.subdocument(document, ("spec", "postRenderers", number, "kustomize"))
+        for number, entry in enumerate(_list(spec.get("postRenderers")))
+        if isinstance(_map(entry).get("kustomize"), dict)
+    ]
     return WrappedRelease(
         "HelmRelease",
         str(meta.get("name", "")),
@@ -64,6 +70,7 @@ def helm_release(parsed: ParsedFile, document: Document, settings: ModelSettings
         tuple(notes),
         frozenset(secrets),
         tuple(dict.fromkeys(reads)),
+        post_renderers=tuple(post),
     )
 
 

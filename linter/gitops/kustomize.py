@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +98,18 @@ def build(folder: Path, settings: ModelSettings, _stack: tuple[str, ...] = ()) -
     return out
 
 
+def post_render(
+    objects: list[Obj], document: Document, settings: ModelSettings
+) -> tuple[list[Obj], list[str], list[ImageSet]]:
+    """``objects`` once the patches and ``images`` of the kustomization written at
+    ``document`` (a Flux HelmRelease's ``postRenderers[].kustomize``) are applied, with
+    a note for each that could not be; a ``path`` is read from the document's folder."""
+    folder = Path(document.source).parent
+    out = Build(shown(folder) or ".", document.source, objects=objects)
+    _Builder(out, folder, document, settings, ()).patch_and_set_images()
+    return out.objects, out.notes, out.images
+
+
 def _read_document(path: Path, out: Build) -> Document | None:
     parsed = _parse(path, out)
     if parsed is None:
@@ -171,12 +183,21 @@ class _Builder:
                 self.out.notes.append(f"{self.at(key)}: {key} are not read without kustomize")
         self._config_maps()
         self._helm_charts()
+        self.patch_and_set_images(between=self._names)
+
+    def _names(self) -> None:
+        self._namespace()
+        self._prefix_suffix()
+
+    def patch_and_set_images(self, between: Callable[[], None] | None = None) -> None:
+        """The patches and ``images`` of the kustomization, in Kustomize's order (the
+        name transformers, ``between``, run before the JSON 6902 patches)."""
         for index, entry in _items(self.data, "patchesStrategicMerge"):
             self._strategic_entry(("patchesStrategicMerge", index), entry, None)
         for index, entry in _items(self.data, "patches"):
             self._patch(("patches", index), entry)
-        self._namespace()
-        self._prefix_suffix()
+        if between is not None:
+            between()
         for index, entry in _items(self.data, "patchesJson6902"):
             self._patch(("patchesJson6902", index), entry, json_only=True)
         self._images()

@@ -44,6 +44,8 @@ class WrappedRelease:
     secrets: frozenset[str] = frozenset()  # values read from Secrets: never printed
     reads: tuple[str, ...] = ()  # the other files its values come from
     release_name: str = ""  # Argo CD helm.releaseName
+    # Flux ``spec.postRenderers[].kustomize``, each as a document on the release's lines.
+    post_renderers: tuple[Document, ...] = ()
 
     @property
     def title(self) -> str:

@@ -48,6 +48,8 @@ KINDS = {
     "job": "Job",
 }
 _PROBES = ("liveness", "readiness", "startup")
+# Container fields the chart prints as written (``container/_spec.tpl``).
+_AS_WRITTEN = ("resources", "securityContext", "ports", "envFrom", "workingDir")
 # Probe defaults of a non-custom probe (``_probes.tpl``).
 _PROBE_DEFAULTS = {
     "initialDelaySeconds": 0,
@@ -137,9 +139,8 @@ def _container_field(
         _env(pod, target, value, source, locate)
     elif field == "probes" and isinstance(value, Mapping):
         _probes(pod, target, value, source, locate)
-    elif field in ("resources", "securityContext", "ports", "envFrom", "workingDir"):
-        if value not in (None, "", [], {}):
-            pod.put_tree((*target, field), value, locate, source)
+    elif field in _AS_WRITTEN and value not in (None, "", [], {}):
+        pod.put_tree((*target, field), value, locate, source)
 
 
 def _env(pod: SyntheticPod, target: PathT, value: Any, source: PathT, locate: Locate) -> None:
@@ -178,7 +179,8 @@ def _probes(
         if not isinstance(probe, Mapping) or probe.get("enabled") is not True:
             continue
         where = (*source, name)
-        spec = probe.get("spec") if isinstance(probe.get("spec"), Mapping) else {}
+        written = probe.get("spec")
+        spec: Mapping[str, Any] = written if isinstance(written, Mapping) else {}
         field = (*target, f"{name}Probe")
         if probe.get("custom"):
             if spec:
@@ -248,7 +250,9 @@ def _volumes(data: Mapping[str, Any], controller: str, pod: SyntheticPod, locate
     for name, item in _persistence(data):
         advanced = item.get("advancedMounts")
         here = isinstance(advanced, Mapping) and bool(advanced.get(controller))
-        if not (item.get("globalMounts") or here or (not item.get("globalMounts") and not advanced)):
+        if not (
+            item.get("globalMounts") or here or (not item.get("globalMounts") and not advanced)
+        ):
             continue
         where: PathT = ("persistence", name)
         kind = item.get("type") or "persistentVolumeClaim"
