@@ -202,3 +202,32 @@ def test_a_v1_key_before_0_1_6_is_the_variable_s_value(run_line: Run, repo: Path
         "    pod.containers[0].env.VLLM_USE_V1 = '1'  (stack.yaml:26:13, "
         "servingEngineSpec.modelSpec[0].vllmConfig.v1)"
     ) in shown.output.splitlines()
+
+
+def test_a_values_file_of_app_template_is_detected_by_its_controllers(
+    run_line: Run, repo: Path
+) -> None:
+    (repo / "values.yaml").write_text(
+        textwrap.dedent(
+            """\
+            controllers:
+              vllm:
+                containers:
+                  app:
+                    image: {repository: vllm/vllm-openai, tag: v0.18.0}
+                    args: [--model, Qwen/Qwen2.5-7B-Instruct, --swap-space, "4"]
+                    resources: {limits: {nvidia.com/gpu: 1}}
+            """
+        )
+    )
+    # Another chart's "controllers" key (a list, no containers map) is not app-template.
+    (repo / "other-values.yaml").write_text("controllers:\n  - name: x\n")
+    result = run_line(["lint", "--format", "json", "values.yaml", "other-values.yaml"])
+    assert (result.exit_code, findings(result)) == (
+        1,
+        [
+            ("values.yaml", 5, 47, "shutdown/vllm-aborts-on-sigterm", []),
+            ("values.yaml", 6, 51, "vllm/flag-not-accepted", []),
+            ("values.yaml", 7, 9, "kubernetes-qos/gpu-pod-best-effort", []),
+        ],
+    )

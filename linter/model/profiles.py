@@ -127,10 +127,24 @@ MISSING = _MISSING
 
 def detect(profile: Profile, data: object) -> bool:
     rules = profile.spec.get("detect", {})
-    if any(get_path(data, p) is MISSING for p in rules.get("required", [])):
+    if not all(_exists(data, p) for p in rules.get("required", [])):
         return False
     any_of = rules.get("anyOf")
-    return not any_of or any(get_path(data, p) is not MISSING for p in any_of)
+    return not any_of or any(_exists(data, p) for p in any_of)
+
+
+def _exists(data: object, dotted: str) -> bool:
+    """Whether the dotted path is set; a ``*`` part stands for any key of a mapping
+    (``controllers.*.containers``: some controller has containers)."""
+    parts = dotted.split(".")
+    if "*" not in parts:
+        return get_path(data, dotted) is not MISSING
+    star = parts.index("*")
+    head, rest = ".".join(parts[:star]), ".".join(parts[star + 1 :])
+    node = get_path(data, head) if head else data
+    if not isinstance(node, Mapping):
+        return False
+    return any(_exists(child, rest) if rest else True for child in node.values())
 
 
 def matching_profile(data: object, profile_dirs: Sequence[str]) -> Profile | None:
