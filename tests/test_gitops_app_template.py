@@ -9,6 +9,7 @@ memory-backed /dev/shm from persistence) and an Argo CD Application of app-templ
 
 from __future__ import annotations
 
+import json
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -114,6 +115,10 @@ def test_an_oci_chart_ref_not_in_the_repository_is_taken_by_its_name(
     assert (result.exit_code, findings(result)) == (
         1,
         [("other.yaml", 32, 17, DOES_NOT_FIT, ["HelmRelease/llm"])],
+    )
+    assert json.loads(result.output)["notes"][0] == (
+        "other.yaml:4: HelmRelease llm: chartRef OCIRepository app-template (not in this "
+        "repository: taken as chart app-template)"
     )
 
 

@@ -13,6 +13,7 @@ that chart name (``profiles/``), or by its values' layout when no profile names 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import binascii
 import os
 from collections.abc import Iterator
@@ -53,6 +54,9 @@ def helm_release(parsed: ParsedFile, document: Document, settings: ModelSettings
         layers.append(
             Layer(f"{parsed.source} spec.values", inline.subdocument(document, ("spec", "values")))
         )
+    chart = _chart(parsed, spec, namespace, settings)
+    if chart.by_name:
+        notes.append(f"{parsed.source}:{document.span(()).line}: {title}: {chart.words}")
     post = [
         inline.subdocument(document, ("spec", "postRenderers", number, "kustomize"))
         for number, entry in enumerate(_list(spec.get("postRenderers")))
@@ -64,7 +68,7 @@ def helm_release(parsed: ParsedFile, document: Document, settings: ModelSettings
         parsed.source,
         document.span(()).line,
         document.index,
-        _chart(parsed, spec, namespace, settings),
+        chart,
         tuple(layers),
         tuple(findings),
         tuple(notes),
@@ -131,7 +135,7 @@ def _chart_ref(
         # Kept beside the cluster's sources, often in another repository: an
         # OCIRepository is named after the chart it serves (app-template, vllm-stack).
         words = f"chartRef {kind} {name} (not in this repository: taken as chart {name})"
-        return by_profile(words, name, "", settings)
+        return dataclasses.replace(by_profile(words, name, "", settings), by_name=True)
     if found is None:
         return ChartSource(f"chartRef {kind} {name}: not found in this repository")
     spec = _map(_map(found.document.data).get("spec"))

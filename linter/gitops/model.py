@@ -26,6 +26,8 @@ class ChartSource:
     version: str = ""
     # Why no profile reads it although one names the chart: its version is in no range.
     uncovered: str = ""
+    # The chart was taken from a name alone (an OCIRepository not in this repository).
+    by_name: bool = False
 
 
 @frozen
