@@ -13,8 +13,8 @@ that chart name (``profiles/``), or by its values' layout when no profile names 
 from __future__ import annotations
 
 import base64
-import dataclasses
 import binascii
+import dataclasses
 import os
 from collections.abc import Iterator
 from typing import Any
