@@ -236,3 +236,29 @@ def test_a_values_file_of_app_template_is_detected_by_its_controllers(
             ("values.yaml", 7, 9, "kubernetes-qos/gpu-pod-best-effort", []),
         ],
     )
+
+
+def test_each_wrapper_s_version_selects_the_profile(repo: Path) -> None:
+    from linter.gitops.kustomize import build
+    from linter.gitops.read import wrapped_releases
+    from linter.model.settings import ModelSettings
+    from linter.parsing.documents import parse_yaml
+
+    settings = ModelSettings()
+
+    def profile_of(name: str) -> str | None:
+        releases, _ = wrapped_releases(parse_yaml(name, (repo / name).read_text()), settings)
+        return releases[0].chart.profile
+
+    (repo / "kustomize").mkdir()
+    (repo / "kustomize" / "kustomization.yaml").write_text(
+        "helmCharts:\n  - name: app-template\n    version: 3.2.1\n"
+    )
+    charts = build(repo / "kustomize", settings).charts
+    assert [
+        profile_of("release.yaml"),  # spec.chart.spec.version 4.1.1
+        profile_of(_release(repo, "3.7.3")),
+        profile_of("application.yaml"),  # targetRevision 3.7.3
+        charts[0].chart.profile,  # helmCharts version 3.2.1
+        profile_of(_release(repo, "2.6.0")),
+    ] == ["app-template", "app-template-3", "app-template-3", "app-template-3", None]
