@@ -143,3 +143,21 @@ def test_a_release_read_without_a_profile_names_its_post_renderers(
             "no chart profile reads this chart, so they are not applied",
         )
     ]
+
+
+def test_the_older_spellings_written_as_objects(run_line: Run, repo: Path) -> None:
+    result = run_line(["lint", "--format", "json", "older.yaml"])
+    # The JSON 6902 operation appends VLLM_SERVER_DEV_MODE to the server's env.
+    assert (result.exit_code, findings(result)) == (
+        0,
+        [("older.yaml", 34, 53, "diagnostics/development-endpoints", ENV)],
+    )
+    assert not_understood(result) == [
+        (
+            "older.yaml",
+            17,
+            "postRenderers of HelmRelease stack",
+            "not applied: the patch's target Deployment/vllm-llama8b-deployment-vllm is not "
+            "among the resources read",
+        )
+    ]

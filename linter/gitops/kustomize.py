@@ -361,6 +361,9 @@ class _Builder:
     def _patch_documents(self, here: PathT, entry: dict[str, Any], at: str) -> list[Document]:
         if isinstance(entry.get("patch"), str):
             return self._inline((*here, "patch"), entry["patch"])
+        if isinstance(entry.get("patch"), dict | list):
+            # Written as YAML, as Flux's post-renderers write patchesJson6902 operations.
+            return [inline.subdocument(self.doc, (*here, "patch"))]
         if isinstance(entry.get("path"), str):
             target = self._inside(entry["path"], at)
             parsed = _parse(target, self.out) if target and target.is_file() else None
@@ -391,6 +394,9 @@ class _Builder:
             documents = self._patch_documents(here, {"path": entry}, at)
         elif isinstance(entry, str):
             documents = self._inline(here, entry)
+        elif isinstance(entry, dict):
+            # An object written in place, as Flux's post-renderers write them.
+            documents = [inline.subdocument(self.doc, here)]
         else:
             self.out.notes.append(f"{at}: a strategic merge patch must be a path")
             return

@@ -26,6 +26,7 @@ from linter.model.settings import ModelSettings
 from linter.positions import Origin, PathT, format_path, nearest
 
 POD: PathT = ("spec", "template", "spec")
+_LISTS = ("args", "env", "volumeMounts")
 WHAT = "postRenderers"
 FIX = (
     "lint the rendered release (helm template ... | kustomize, or lint --chart of a chart "
@@ -54,12 +55,12 @@ class PostRenderer:
             origins.setdefault(where, origin)
             spans[(*POD, *path)] = where
         pod_spec = copy.deepcopy(spec)
-        # The chart renders the server's args (--host, --port): a patch may append to them.
-        added = [
-            c for c in pod_spec.get("containers", []) if isinstance(c, dict) and "args" not in c
-        ]
-        for container in added:
-            container["args"] = []
+        # The chart renders lists the values reading may not show (the server's --host and
+        # --port args, its env): a patch may append to them.
+        for container in pod_spec.get("containers", []):
+            if isinstance(container, dict):
+                for field in _LISTS:
+                    container.setdefault(field, [])
         data = {
             "apiVersion": "apps/v1",
             "kind": kind or "Deployment",
@@ -78,8 +79,9 @@ class PostRenderer:
         if not isinstance(pod, dict):
             return spec, locate
         for container in pod.get("containers", []):
-            if isinstance(container, dict) and container.get("args") == []:
-                del container["args"]
+            for field in _LISTS:
+                if isinstance(container, dict) and container.get(field) == []:
+                    del container[field]
         self.written.extend(Origin(*where) for where in made.spans.values() if where not in origins)
         fallback = locate(())
 
