@@ -1,9 +1,10 @@
 """Environments re-judged when what they inherit changes (linter/run/dependents.py).
 
-pre-commit passes the changed files alone: a chart's values.yaml or Chart.yaml (without
-another values file of the chart) judges every environment of the chart, as a run over
-the chart's folder does; a ConfigMap
-a HelmRelease reads, or a values file an Application names, judges that release.
+pre-commit passes the changed files alone: a chart's values.yaml, Chart.yaml or template
+(without another values file of the chart) judges every environment of the chart, as a
+run over the chart's folder does; a ConfigMap a HelmRelease reads, or a values file an
+Application names, judges that release; a chart profile of model.profileDirs judges the
+releases it reads. (A changed Kustomize base: test_gitops_kustomize.py.)
 """
 
 from __future__ import annotations
