@@ -65,8 +65,10 @@ def test_a_chart_template_named_on_the_command_line_is_a_note(
     run_line: RunLine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Issue 31: it was a syntax error (pre-commit passes every changed YAML file).
+    # Without the chart context a template is a note, not a file to lint.
     monkeypatch.chdir(TRAPS)
-    result = run_line(["lint", "--no-config", "chart/templates/deployment.yaml"])
+    no_context = ["lint", "--no-config", "--no-chart-context"]
+    result = run_line([*no_context, "chart/templates/deployment.yaml"])
     assert (result.exit_code, result.output.splitlines()) == (
         0,
         [
@@ -77,12 +79,23 @@ def test_a_chart_template_named_on_the_command_line_is_a_note(
         ],
     )
     monkeypatch.chdir(TRAPS / "chart" / "templates")
-    inside = run_line(["lint", "--no-config", "-q", "deployment.yaml"])
+    inside = run_line([*no_context, "-q", "deployment.yaml"])
     assert (inside.exit_code, inside.output) == (0, "")
-    note = run_line(["lint", "--no-config", "deployment.yaml"]).output.splitlines()[0]
+    note = run_line([*no_context, "deployment.yaml"]).output.splitlines()[0]
     assert note == (
         "note: deployment.yaml: a chart template: lint the chart (servelint lint --chart ..)"
     )
+
+
+def test_a_changed_chart_template_judges_the_chart_s_environments(
+    run_line: RunLine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 27: every environment inherits the template; it is judged as the chart's folder.
+    monkeypatch.chdir(TRAPS)
+    result = run_line(["lint", "--no-config", "chart/templates/deployment.yaml"])
+    folder = run_line(["lint", "--no-config", "chart/"])
+    assert (result.exit_code, result.output) == (folder.exit_code, folder.output)
+    assert result.output.splitlines()[-1] == "0 errors, 0 warnings, 0 info in 4 files"
 
 
 def test_a_log_named_on_the_command_line_is_a_note_and_the_rest_is_linted(

@@ -1,9 +1,10 @@
 """Environments re-judged when what they inherit changes (linter/run/dependents.py).
 
-pre-commit passes the changed files alone: a chart's values.yaml or Chart.yaml (without
-another values file of the chart) judges every environment of the chart, as a run over
-the chart's folder does; a ConfigMap
-a HelmRelease reads, or a values file an Application names, judges that release.
+pre-commit passes the changed files alone: a chart's values.yaml, Chart.yaml or template
+(without another values file of the chart) judges every environment of the chart, as a
+run over the chart's folder does; a ConfigMap a HelmRelease reads, or a values file an
+Application names, judges that release; a chart profile of model.profileDirs judges the
+releases it reads. (A changed Kustomize base: test_gitops_kustomize.py.)
 """
 
 from __future__ import annotations
@@ -105,3 +106,73 @@ def test_a_chart_s_values_yaml_judges_the_wrappers_that_release_the_chart(
         ("argo/object.yaml", 17, 13, DOES_NOT_FIT, ["Application/vllm-object"]),
         ("flux/release.yaml", 30, 7, DOES_NOT_FIT, ["HelmRelease/vllm-prod"]),
     ]
+
+
+def test_a_changed_template_alone_judges_every_environment_as_a_full_run(
+    run_line: Run, repo: Path
+) -> None:
+    full = run_line(["lint", "charts/envs/"])
+    alone = run_line(["lint", "charts/envs/templates/deployment.yaml"])
+    assert (alone.exit_code, alone.output) == (full.exit_code, full.output)
+    assert "charts/envs/values-prod.yaml:4:3: error vllm-kv/one-sequence-does-not-fit" in (
+        alone.output
+    )
+    # The template is not read as a file (it is Go template text): no note tells to lint it.
+    assert "a chart template" not in alone.output
+
+
+def test_a_changed_template_of_a_released_chart_judges_its_wrappers(
+    run_line: Run, repo: Path
+) -> None:
+    result = run_line(["lint", "--format", "json", "charts/vllm/templates/deployment.yaml"])
+    assert result.exit_code == 1
+    assert [f for f in findings(result) if f[3] == DOES_NOT_FIT] == [
+        ("argo/application.yaml", 24, 11, DOES_NOT_FIT, ["Application/vllm-app"]),
+        ("argo/appset.yaml", 27, 15, DOES_NOT_FIT, ["ApplicationSet/vllm-large"]),
+        ("argo/object.yaml", 17, 13, DOES_NOT_FIT, ["Application/vllm-object"]),
+        ("flux/release.yaml", 30, 7, DOES_NOT_FIT, ["HelmRelease/vllm-prod"]),
+    ]
+
+
+def test_a_changed_chart_profile_judges_the_releases_it_reads_as_a_full_run(
+    run_line: Run, repo: Path
+) -> None:
+    """A profile of model.profileDirs describing vllm-stack: the HelmRelease of that chart
+    (flux/stack.yaml) and a values file the profile detects are judged with it."""
+    profile = Path(__file__).parents[1] / "profiles" / "vllm-production-stack.yaml"
+    (repo / "profiles").mkdir()
+    (repo / "profiles" / "stack.yaml").write_text(
+        profile.read_text().replace("name: vllm-production-stack", "name: my-stack")
+    )
+    (repo / ".servelint.yaml").write_text("model:\n  profileDirs: [profiles]\n")
+    values = FIXTURES / "sizing" / "values" / "production-stack.yaml"
+    (repo / "envs" / "stack-values.yaml").write_text(values.read_text())
+    alone = run_line(["lint", "--format", "json", "profiles/stack.yaml"])
+    full = run_line(
+        [
+            "lint",
+            "--format",
+            "json",
+            "profiles/stack.yaml",
+            "flux/stack.yaml",
+            "envs/stack-values.yaml",
+        ]
+    )
+    assert (alone.exit_code, findings(alone)) == (full.exit_code, findings(full))
+    assert findings(alone) == [
+        ("envs/stack-values.yaml", 12, 7, "sizing/host-memory-above-request", []),
+        (
+            "flux/stack.yaml",
+            18,
+            11,
+            "sizing/gpu-server-without-memory-limit",
+            ["HelmRelease/stack"],
+        ),
+        ("flux/stack.yaml", 33, 13, "gpu/world-size-above-gpus", ["HelmRelease/stack"]),
+    ]
+
+
+def test_a_file_outside_the_profile_folders_is_not_a_profile(run_line: Run, repo: Path) -> None:
+    (repo / "stack.yaml").write_text("apiVersion: servelint/v1\nkind: ChartProfile\n")
+    result = run_line(["lint", "--format", "json", "stack.yaml"])
+    assert (result.exit_code, findings(result)) == (0, [])

@@ -52,7 +52,13 @@ def test_packaged_profiles_match_the_profile_schema() -> None:
         data = yaml.safe_load((root / profile.source).read_text(encoding="utf-8"))
         assert [e.message for e in validator.iter_errors(data)] == [], profile.source
         names.append(profile.name)
-    assert names == ["kubeai-models", "llm-d-modelservice", "vllm-production-stack"]
+    assert names == [
+        "app-template-3",
+        "app-template",
+        "kubeai-models",
+        "llm-d-modelservice",
+        "vllm-production-stack",
+    ]
     assert jsonschema.Draft202012Validator(schema).is_valid(
         yaml.safe_load((FIXTURES / "profiles" / "acme.yaml").read_text())
     )

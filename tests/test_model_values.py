@@ -286,5 +286,20 @@ def test_invalid_user_profile_names_file_and_line(tmp_path: Path) -> None:
         load("values-prod.yaml", ModelSettings(profile_dirs=(str(tmp_path),)))
     assert str(raised.value) == (
         f"{tmp_path / 'bad.yaml'}:10:7: invalid profile: 'magic' is not one of "
-        "['container', 'pod-spec', 'kubeai-model']"
+        "['container', 'pod-spec', 'kubeai-model', 'app-template']"
+    )
+
+
+def test_a_user_profile_s_chart_versions_must_be_a_range(tmp_path: Path) -> None:
+    (tmp_path / "bad.yaml").write_text(
+        "apiVersion: servelint/v1\nkind: ChartProfile\nmetadata:\n  name: bad\n"
+        "  chartVersions: newest\nspec:\n"
+        "  detect:\n    required: [x]\n  workloads:\n    - forEach: x\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError) as raised:
+        load("values-prod.yaml", ModelSettings(profile_dirs=(str(tmp_path),)))
+    assert str(raised.value) == (
+        f"{tmp_path / 'bad.yaml'}:5:3: invalid profile: chartVersions 'newest' is not a "
+        "version range (such as '>=3.0.0 <4.0.0')"
     )

@@ -1,4 +1,5 @@
-"""The wrappers of a repository that read a given file (``run/dependents.py``)."""
+"""The wrappers of a repository that read a given file, and the releases a changed chart
+profile reads (``run/dependents.py``)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,58 @@ from linter.parsing import bounded
 from linter.parsing.documents import parse_yaml
 
 
+def profiled(
+    roots: Collection[Path], changed: Collection[str], settings: ModelSettings
+) -> list[str]:
+    """The files of the repositories at ``roots`` read with one of the chart profiles at
+    ``changed`` (real paths): wrappers of the charts they name, and values files they
+    detect, as a full run reads them."""
+    from linter.gitops.repo import yaml_files
+    from linter.model.profiles import detect, user_profiles
+    from linter.sources.chartlayout import is_values_name
+    from linter.sources.wrappers import wrapper_files
+
+    profiles = [
+        p
+        for p in user_profiles(tuple(settings.profile_dirs))
+        if os.path.realpath(p.source) in changed
+    ]
+    names = {p.name for p in profiles}
+    charts = {c for p in profiles for c in p.charts}
+    out: list[str] = []
+    for root in sorted(roots):
+        wrappers = [w for w in wrapper_files(root) if _mentions_any(w, charts)]
+        out.extend(reading(wrappers, (), settings, names))
+        for path in yaml_files(root):
+            if not is_values_name(path.name) or os.path.realpath(path) in changed:
+                continue
+            try:
+                text = bounded.read_text(path)
+            except (OSError, UnicodeDecodeError):
+                continue
+            documents = parse_yaml(shown(path), text).documents
+            if any(detect(p, d.data) for p in profiles for d in documents):
+                out.append(shown(path))
+    return out
+
+
+def _mentions_any(path: Path, words: Collection[str]) -> bool:
+    try:
+        text = bounded.read_text(path)
+    except (OSError, UnicodeDecodeError):
+        return False
+    return any(word in text for word in words)
+
+
 def reading(
-    wrappers: Sequence[Path], inputs: Collection[str], settings: ModelSettings
+    wrappers: Sequence[Path],
+    inputs: Collection[str],
+    settings: ModelSettings,
+    profiles: Collection[str] = (),
 ) -> list[str]:
     """The files among ``wrappers`` with a release that reads one of ``inputs`` (real
     paths): a values layer's file, or its chart's ``values.yaml``, ``Chart.yaml`` or a
-    template."""
+    template; or a release read with one of the chart profiles named ``profiles``."""
     out: list[str] = []
     for path in wrappers:
         try:
@@ -28,7 +75,9 @@ def reading(
             continue  # bounded.InputRefused is an OSError: not this wrapper's to say
         name = shown(path)
         releases, _ = wrapped_releases(parse_yaml(name, text), settings)
-        if any(_reads(release, inputs) for release in releases):
+        if any(
+            _reads(release, inputs) or release.chart.profile in profiles for release in releases
+        ):
             out.append(name)
     return out
 

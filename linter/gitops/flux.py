@@ -3,7 +3,8 @@
 Read: the chart of ``spec.chart.spec`` (``chart``, ``version``, ``sourceRef``) or of
 ``spec.chartRef``; ``spec.valuesFrom`` (ConfigMaps and Secrets of this repository, by
 ``valuesKey``, with ``targetPath``), then ``spec.values`` on top, as the helm-controller
-merges them (https://fluxcd.io/flux/components/helm/helmreleases/#values-references).
+merges them (https://fluxcd.io/flux/components/helm/helmreleases/#values-references);
+``spec.postRenderers[].kustomize`` is kept for ``postrender.py``.
 A chart in a ``GitRepository`` is looked for in this repository, relative to its root; a
 chart from a ``HelmRepository`` or an OCI registry is read with the chart profile of
 that chart name (``profiles/``), or by its values' layout when no profile names it.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -20,7 +22,7 @@ from typing import Any
 from linter.findings import Finding
 from linter.gitops import inline, repo
 from linter.gitops.model import ChartSource, Layer, WrappedRelease
-from linter.model.profiles import profile_for_chart
+from linter.model.profiles import chart_profile
 from linter.model.settings import ModelSettings
 from linter.parsing.documents import Document, ParsedFile
 from linter.positions import PathT, Span, parse_path
@@ -52,18 +54,27 @@ def helm_release(parsed: ParsedFile, document: Document, settings: ModelSettings
         layers.append(
             Layer(f"{parsed.source} spec.values", inline.subdocument(document, ("spec", "values")))
         )
+    chart = _chart(parsed, spec, namespace, settings)
+    if chart.by_name:
+        notes.append(f"{parsed.source}:{document.span(()).line}: {title}: {chart.words}")
+    post = [
+        inline.subdocument(document, ("spec", "postRenderers", number, "kustomize"))
+        for number, entry in enumerate(_list(spec.get("postRenderers")))
+        if isinstance(_map(entry).get("kustomize"), dict)
+    ]
     return WrappedRelease(
         "HelmRelease",
         str(meta.get("name", "")),
         parsed.source,
         document.span(()).line,
         document.index,
-        _chart(parsed, spec, namespace, settings),
+        chart,
         tuple(layers),
         tuple(findings),
         tuple(notes),
         frozenset(secrets),
         tuple(dict.fromkeys(reads)),
+        post_renderers=tuple(post),
     )
 
 
@@ -102,11 +113,17 @@ def resolve_chart(
         if folder is not None:
             return ChartSource(words, directory=repo.shown(folder), chart=os.path.basename(folder))
         return ChartSource(f"{words}: no Chart.yaml at {chart} in this repository")
-    name = chart.rstrip("/").rsplit("/", 1)[-1]
-    profile = profile_for_chart(name, settings.profile_dirs)
-    if profile is None:
-        return ChartSource(f"{words}: no chart profile names it", chart=name, version=version)
-    return ChartSource(words, profile=profile.name, chart=name, version=version)
+    return by_profile(words, chart.rstrip("/").rsplit("/", 1)[-1], version, settings)
+
+
+def by_profile(words: str, name: str, version: str, settings: ModelSettings) -> ChartSource:
+    """The chart ``name`` of a chart repository: the chart profile that names it and whose
+    versions hold ``version``."""
+    profile, uncovered = chart_profile(name, settings.profile_dirs, version)
+    if profile is not None:
+        return ChartSource(words, profile=profile.name, chart=name, version=version)
+    why = uncovered or "no chart profile names it"
+    return ChartSource(f"{words}: {why}", chart=name, version=version, uncovered=uncovered)
 
 
 def _chart_ref(
@@ -114,6 +131,11 @@ def _chart_ref(
 ) -> ChartSource:
     kind, name = str(ref.get("kind", "")), str(ref.get("name", ""))
     found = repo.find_object(parsed, kind, name, _namespace(ref, namespace))
+    if found is None and kind == "OCIRepository" and chart_profile(name, settings.profile_dirs)[0]:
+        # Kept beside the cluster's sources, often in another repository: an
+        # OCIRepository is named after the chart it serves (app-template, vllm-stack).
+        words = f"chartRef {kind} {name} (not in this repository: taken as chart {name})"
+        return dataclasses.replace(by_profile(words, name, "", settings), by_name=True)
     if found is None:
         return ChartSource(f"chartRef {kind} {name}: not found in this repository")
     spec = _map(_map(found.document.data).get("spec"))

@@ -17,14 +17,14 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from linter.gitops import inline
+from linter.gitops.flux import by_profile
 from linter.gitops.model import ChartSource, Layer, WrappedRelease
 from linter.gitops.repo import shown
-from linter.model.profiles import profile_for_chart
 from linter.model.settings import ModelSettings
 from linter.model.strategic_merge import merge
 from linter.parsing import bounded
@@ -96,6 +96,18 @@ def build(folder: Path, settings: ModelSettings, _stack: tuple[str, ...] = ()) -
         return out
     _Builder(out, folder, document, settings, (*_stack, os.path.realpath(folder))).run()
     return out
+
+
+def post_render(
+    objects: list[Obj], document: Document, settings: ModelSettings
+) -> tuple[list[Obj], list[str], list[ImageSet]]:
+    """``objects`` once the patches and ``images`` of the kustomization written at
+    ``document`` (a Flux HelmRelease's ``postRenderers[].kustomize``) are applied, with
+    a note for each that could not be; a ``path`` is read from the document's folder."""
+    folder = Path(document.source).parent
+    out = Build(shown(folder) or ".", document.source, objects=objects)
+    _Builder(out, folder, document, settings, ()).patch_and_set_images()
+    return out.objects, out.notes, out.images
 
 
 def _read_document(path: Path, out: Build) -> Document | None:
@@ -171,12 +183,21 @@ class _Builder:
                 self.out.notes.append(f"{self.at(key)}: {key} are not read without kustomize")
         self._config_maps()
         self._helm_charts()
+        self.patch_and_set_images(between=self._names)
+
+    def _names(self) -> None:
+        self._namespace()
+        self._prefix_suffix()
+
+    def patch_and_set_images(self, between: Callable[[], None] | None = None) -> None:
+        """The patches and ``images`` of the kustomization, in Kustomize's order (the
+        name transformers, ``between``, run before the JSON 6902 patches)."""
         for index, entry in _items(self.data, "patchesStrategicMerge"):
             self._strategic_entry(("patchesStrategicMerge", index), entry, None)
         for index, entry in _items(self.data, "patches"):
             self._patch(("patches", index), entry)
-        self._namespace()
-        self._prefix_suffix()
+        if between is not None:
+            between()
         for index, entry in _items(self.data, "patchesJson6902"):
             self._patch(("patchesJson6902", index), entry, json_only=True)
         self._images()
@@ -314,10 +335,7 @@ class _Builder:
         words = " ".join(
             w for w in ("chart", name, version, f"({entry.get('repo') or 'no repo'})") if w
         )
-        profile = profile_for_chart(name, self.settings.profile_dirs)
-        if profile is None:
-            return ChartSource(f"{words}: no chart profile names it", chart=name, version=version)
-        return ChartSource(words, profile=profile.name, chart=name, version=version)
+        return by_profile(words, name, version, self.settings)
 
     # patches -----------------------------------------------------------------------
 
@@ -343,6 +361,9 @@ class _Builder:
     def _patch_documents(self, here: PathT, entry: dict[str, Any], at: str) -> list[Document]:
         if isinstance(entry.get("patch"), str):
             return self._inline((*here, "patch"), entry["patch"])
+        if isinstance(entry.get("patch"), dict | list):
+            # Written as YAML, as Flux's post-renderers write patchesJson6902 operations.
+            return [inline.subdocument(self.doc, (*here, "patch"))]
         if isinstance(entry.get("path"), str):
             target = self._inside(entry["path"], at)
             parsed = _parse(target, self.out) if target and target.is_file() else None
@@ -373,6 +394,9 @@ class _Builder:
             documents = self._patch_documents(here, {"path": entry}, at)
         elif isinstance(entry, str):
             documents = self._inline(here, entry)
+        elif isinstance(entry, dict):
+            # An object written in place, as Flux's post-renderers write them.
+            documents = [inline.subdocument(self.doc, here)]
         else:
             self.out.notes.append(f"{at}: a strategic merge patch must be a path")
             return

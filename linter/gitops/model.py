@@ -24,6 +24,10 @@ class ChartSource:
     profile: str | None = None
     chart: str = ""  # the chart's name, when the wrapper says it
     version: str = ""
+    # Why no profile reads it although one names the chart: its version is in no range.
+    uncovered: str = ""
+    # The chart was taken from a name alone (an OCIRepository not in this repository).
+    by_name: bool = False
 
 
 @frozen
@@ -42,6 +46,8 @@ class WrappedRelease:
     secrets: frozenset[str] = frozenset()  # values read from Secrets: never printed
     reads: tuple[str, ...] = ()  # the other files its values come from
     release_name: str = ""  # Argo CD helm.releaseName
+    # Flux ``spec.postRenderers[].kustomize``, each as a document on the release's lines.
+    post_renderers: tuple[Document, ...] = ()
 
     @property
     def title(self) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from linter.coverage import gaps
 from linter.coverage.model import Coverage, NotUnderstood, combine
@@ -43,6 +44,9 @@ from linter.parsing.documents import Document, Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.secrets import redact
 from linter.sources.files import Input
+
+if TYPE_CHECKING:
+    from linter.gitops.postrender import PostRenderer
 
 
 class GitOpsReleases:
@@ -125,6 +129,7 @@ class _ChartPart:
             self.context = read
             documents[chart.values] = helm_document(read[0], []) if read else None
         self.release = ReleaseSubjects(policies, self.request, self.env, documents, settings)
+        self._settings = settings
         # Keys no template of the chart reads, in the wrapper's layers as in a values file.
         self._unread = (policies, chart.directory, documents, [x.label for x in wrapped.layers])
 
@@ -143,6 +148,13 @@ class _ChartPart:
         coverage = outcome.coverage
         if not self.release.workloads:
             coverage = coverage.merged(_not_understood(self.wrapped))
+        post = _post_renderer(self.wrapped, self._settings)
+        if post is not None:
+            post.not_applied(
+                "the Kustomize patches and images apply to the chart's rendered manifests, "
+                "which are not rendered here (the values are read as the chart's values)"
+            )
+            coverage = coverage.merged(Coverage((), (), tuple(post.found)))
         notes = (*self.wrapped.notes, *outcome.notes, *unread.notes)
         return Contribution(tuple(findings), notes, coverage)
 
@@ -165,6 +177,7 @@ class _ValuesPart:
         self.findings: list[Finding] = list(wrapped.findings)
         self.workloads: list[Workload] = []
         self.merged: MergedValues | None = None
+        self.post_gaps: tuple[NotUnderstood, ...] = ()
         self._policies = [p for p in policies if p.target == "workload"]
         label = f"{wrapped.kind.lower()}:{wrapped.source}@{wrapped.name}"
         try:
@@ -178,10 +191,29 @@ class _ValuesPart:
                 if wrapped.chart.profile
                 else None
             )
+            if profile is not None:
+                # Its conditions of chartVersions read the release's version.
+                profile = profile._replace(release=wrapped.chart.version)
+            post = _post_renderer(wrapped, settings)
+            if post is not None and profile is None:
+                post.not_applied(
+                    "the Kustomize patches and images apply to the rendered manifests; no "
+                    "chart profile reads this chart, so they are not applied"
+                )
             merged = self.merged
             self.workloads = workloads_from_values(
-                merged.data, merged.locate, merged.label, settings, profile=profile
+                merged.data,
+                merged.locate,
+                merged.label,
+                settings,
+                profile=profile,
+                patch=post if profile is not None else None,
             )
+            if post is not None:
+                from linter.model.value_flags import mark_reaching
+
+                mark_reaching(self.workloads, post.written)
+                self.post_gaps = tuple(post.found)
 
     def batches(self) -> list[Batch]:
         return [Batch(workloads=tuple(self.workloads))]
@@ -189,8 +221,10 @@ class _ValuesPart:
     def conclude(self, found: Sequence[list[Finding]]) -> Contribution:
         findings = by_environment([(self.env, [*self.findings, *found[0]])])
         entries = tuple(gaps.entry(w, self._policies, self.env.name) for w in self.workloads)
-        coverage = Coverage((), entries)
-        if not self.workloads and self._policies:
+        coverage = Coverage((), entries, self.post_gaps)
+        if self.wrapped.chart.uncovered:
+            coverage = coverage.merged(_uncovered(self.wrapped))
+        elif not self.workloads and self._policies:
             coverage = coverage.merged(_not_understood(self.wrapped))
         notes = list(self.wrapped.notes)
         if not self.wrapped.chart.profile:
@@ -210,6 +244,29 @@ def _not_understood(wrapped: WrappedRelease) -> Coverage:
     """The layers that name an inference server although no workload came of them."""
     found = [n for x in wrapped.layers if (n := describe(x.document)) is not None]
     return Coverage((), (), tuple(found))
+
+
+def _post_renderer(wrapped: WrappedRelease, settings: ModelSettings) -> PostRenderer | None:
+    if not wrapped.post_renderers:
+        return None
+    from linter.gitops.postrender import PostRenderer  # only for a release that has one
+
+    return PostRenderer(wrapped, settings)
+
+
+def _uncovered(wrapped: WrappedRelease) -> Coverage:
+    """A release of a profiled chart whose version no profile describes."""
+    chart = wrapped.chart
+    found = NotUnderstood(
+        wrapped.source,
+        wrapped.line,
+        1,
+        f"chart {chart.chart} {chart.version} ({wrapped.title})",
+        chart.uncovered,
+        "describe this chart version with a chart profile (metadata.chartVersions, "
+        "docs/gitops.md), or lint the chart with --chart so the rendered manifests are read",
+    )
+    return Coverage((), (), (found,))
 
 
 def one_each(findings: Iterable[Finding]) -> list[Finding]:

@@ -2,13 +2,14 @@
 
 Builders: ``container`` (the profile says how values become one server container: image,
 command, args, env, resources, probes, pod fields, /dev/shm), ``pod-spec`` (the entry is
-already a pod-spec-like mapping with ``containers``) and ``kubeai-model``.
+already a pod-spec-like mapping with ``containers``), ``kubeai-model`` and
+``app-template`` (a bjw-s controller: ``model/app_template.py``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from linter.model import quantities as q
@@ -25,11 +26,17 @@ from linter.model.workload import Workload
 from linter.positions import Origin, PathT, format_path, parse_path
 
 _C: PathT = ("containers", 0)
+# A change to each pod assembled, before it is read (a Flux post-renderer,
+# ``gitops/postrender.py``): (pod spec, locate, kind rendered) -> (pod spec, locate).
+PodPatch = Callable[[dict[str, Any], Locate, str], tuple[dict[str, Any], Locate]]
 
 
 class _Ctx:
-    def __init__(self, data: Any, entry: Any, path: PathT, locate: Locate) -> None:
+    def __init__(
+        self, data: Any, entry: Any, path: PathT, locate: Locate, release: str = ""
+    ) -> None:
         self.data, self.entry, self.path, self.locate = data, entry, path, locate
+        self.release = release
 
     def resolve(self, source: Mapping[str, Any] | None) -> tuple[Any, Origin | None]:
         if not source or ("when" in source and not self.holds(source["when"])):
@@ -57,6 +64,10 @@ class _Ctx:
         return None
 
     def holds(self, condition: Mapping[str, Any]) -> bool:
+        if "chartVersions" in condition and not self.in_versions(condition["chartVersions"]):
+            return False
+        if "key" not in condition and "root" not in condition and "chartVersions" in condition:
+            return True
         value, _ = self.resolve({k: condition[k] for k in ("key", "root") if k in condition})
         result = (
             value is not MISSING
@@ -66,6 +77,15 @@ class _Ctx:
         unless = condition.get("unless")
         return result and not (unless is not None and self.holds(unless))
 
+    def in_versions(self, versions: str) -> bool:
+        """Whether the release's chart version is in ``versions``; an unknown version is
+        taken to be the newest (a values file alone does not say its chart's)."""
+        from linter.model.chart_versions import contains, open_ended, parse
+
+        if self.release and parse(self.release) is not None:
+            return contains(versions, self.release)
+        return open_ended(versions)
+
 
 def _same(value: Any, expected: Any) -> bool:
     if isinstance(expected, bool) or isinstance(value, bool):
@@ -74,16 +94,34 @@ def _same(value: Any, expected: Any) -> bool:
 
 
 def apply_profile(
-    profile: Profile, data: Any, locate: Locate, label: str, settings: ModelSettings
+    profile: Profile,
+    data: Any,
+    locate: Locate,
+    label: str,
+    settings: ModelSettings,
+    patch: PodPatch | None = None,
 ) -> list[Workload]:
     out: list[Workload] = []
     for spec in profile.spec.get("workloads", []):
         for path, entry in _entries(spec, data):
-            ctx = _Ctx(data, entry, path, locate)
+            ctx = _Ctx(data, entry, path, locate, profile.release)
             if any(ctx.holds(rule) for rule in spec.get("skipWhen", [])):
                 continue
-            out.extend(_build(profile, spec, ctx, label, settings))
+            out.extend(_build(profile, spec, ctx, label, settings, patch))
     return out
+
+
+def _read(
+    pod: Mapping[str, Any],
+    locate: Locate,
+    meta: Meta,
+    settings: ModelSettings,
+    patch: PodPatch | None,
+) -> list[Workload]:
+    if patch is None:
+        return build_workloads(pod, locate, meta, settings)
+    changed, where = patch(dict(pod), locate, meta.renders)
+    return build_workloads(changed, where, meta, settings)
 
 
 def _entries(spec: Mapping[str, Any], data: Any) -> Iterator[tuple[PathT, Any]]:
@@ -102,20 +140,40 @@ def _entries(spec: Mapping[str, Any], data: Any) -> Iterator[tuple[PathT, Any]]:
 
 
 def _build(
-    profile: Profile, spec: Mapping[str, Any], ctx: _Ctx, label: str, settings: ModelSettings
+    profile: Profile,
+    spec: Mapping[str, Any],
+    ctx: _Ctx,
+    label: str,
+    settings: ModelSettings,
+    patch: PodPatch | None,
 ) -> list[Workload]:
     builder = spec.get("builder", "container")
     server = str(spec.get("server", ""))
     hints = _hints(spec, ctx, server)
     if builder == "pod-spec":
         meta = _meta(profile, spec, ctx, label, server, hints)
-        return build_workloads(ctx.entry, relative(ctx.locate, ctx.path), meta, settings)
+        return _read(ctx.entry, relative(ctx.locate, ctx.path), meta, settings, patch)
     if builder == "kubeai-model":
         from linter.model.custom import kubeai_pod  # the custom resources' module: KubeAI only
 
         pod, server, extra = kubeai_pod(ctx.entry, ctx.path, ctx.locate)
         meta = _meta(profile, spec, ctx, label, server, (*hints, *extra))
-        return build_workloads(pod.spec, pod.locate, meta, settings)
+        return _read(pod.spec, pod.locate, meta, settings, patch)
+    if builder == "app-template":
+        from linter.model import app_template  # its profile's alone
+
+        merge = bool(spec.get("defaultPodOptionsStrategy"))
+        pod = app_template.controller_pod(
+            ctx.data, ctx.entry, ctx.path, ctx.locate, merge_options=merge
+        )
+        kind = app_template.KINDS.get(str(ctx.entry.get("type") or "deployment"), "Deployment")
+        meta = dataclasses.replace(_meta(profile, spec, ctx, label, server, hints), renders=kind)
+        workloads = _read(pod.spec, pod.locate, meta, settings, patch)
+        # The chart prints a container's command and args as written.
+        at = relative(ctx.locate, ctx.path)
+        written = app_template.argument_keys(ctx.entry)
+        mark_reaching(workloads, [o for path in written for o in key_origins(ctx.entry, at, path)])
+        return workloads
     pod = SyntheticPod(ctx.locate(ctx.path))
     pod.set((*_C, "name"), server or "server", ctx.locate(ctx.path))
     _image(spec, ctx, pod)
@@ -126,7 +184,7 @@ def _build(
     _pod_fields(spec, ctx, pod)
     meta = _meta(profile, spec, ctx, label, server, hints)
     meta = dataclasses.replace(meta, server_known=bool(server), setting_inputs=keyed)
-    workloads = build_workloads(pod.spec, pod.locate, meta, settings)
+    workloads = _read(pod.spec, pod.locate, meta, settings, patch)
     # The profile says the chart passes its ``list`` keys into the args as written.
     lists = (parse_path(r["list"]) for r in spec.get("args", []) if "list" in r)
     at = relative(ctx.locate, ctx.path)

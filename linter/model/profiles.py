@@ -26,6 +26,12 @@ class Profile(NamedTuple):
     spec: Mapping[str, Any]
     # The chart names it describes (``metadata.charts``): a GitOps wrapper names its chart.
     charts: tuple[str, ...] = ()
+    # The chart releases it describes (``metadata.chartVersions``, ``chart_versions.py``):
+    # empty for every release.
+    versions: str = ""
+    # The chart version of the release read with it (a GitOps wrapper says it), for the
+    # conditions of ``chartVersions``; empty: the newest releases.
+    release: str = ""
 
 
 @functools.cache
@@ -73,12 +79,23 @@ def _load_user(path: Path) -> Profile:
         error_path, message = errors[0]
         span = document.span(error_path)
         raise ConfigError(f"{path}:{span.line}:{span.column}: invalid profile: {message}")
+    versions = document.data["metadata"].get("chartVersions", "")
+    if versions:
+        from linter.model.chart_versions import valid_range
+
+        if not valid_range(versions):
+            span = document.span(("metadata", "chartVersions"))
+            raise ConfigError(
+                f"{path}:{span.line}:{span.column}: invalid profile: chartVersions "
+                f"{versions!r} is not a version range (such as '>=3.0.0 <4.0.0')"
+            )
     return _profile(document.data, str(path))
 
 
 def _profile(data: Mapping[str, Any], source: str) -> Profile:
     meta = data["metadata"]
-    return Profile(meta["name"], source, data["spec"], tuple(meta.get("charts", ())))
+    charts = tuple(meta.get("charts", ()))
+    return Profile(meta["name"], source, data["spec"], charts, meta.get("chartVersions", ""))
 
 
 def _schema_errors(data: Any) -> list[tuple[tuple[str | int, ...], str]]:
@@ -110,25 +127,67 @@ MISSING = _MISSING
 
 def detect(profile: Profile, data: object) -> bool:
     rules = profile.spec.get("detect", {})
-    if any(get_path(data, p) is MISSING for p in rules.get("required", [])):
+    if not all(_exists(data, p) for p in rules.get("required", [])):
         return False
     any_of = rules.get("anyOf")
-    return not any_of or any(get_path(data, p) is not MISSING for p in any_of)
+    return not any_of or any(_exists(data, p) for p in any_of)
+
+
+def _exists(data: object, dotted: str) -> bool:
+    """Whether the dotted path is set; a ``*`` part stands for any key of a mapping
+    (``controllers.*.containers``: some controller has containers)."""
+    parts = dotted.split(".")
+    if "*" not in parts:
+        return get_path(data, dotted) is not MISSING
+    star = parts.index("*")
+    head, rest = ".".join(parts[:star]), ".".join(parts[star + 1 :])
+    node = get_path(data, head) if head else data
+    if not isinstance(node, Mapping):
+        return False
+    return any(_exists(child, rest) if rest else True for child in node.values())
 
 
 def matching_profile(data: object, profile_dirs: Sequence[str]) -> Profile | None:
-    for profile in all_profiles(profile_dirs):
-        if detect(profile, data):
-            return profile
-    return None
+    """The first profile that detects ``data``; of several versions of a chart's profile,
+    the one of its newest releases (a values file does not say its chart's version)."""
+    found = [p for p in all_profiles(profile_dirs) if detect(p, data)]
+    return _newest(found) if found else None
 
 
-def profile_for_chart(chart: str, profile_dirs: Sequence[str]) -> Profile | None:
-    """The profile whose ``metadata.charts`` names ``chart`` (user profiles first)."""
-    for profile in all_profiles(profile_dirs):
-        if chart in profile.charts:
-            return profile
-    return None
+def _newest(profiles: Sequence[Profile]) -> Profile:
+    if all(not p.versions for p in profiles):
+        return profiles[0]
+    from linter.model.chart_versions import open_ended
+
+    return next((p for p in profiles if open_ended(p.versions)), profiles[0])
+
+
+def profile_for_chart(chart: str, profile_dirs: Sequence[str], version: str = "") -> Profile | None:
+    """The profile whose ``metadata.charts`` names ``chart`` (user profiles first) and
+    whose ``chartVersions`` hold ``version``; without a version (or with one that is not a
+    version: a branch, ``*``), the profile of the chart's newest releases."""
+    return chart_profile(chart, profile_dirs, version)[0]
+
+
+def chart_profile(
+    chart: str, profile_dirs: Sequence[str], version: str = ""
+) -> tuple[Profile | None, str]:
+    """``profile_for_chart``, and why none when some profile names the chart but no
+    profile's range holds the version (``"no chart profile covers version 2.6.0 (...)"``)."""
+    named = [p for p in all_profiles(profile_dirs) if chart in p.charts]
+    if not named:
+        return None, ""
+    if all(not p.versions for p in named):
+        return named[0], ""
+    from linter.model.chart_versions import contains, parse
+
+    if not version or parse(version) is None:
+        return _newest(named), ""
+    for profile in named:
+        if contains(profile.versions, version):
+            return profile, ""
+    ranges = ", ".join(f"{p.name} {p.versions}" for p in named)
+    return None, f"no chart profile covers version {version} ({ranges})"
 
 
 def profile_named(name: str, profile_dirs: Sequence[str]) -> Profile | None:

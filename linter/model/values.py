@@ -27,7 +27,7 @@ from linter.model.exposure import compose_exposure, values_exposure
 from linter.model.located import Located
 from linter.model.nim import nim_chart_additions
 from linter.model.paths import Locate
-from linter.model.profile_apply import apply_profile
+from linter.model.profile_apply import PodPatch, apply_profile
 from linter.model.profiles import Profile, matching_profile
 from linter.model.records import Engine, Exposure, Grpc, ServingModel
 from linter.model.setting_input import SettingInput
@@ -78,12 +78,14 @@ def workloads_from_values(
     settings: ModelSettings = DEFAULT_SETTINGS,
     engine_args_of: str = "",
     profile: Profile | None = None,
+    patch: PodPatch | None = None,
 ) -> list[Workload]:
     """Workloads of a values tree; ``locate(path)`` gives the origin of any path in it.
 
     ``engine_args_of``: the tree is known to be that server's engine arguments (every key
     is read as a setting, see ``triton_vllm_engine_args``). ``profile``: the chart is known
-    (a GitOps wrapper named it), so its profile applies whatever the values hold."""
+    (a GitOps wrapper named it), so its profile applies whatever the values hold;
+    ``patch`` changes each pod the profile assembles (a Flux post-renderer)."""
     if not isinstance(data, Mapping):
         return []
     profile = profile or matching_profile(data, settings.profile_dirs)
@@ -93,7 +95,7 @@ def workloads_from_values(
             data, data, (), engine_args_of, locate, label, settings, TRITON_VLLM_KIND
         )
     elif profile is not None:
-        out = apply_profile(profile, data, locate, label, settings)
+        out = apply_profile(profile, data, locate, label, settings, patch)
     else:
         for section, server in server_sections(data):
             node = node_at(data, section)

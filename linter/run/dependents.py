@@ -1,18 +1,20 @@
 """What else a run must judge when a file others inherit from is linted (issue 27).
 
-pre-commit passes the changed files alone. A chart's ``values.yaml`` or ``Chart.yaml`` is
-inherited by every environment of the chart: given one of them without any other values
-file of the chart (those name the environments to judge), the run also takes the files
-of the chart's folder, so each environment is judged (and tagged) as a run over the
-chart's folder judges it. (A template named on the command line is still read as the
-file it is: the hook leaves ``templates/`` out.) A file a GitOps wrapper
+pre-commit passes the changed files alone. A chart's ``values.yaml``, ``Chart.yaml`` and
+templates are inherited by every environment of the chart: given one of them without any
+other values file of the chart (those name the environments to judge), the run also
+takes the files of the chart's folder, so each environment is judged (and tagged) as a
+run over the chart's folder judges it; a template itself (a Go template, not YAML) is not
+read as a file then, as a run over the folder does not read it. A file a GitOps wrapper
 reads (a ConfigMap or Secret of ``valuesFrom``, a values file of ``valueFiles``, a file
 of its chart) brings the wrapper's file into the run. Wrappers are looked for only in
 the repository of the inputs, by their apiVersion (``sources/wrappers.py``): a repository
 without one costs a walk of its folders and the first bytes of its YAML files, and loads
 none of the wrapper readers. A file a Kustomize build reads (a base's resource, patch or
 ``kustomization.yaml``) brings in every kustomization of the repository whose build reads
-it: the base's own and its overlays'.
+it: the base's own and its overlays'. A changed chart profile (a file of
+``model.profileDirs``) brings in the wrappers whose chart it describes and the values
+files it detects.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pathlib import Path
 from linter.lazyregex import lazy_compile
 from linter.model.settings import ModelSettings
 from linter.parsing import bounded
-from linter.sources.chartlayout import CHART_FILE, is_chart, is_values_name
+from linter.sources.chartlayout import CHART_FILE, chart_of_template, is_chart, is_values_name
 from linter.sources.files import Input, expand
 from linter.sources.wrappers import kustomization_files, repository_root, wrapper_files
 
@@ -35,19 +37,24 @@ def with_dependents(inputs: Sequence[Input], settings: ModelSettings) -> list[In
     given = [i for i in inputs if i.path is not None and i.error is None]
     if not given:
         return list(inputs)
-    out = list(inputs)
+    # A template stands for its chart: the chart's environments judge the change.
+    templates = {i.name: chart for i in given if (chart := chart_of_template(i.name)) is not None}
+    out = [i for i in inputs if i.name not in templates]
     seen = {os.path.realpath(i.name) for i in given}
     chosen = _environments_given(given)
     for item in given:
-        chart = _inherited(item.name)
+        template = templates.get(item.name)
+        chart = template if template is not None else _inherited(item.name)
         if chart is None or os.path.realpath(chart or ".") in chosen:
             continue
         files = _chart_files(chart)
-        if not any(_is_environment(name) for name in files):
+        if template is None and not any(_is_environment(name) for name in files):
             continue  # no environment inherits it: the chart's values alone, as before
         for name in files:
             _add(out, seen, name)
     for name in _wrappers_reading(given, settings):
+        _add(out, seen, name)
+    for name in _profiled(given, settings):
         _add(out, seen, name)
     for name in _kustomizations_reading(given, settings):
         _add(out, seen, name)
@@ -101,6 +108,23 @@ def _wrappers_reading(given: Sequence[Input], settings: ModelSettings) -> list[s
     from linter.gitops.dependents import reading  # only in a repository with wrappers
 
     return reading(candidates, inputs, settings)
+
+
+def _profiled(given: Sequence[Input], settings: ModelSettings) -> list[str]:
+    """The releases a changed chart profile (a file of ``model.profileDirs``) reads: the
+    wrappers whose chart it describes and the values files it detects."""
+    dirs = {os.path.realpath(d) for d in settings.profile_dirs}
+    changed = {
+        os.path.realpath(i.name)
+        for i in given
+        if os.path.dirname(os.path.realpath(i.name)) in dirs and i.name.endswith((".yaml", ".yml"))
+    }
+    if not changed:
+        return []
+    from linter.gitops.dependents import profiled  # only when a profile changed
+
+    roots = {repository_root(i.name) for i in given}
+    return profiled(roots, changed, settings)
 
 
 def _kustomizations_reading(given: Sequence[Input], settings: ModelSettings) -> list[str]:
