@@ -87,6 +87,28 @@ def test_a_chart_template_named_on_the_command_line_is_a_note(
     )
 
 
+def test_a_template_outside_a_chart_is_a_note(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The pre-commit hook passes templates/ files for charts' sake; one that no chart
+    # holds is no configuration either, and its template actions are no syntax error.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "cm.yaml").write_text(
+        "kind: ConfigMap\nmetadata:\n  name: {{ .Values.name }}\n"
+    )
+    (tmp_path / "templates" / "plain.yaml").write_text(CLEAN)
+    result = run_line(["lint", "--no-config", "templates/cm.yaml", "templates/plain.yaml"])
+    assert (result.exit_code, result.output.splitlines()) == (
+        0,
+        [
+            "note: templates/cm.yaml: a template (Go template syntax in a templates/ folder "
+            "with no Chart.yaml above it): not linted; render it and lint the output",
+            "0 errors, 0 warnings, 0 info in 1 file",
+        ],
+    )
+
+
 def test_a_changed_chart_template_judges_the_chart_s_environments(
     run_line: RunLine, monkeypatch: pytest.MonkeyPatch
 ) -> None:

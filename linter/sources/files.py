@@ -97,12 +97,30 @@ def not_a_configuration(item: Input) -> str | None:
     chart = chart_of_template(item.name)
     if chart is not None:
         return f"{item.name}: a chart template: lint the chart (servelint lint --chart {chart})"
+    if _template_outside_a_chart(item):
+        return (
+            f"{item.name}: a template (Go template syntax in a templates/ folder with no "
+            "Chart.yaml above it): not linted; render it and lint the output"
+        )
     if is_lintable(item.path):
         return None
     return (
         f"{item.name}: not a configuration file (servelint lints .yaml, .yml, .json and "
         ".pbtxt files): not linted"
     )
+
+
+def _template_outside_a_chart(item: Input) -> bool:
+    """A file under a ``templates/`` folder that no chart holds (a chart moved, a tool of
+    its own) with template actions in it: what the pre-commit hook passes for charts'
+    templates, and no configuration either."""
+    assert item.path is not None
+    if TEMPLATES not in Path(item.name).parts[:-1]:
+        return False
+    try:
+        return "{{" in bounded.read_text(item.path, encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False  # read again, and reported, as any input is
 
 
 def found_input(name: str, hint: str) -> Input:
