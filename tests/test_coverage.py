@@ -139,6 +139,29 @@ def test_unknown_kind_with_a_server_image_is_not_understood(run_line: RunLine) -
     )
 
 
+def test_nim_and_kserve_hugging_face_images_in_unknown_shapes_are_not_understood(
+    run_line: RunLine,
+) -> None:
+    # NIM's registry and KServe's Hugging Face runtime name no server word the walk knew.
+    path = FIXTURES / "nim-and-kserve-hf.yaml"
+    fix = (
+        "fix: servelint has no reading of this kind yet: lint the rendered pod template, or "
+        "describe the layout with a chart profile (docs/serving-model.md#profiles)"
+    )
+    assert _lint(run_line, "-v", str(path)) == (
+        0,
+        [
+            "coverage: 1 file, 0 workloads recognised, 2 inputs not understood",
+            f"not understood: {path}:6:5: kind ModelDeployment (example.com/v1): NIM image "
+            f"nvcr.io/nim/meta/llama-3.1-8b-instruct:1.3.3 at spec.runner.image; {fix}",
+            f"not understood: {path}:14:7: kind ServingRuntime (serving.kserve.io/v1alpha1): "
+            "KServe Hugging Face server (vLLM backend) image kserve/huggingfaceserver:v0.14.0 "
+            f"at spec.containers[0].image; {fix}",
+            "0 errors, 0 warnings, 0 info in 1 file",
+        ],
+    )
+
+
 def test_unrecognised_values_layout_in_its_chart_is_not_understood(run_line: RunLine) -> None:
     path = FIXTURES / "chart" / "values.yaml"
     assert _lint(run_line, str(path)) == (

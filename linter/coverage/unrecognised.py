@@ -34,7 +34,9 @@ _SERVER_COMMAND = lazy_compile(
 )
 # Every marker below contains one of these words: a file without any is not walked.
 _NAMES_A_SERVER = lazy_compile(
-    r"vllm|text-generation|tgi|sglang|tritonserver|trtllm|dynamo\.", re.IGNORECASE
+    r"vllm|text-generation|tgi|sglang|tritonserver|trtllm|dynamo\.|nvcr\.io/nim/"
+    r"|huggingfaceserver",
+    re.IGNORECASE,
 )
 # Kinds that mention server images without running them.
 _NOT_DEPLOYMENTS = frozenset(
@@ -57,8 +59,12 @@ _NOT_DEPLOYMENTS = frozenset(
 # A server family named anywhere in an image's last segment or tag, for images servelint
 # does not model as that server: accelerator builds (ghcr.io/huggingface/tgi-gaudi) and
 # engine images that name the server in the tag (kthena-engine:vllm-ascend_v0.10.1rc1).
-_FAMILY_WORD = lazy_compile(r"text-generation-inference|tritonserver|trtllm|sglang|vllm|tgi")
+_FAMILY_WORD = lazy_compile(
+    r"text-generation-inference|tritonserver|trtllm|sglang|vllm|tgi|huggingfaceserver"
+)
 _FAMILY_SERVER = {
+    # KServe's Hugging Face runtime: vLLM inside for the models vLLM supports.
+    "huggingfaceserver": "kserve-huggingface",
     "text-generation-inference": "tgi",
     "tgi": "tgi",
     "tritonserver": "triton",
@@ -72,6 +78,8 @@ _SERVER_NAMES = {
     "sglang": "SGLang",
     "triton": "Triton",
     "trtllm": "Triton TensorRT-LLM",
+    "nim": "NIM",
+    "kserve-huggingface": "KServe Hugging Face server (vLLM backend)",
 }
 KIND_FIX = (
     "servelint has no reading of this kind yet: lint the rendered pod template, or describe "
