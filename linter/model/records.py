@@ -326,6 +326,17 @@ class Exposure(Record):
 
 
 @record
+class ProbeOff(Record):
+    """A probe a values key switches off in the chart's templates, as a chart profile
+    says (``profile_probes.py``), at the values line that switches it off."""
+
+    probe: Located[str]
+    key: Located[str]
+    value: Located[str]
+    reference: Located[str]
+
+
+@record
 class ChartPod(Record):
     """What the chart's templates add to a values workload's pod around ``/dev/shm``
     (``helm/podfacts.py``): proven, or why not."""
@@ -368,4 +379,5 @@ class ServingModel(Record):
     load_bandwidth_bytes: Located[int] | None = None
     exposure: Located[list[Located[Exposure]]] | None = None
     chart_pod: Located[ChartPod] | None = None
+    probes_off: Located[list[Located[ProbeOff]]] | None = None
     triton: Located[Triton] | None = None
