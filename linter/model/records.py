@@ -290,6 +290,7 @@ class TritonDerived(Record):
     cuda_graphs: Located[dict[str, Any]] | None = None
     instance_groups: Located[list[Any]] | None = None
     parameters: Located[dict[str, Any]] | None = None
+    gpu_device_id_sets: Located[list[Any]] | None = None
     unfilled_parameters: Located[list[str]] | None = None
     unfilled_fields: Located[list[str]] | None = None
     max_batch_size_written: Located[bool] | None = None
