@@ -16,7 +16,9 @@ def _locate(path: PathT) -> Origin:
     return Origin("values.yaml", len(path), 1, 0, format_path(path))
 
 
-def _off(spec: dict[str, Any], data: Any, entry: Any, path: PathT = ()) -> list[tuple[str, str, str]]:
+def _off(
+    spec: dict[str, Any], data: Any, entry: Any, path: PathT = ()
+) -> list[tuple[str, str, str]]:
     return [
         (o.value.probe.value, o.value.key.value, o.value.value.value)
         for o in probes_off(spec, data, entry, path, _locate)

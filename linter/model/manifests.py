@@ -153,8 +153,9 @@ def workloads_from_manifest(
         found = build_workloads(completed, located, meta, settings)
         if kind == "RayService" and meta.server_hint:
             pip = custom.ray_runtime_pip(data.get("spec") or {}, locate)
-            for workload in found if pip is not None else ():
-                workload.record.extra["ray_runtime_pip"] = pip
+            if pip is not None:
+                for workload in found:
+                    workload.record.extra["ray_runtime_pip"] = pip
         labels = pod_labels(data, path, role)
         written = _get(data, (*path[:-1], "metadata", "labels"))
         keys = {str(k): k for k in written} if isinstance(written, Mapping) else {}
