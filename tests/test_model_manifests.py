@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from linter.evaluate.parsers import parse
+from linter.model.custom import ray_runtime_pip
 from linter.model.extract import extract_workloads
 from linter.model.settings import ModelSettings
 from linter.model.workload import Workload
+from linter.positions import Origin
 
 MODEL = Path(__file__).parent / "fixtures" / "model" / "manifests"
 
@@ -420,3 +424,26 @@ def test_effective_cuda_graph_capture_size() -> None:
         told.view().data["effective"]["max_num_seqs"],
         told.view().data["effective"]["max_cudagraph_capture_size"],
     ) == (1024, 512)
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        ("applications:\n- runtime_env: {pip: [torch==2.5.1, ' ']}\n", ["torch==2.5.1"]),
+        ("applications:\n- runtime_env: {pip: {packages: [boto3]}}\n", ["boto3"]),
+        ("applications:\n- runtime_env: {pip: ./requirements.txt}\n", ["./requirements.txt"]),
+        (
+            "applications:\n- deployments:\n  - ray_actor_options:\n"
+            "      runtime_env: {pip: [vllm==0.10.1.1]}\n",
+            ["vllm==0.10.1.1"],
+        ),
+        ("applications:\n- runtime_env: {env_vars: {pip: x}}\n", None),
+        ("applications: [pip: [", None),  # not YAML: nothing read
+    ],
+    ids=["list", "packages", "requirements-file", "actor-options", "no-pip", "broken"],
+)
+def test_ray_runtime_pip(config: str, expected: list[str] | None) -> None:
+    at = Origin("ray.yaml", 6, 3)
+    found = ray_runtime_pip({"serveConfigV2": config}, lambda path: at)
+    assert (found.value if found is not None else None) == expected
+    assert found is None or found.origin == at

@@ -40,6 +40,7 @@ from linter.model.records import (
     Image,
     LoadBalancer,
     ModelFacts,
+    ProbeOff,
     ServingModel,
     Triton,
     TritonDerived,
@@ -72,6 +73,7 @@ SCHEMA_OF: list[tuple[type[Record], tuple[str, ...]]] = [
     (Triton, ("triton",)),
     (Exposure, ("exposure", "[]")),
     (ChartPod, ("chart_pod",)),
+    (ProbeOff, ("probes_off", "[]")),
     (PreStop, ("container", "pre_stop")),
     (EnvSource, ("container", "env_from", "[]")),
     (TritonDerived, ("triton", "models", "[]", "derived")),
@@ -99,6 +101,7 @@ DOC_SECTION_OF: dict[type[Record], str] = {
     TritonDerived: "`triton`",
     Exposure: "`exposure`",
     ChartPod: "Top level",
+    ProbeOff: "Top level",
     PreStop: "`pod` and `container`",
     EnvSource: "`pod` and `container`",
 }

@@ -44,6 +44,27 @@ CASES: dict[str, tuple[int, list[str], str]] = {
         ],
         "0 errors, 0 warnings, 1 info in 1 file",
     ),
+    "gpu_cuda_visible": (
+        1,
+        [
+            "deployment.yaml:13:91: warning shm/tensor-parallel-without-dev-shm "
+            "tensor_parallel_size 2 without a memory-backed volume at /dev/shm: the container "
+            "has the runtime's 64 MiB, which NCCL and the worker processes outgrow, usually "
+            "under load (without peer-to-peer between the GPUs, NCCL fails at start-up); mount "
+            "an emptyDir with medium: Memory and a sizeLimit (e.g. 2Gi) at /dev/shm",
+            "deployment.yaml:16:15: error gpu/cuda-visible-devices-hides-every-gpu "
+            "CUDA_VISIBLE_DEVICES=2,3 starts with GPU 2, but the pod gets 2 nvidia.com/gpu, "
+            "which its containers see as GPUs 0-1: CUDA stops at the first index that does not "
+            "exist, so no GPU is visible and vLLM fails at start-up; number the GPUs from 0 "
+            "inside the pod, or leave CUDA_VISIBLE_DEVICES unset",
+            "deployment.yaml:35:15: warning gpu/cuda-visible-devices-beyond-pod-gpus "
+            "CUDA_VISIBLE_DEVICES=0,1,4,2 names GPU 4, but the pod gets 4 nvidia.com/gpu, "
+            "which its containers see as GPUs 0-3: CUDA stops at the first index that does not "
+            "exist, so the server sees 2 GPU(s) instead of 4; number the GPUs from 0 inside "
+            "the pod, or leave CUDA_VISIBLE_DEVICES unset",
+        ],
+        "1 error, 2 warnings, 0 info in 1 file",
+    ),
     "gpu_ok": (0, [], "0 errors, 0 warnings, 0 info in 1 file"),
     "gpu_unrequested": (
         0,
@@ -599,6 +620,7 @@ def test_errors_only_where_the_failure_is_certain() -> None:
         f"{policy}/{rule['id']}" for policy, rule in _rules() if rule["severity"] == "error"
     )
     assert errors == [
+        "gpu/cuda-visible-devices-hides-every-gpu",
         "gpu/extended-resource-not-whole",
         "gpu/extended-resource-request-not-limit",
         "gpu/extended-resource-request-without-limit",

@@ -261,3 +261,68 @@ def test_sequence_batcher_preferred_sizes_choose_the_graphs(tmp_path: Path) -> N
         [1, 4, 8],
         "2–3, 5–7",
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "groups", "sets"),
+    [
+        (
+            "instance_group [ { count: 2, kind: KIND_GPU, gpus: [ 0, 1, 1 ] } ]",
+            [
+                {
+                    "index": 0,
+                    "kind": "KIND_GPU",
+                    "gpus_listed": True,
+                    "count": 2,
+                    "gpus": [0, 1, 1],
+                    "gpus_at_least": 2,
+                }
+            ],
+            None,
+        ),
+        (
+            "instance_group [ { kind: KIND_GPU } ]\n"
+            'parameters: { key: "gpu_device_ids" value: { string_value: "0,1;2,3" } }',
+            [
+                {
+                    "index": 0,
+                    "kind": "KIND_GPU",
+                    "gpus_listed": False,
+                    "count": 1,
+                    "gpus_at_least": 4,
+                }
+            ],
+            [[0, 1], [2, 3]],
+        ),
+        (
+            "instance_group [ { kind: KIND_GPU } ]\n"
+            'parameters: { key: "gpu_device_ids" value: { string_value: "${gpu_device_ids}" } }',
+            [
+                {
+                    "index": 0,
+                    "kind": "KIND_GPU",
+                    "gpus_listed": False,
+                    "count": 1,
+                    "gpus_at_least": 1,
+                }
+            ],
+            None,
+        ),
+        (
+            "instance_group [ { count: 1, kind: KIND_CPU } ]\n"
+            'parameters: { key: "gpu_device_ids" value: { string_value: "0,,1" } }',
+            [{"index": 0, "kind": "KIND_CPU", "gpus_listed": False, "count": 1}],
+            None,
+        ),
+    ],
+    ids=["listed", "every-gpu-with-sets", "placeholder-sets", "unreadable-sets"],
+)
+def test_instance_gpus_and_device_id_sets(
+    tmp_path: Path, text: str, groups: list[dict[str, Any]], sets: list[list[int]] | None
+) -> None:
+    path = tmp_path / "tensorrt_llm" / "config.pbtxt"
+    path.parent.mkdir()
+    path.write_text(f'backend: "tensorrtllm"\n{text}\n')
+    derived = _workload(path).view().data["triton"]["models"][0]["derived"]
+    assert derived["instance_groups"] == groups
+    assert derived.get("gpu_device_id_sets") == sets

@@ -220,6 +220,19 @@ CASES: dict[str, tuple[int, list[str], str]] = {
         "1 error, 3 warnings, 1 info in 1 file",
     ),
     "trtllm_ok": (0, [], "0 errors, 0 warnings, 0 info in 1 file"),
+    "trtllm_kind_gpu": (
+        0,
+        [
+            "config.pbtxt:7:3: warning tensorrt-llm/kind-gpu-instances-share-gpus "
+            "instance_group[0] (KIND_GPU, gpus [0, 1], count 1) makes Triton create 2 instances "
+            "of tensorrt_llm, but the TensorRT-LLM backend ignores the GPU Triton assigns to an "
+            "instance: with no gpu_device_ids every instance runs the engine on the same GPUs: "
+            "copies of the engine share those GPUs (the second sizes its KV cache from what the "
+            "first left, and may not load) while other GPUs stay idle; use kind KIND_CPU with "
+            "count 1, or one gpu_device_ids set per instance",
+        ],
+        "0 errors, 1 warning, 0 info in 1 file",
+    ),
     "trtllm_python": (
         0,
         [

@@ -19,6 +19,7 @@ import yaml
 from linter.model import registry
 from linter.model.args import convert
 from linter.model.build import Hint, Meta, build_workloads
+from linter.model.located import Located
 from linter.model.nim import is_nim_service, nim_service_workloads
 from linter.model.paths import Locate
 from linter.model.settings import ModelSettings
@@ -163,6 +164,41 @@ def _ray_hints(spec: Mapping[str, Any], locate: Locate) -> tuple[Hint, ...]:
             if setting is not None and converted is not None:
                 hints.append(Hint(setting.name, converted, origin))
     return tuple(hints)
+
+
+def ray_runtime_pip(spec: Mapping[str, Any], locate: Locate) -> Located[list[str]] | None:
+    """The pip packages a RayService's Serve config installs when its replicas start:
+    ``runtime_env.pip`` of an application, of a deployment's ``ray_actor_options`` or of
+    a Ray Serve LLM config (a list of requirements, ``{packages: [...]}`` or a
+    requirements file), at ``serveConfigV2``. Ray creates the environment, pip install
+    included, on each node before the replica's worker starts
+    (https://docs.ray.io/en/latest/ray-core/handling-dependencies.html#api-reference)."""
+    text = spec.get("serveConfigV2")
+    if not isinstance(text, str) or "pip" not in text:
+        return None
+    try:
+        config = yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError:
+        return None
+    packages: list[str] = []
+    for app in _list(config, "applications"):
+        args = app.get("args") if isinstance(app, Mapping) else None
+        owners = [app, *_list(args, "llm_configs")]
+        owners += [
+            d.get("ray_actor_options") for d in _list(app, "deployments") if isinstance(d, Mapping)
+        ]
+        for owner in owners:
+            env = owner.get("runtime_env") if isinstance(owner, Mapping) else None
+            packages += _pip_of(env.get("pip") if isinstance(env, Mapping) else None)
+    return Located(packages, locate(("spec", "serveConfigV2"))) if packages else None
+
+
+def _pip_of(pip: object) -> list[str]:
+    if isinstance(pip, Mapping):
+        pip = pip.get("packages")
+    if isinstance(pip, str) and pip.strip():
+        return [pip.strip()]
+    return [str(p) for p in pip if str(p).strip()] if isinstance(pip, list) else []
 
 
 def _list(node: object, key: str) -> list[Any]:

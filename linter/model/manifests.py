@@ -151,6 +151,11 @@ def workloads_from_manifest(
         injected = lws_env(data, role, locate) if kind == "LeaderWorkerSet" else None
         completed, located = with_platform_defaults(kind, spec, relative(locate, path), injected)
         found = build_workloads(completed, located, meta, settings)
+        if kind == "RayService" and meta.server_hint:
+            pip = custom.ray_runtime_pip(data.get("spec") or {}, locate)
+            if pip is not None:
+                for workload in found:
+                    workload.record.extra["ray_runtime_pip"] = pip
         labels = pod_labels(data, path, role)
         written = _get(data, (*path[:-1], "metadata", "labels"))
         keys = {str(k): k for k in written} if isinstance(written, Mapping) else {}

@@ -16,7 +16,9 @@ from linter.model import quantities as q
 from linter.model import registry
 from linter.model.args import convert
 from linter.model.build import Hint, Meta, build_workloads, relative
+from linter.model.located import Located
 from linter.model.paths import Locate
+from linter.model.profile_probes import probes_off
 from linter.model.profiles import MISSING, Profile, get_path
 from linter.model.setting_input import SettingInput, value_text
 from linter.model.settings import ModelSettings
@@ -107,7 +109,11 @@ def apply_profile(
             ctx = _Ctx(data, entry, path, locate, profile.release)
             if any(ctx.holds(rule) for rule in spec.get("skipWhen", [])):
                 continue
-            out.extend(_build(profile, spec, ctx, label, settings, patch))
+            workloads = _build(profile, spec, ctx, label, settings, patch)
+            off = probes_off(spec, data, entry, path, locate)
+            for workload in workloads if off else ():
+                workload.record.probes_off = Located(off)
+            out.extend(workloads)
     return out
 
 

@@ -290,6 +290,7 @@ class TritonDerived(Record):
     cuda_graphs: Located[dict[str, Any]] | None = None
     instance_groups: Located[list[Any]] | None = None
     parameters: Located[dict[str, Any]] | None = None
+    gpu_device_id_sets: Located[list[Any]] | None = None
     unfilled_parameters: Located[list[str]] | None = None
     unfilled_fields: Located[list[str]] | None = None
     max_batch_size_written: Located[bool] | None = None
@@ -323,6 +324,17 @@ class Exposure(Record):
     type: Located[str]
     public: Located[bool]
     target_ports: Located[list[str]]
+
+
+@record
+class ProbeOff(Record):
+    """A probe a values key switches off in the chart's templates, as a chart profile
+    says (``profile_probes.py``), at the values line that switches it off."""
+
+    probe: Located[str]
+    key: Located[str]
+    value: Located[str]
+    reference: Located[str]
 
 
 @record
@@ -368,4 +380,5 @@ class ServingModel(Record):
     load_bandwidth_bytes: Located[int] | None = None
     exposure: Located[list[Located[Exposure]]] | None = None
     chart_pod: Located[ChartPod] | None = None
+    probes_off: Located[list[Located[ProbeOff]]] | None = None
     triton: Located[Triton] | None = None

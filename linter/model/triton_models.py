@@ -122,7 +122,12 @@ def _written_inputs(derived: dict[str, Any]) -> list[tuple[PathT, PathT]]:
         pairs.append((("instance_groups", index), ("instance_group", index)))
         pairs.extend(
             (("instance_groups", index, field), ("instance_group", index, written))
-            for field, written in (("count", "count"), ("kind", "kind"), ("gpus_listed", "gpus"))
+            for field, written in (
+                ("count", "count"),
+                ("kind", "kind"),
+                ("gpus_listed", "gpus"),
+                ("gpus", "gpus"),
+            )
             if field in group
         )
     return pairs

@@ -33,6 +33,16 @@ def mark_reaching(workloads: Iterable[Workload], origins: Iterable[Origin]) -> N
                 item.value.key_reaches = True
 
 
+def mark_compose_command(workloads: Iterable[Workload]) -> None:
+    """Mark every command-line flag of Compose services: Compose runs the service's
+    ``entrypoint`` and ``command`` as the container's argv, with no template between
+    (https://docs.docker.com/reference/compose-file/services/#command)."""
+    for workload in workloads:
+        for item in _flags(workload):
+            if item.value.command_line:
+                item.value.key_reaches = True
+
+
 def key_origins(data: Any, locate: Locate, path: PathT) -> list[Origin]:
     """Where the words of the values key at ``path`` are written: each item of a list,
     the key itself for a string (its words share its line)."""

@@ -33,7 +33,7 @@ from linter.model.records import Engine, Exposure, Grpc, ServingModel
 from linter.model.setting_input import SettingInput
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.synthetic import SyntheticPod
-from linter.model.value_flags import note_unjudged
+from linter.model.value_flags import mark_compose_command, note_unjudged
 from linter.model.values_pod import env_facts, gpu_products, is_probe, volume_facts, words
 from linter.model.values_sections import (
     ARG_KEYS,
@@ -242,6 +242,7 @@ def _section_workloads(
             [Located(Exposure.of(entry), origin) for entry, origin in exposed]
         )
     if compose:
+        mark_compose_command(workloads)
         published = compose_exposure(node, locate, section)
         for workload in workloads if published else ():
             workload.record.exposure = Located(

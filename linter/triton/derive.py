@@ -46,6 +46,7 @@ def derive(config: Mapping[str, Any], fallback_name: str) -> tuple[dict[str, Any
         sources.update({("cuda_graphs", *k): v for k, v in graph_sources.items()})
     out["instance_groups"] = _instance_groups(config, out["backend_kind"])
     _parameters(config, out, sources)
+    _gpus_at_least(out["instance_groups"], out.get("gpu_device_id_sets", []))
     out["unfilled_fields"] = sorted(_unfilled(config))
     return out, sources
 
@@ -110,6 +111,9 @@ def _instance_groups(config: Mapping[str, Any], backend: str) -> list[dict[str, 
         entry: dict[str, Any] = {"index": index, "kind": kind, "gpus_listed": bool(gpus)}
         if count is not None:
             entry["count"] = count
+        listed = _integers(gpus) if gpus else None
+        if listed is not None:
+            entry["gpus"] = listed
         groups.append(entry)
     return groups
 
@@ -121,11 +125,43 @@ def _parameters(config: Mapping[str, Any], out: dict[str, Any], sources: Sources
             params[key] = _text(value.get("string_value"))
             sources[("parameters", key)] = ("parameters", key, "string_value")
     out["parameters"] = params
+    sets = _device_id_sets(params.get("gpu_device_ids", ""))
+    if sets:
+        out["gpu_device_id_sets"] = sets
+        sources[("gpu_device_id_sets",)] = ("parameters", "gpu_device_ids", "string_value")
     unfilled = [key for key, value in params.items() if "${" in value]
     out["unfilled_parameters"] = unfilled
     sources[("unfilled_parameters",)] = (
         ("parameters", unfilled[0], "string_value") if unfilled else ("parameters",)
     )
+
+
+def _gpus_at_least(groups: list[dict[str, Any]], sets: list[list[int]]) -> None:
+    """The fewest GPUs a KIND_GPU group places its count instances on: those it lists, or
+    (no list: every GPU the server sees) one more than the highest id gpu_device_ids
+    names, since those GPUs exist."""
+    seen = max((i for ids in sets for i in ids), default=0) + 1
+    for group in groups:
+        if group["kind"] != "KIND_GPU":
+            continue
+        if not group["gpus_listed"]:
+            group["gpus_at_least"] = seen
+        elif "gpus" in group:
+            group["gpus_at_least"] = len(set(group["gpus"]))
+
+
+def _device_id_sets(text: str) -> list[list[int]]:
+    """The TensorRT-LLM backend's gpu_device_ids: one comma-separated set of GPU ids per
+    instance, sets separated by ';' (tensorrtllm_backend v0.19.0
+    inflight_batcher_llm/src/model_state.cc#L97-L107); empty when unset or unreadable
+    (the backend then picks the GPUs itself, model_state.cc#L119)."""
+    sets = []
+    for part in text.split(";"):
+        ids = [_integer(v) for v in part.split(",")]
+        if not part.strip() or any(v is None or v < 0 for v in ids):
+            return []
+        sets.append([v for v in ids if v is not None])
+    return sets
 
 
 def _unfilled(config: Mapping[str, Any]) -> set[str]:
