@@ -45,18 +45,22 @@ def test_a_lone_surrogate_is_read_as_the_replacement_character(
             "vllm/vllm-openai:latest uses the moving tag latest: the server release changes "
             "under this manifest whenever the tag moves, and version-gated checks cannot run; "
             "pin a release tag or a digest (the newest release: vllm/vllm-openai:v0.33.0)",
+            "sur.json:1:1: warning gpu/server-without-gpu container v runs a GPU build of vLLM "
+            "but requests no GPU: on a node without one it fails to start, and on a GPU node "
+            "with NVIDIA's default runtime it may take every GPU of the node unaccounted; "
+            "request the GPUs it uses (nvidia.com/gpu)",
             "sur.json:1:1: warning readiness/missing the vLLM container v has no readinessProbe: "
             "Kubernetes counts it ready as soon as it starts, so the Service sends requests "
             "while the model is still loading (and after every restart), and they fail; add a "
             "readinessProbe with httpGet on /health port 8000",
-            "0 errors, 2 warnings, 0 info in 2 files",
+            "0 errors, 3 warnings, 0 info in 2 files",
         ],
     )
     sarif = run_line(["lint", "--no-config", "--format", "sarif", "sur.json", "latest.yaml"])
     results = json.loads(sarif.output)["runs"][0]["results"]
     assert (sarif.exit_code, [r["ruleId"] for r in results]) == (
         0,
-        ["images/unpinned-server-image", "readiness/missing"],
+        ["images/unpinned-server-image", "gpu/server-without-gpu", "readiness/missing"],
     )
     shown = run_line(["show", "sur.json"])
     assert (shown.exit_code, shown.output.splitlines()[0]) == (

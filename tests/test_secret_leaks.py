@@ -83,8 +83,8 @@ def test_no_format_shows_a_secret_in_any_form(tmp_path: Path) -> None:
     assert "secret.yaml:1:1: info team-dump/quotes-everything saw {apiVersion: v1" in "\n".join(
         lines
     )
-    # The one warning: the deployment's server has no readiness probe.
-    assert lines[-1] == "8 errors, 1 warning, 2 info in 3 files"
+    # The two warnings: the deployment's server has no readiness probe and requests no GPU.
+    assert lines[-1] == "8 errors, 2 warnings, 2 info in 3 files"
 
 
 def test_secrets_are_found_by_shape_url_and_name(tmp_path: Path) -> None:
