@@ -264,6 +264,7 @@ def describe(
         "settings": _settings(view, entry.model_source),
         "unknown": _unknown(entry.server, engine, model, gpu),
         "gaps": [gap.to_json() for gap in entry.gaps],
+        "gpuMemory": entry.memory.to_json() if entry.memory is not None else None,
     }
     if environment is not None:
         out["environment"] = environment
@@ -356,6 +357,11 @@ def render_text(shown: Mapping[str, Any]) -> str:
             )
             written = f", {setting['writtenAs']}" if setting.get("writtenAs") else ""
             lines.append(f"    {setting['setting']} = {setting['value']!r}  ({where}{written})")
+        if workload.get("gpuMemory"):
+            from linter.model.budget import MemoryBudget
+            from linter.reporters.memory import text_lines
+
+            lines.extend(text_lines(MemoryBudget.from_json(workload["gpuMemory"])))
         if workload["unknown"]:
             lines.append(f"  unknown: {', '.join(workload['unknown'])}")
         lines.extend(
