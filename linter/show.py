@@ -202,12 +202,26 @@ def _hide(entry: dict[str, Any], hidden: frozenset[str]) -> dict[str, Any]:
     """A Secret's values masked in the settings shown."""
     if not hidden:
         return entry
+    memory = entry.get("gpuMemory")
+    if memory is not None and _among(memory["fraction"], hidden):
+        memory["fraction"] = None
     for setting in entry["settings"]:
         if str(setting.get("value")) in hidden:
             setting["value"] = "****"
         if str(setting.get("writtenAs")) in hidden:
             setting["writtenAs"] = "****"
     return entry
+
+
+def _among(number: float | None, hidden: frozenset[str]) -> bool:
+    """Whether ``number`` is one of the ``hidden`` values, however it was written."""
+    for value in hidden:
+        try:
+            if float(value) == number:
+                return True
+        except ValueError:
+            continue
+    return False
 
 
 def _in_chart(

@@ -31,7 +31,7 @@ class MemoryBudget:
     server: str
     gpu: str | None  # the product, when the input named it
     device_bytes: int
-    fraction: float
+    fraction: float | None  # None: read from a Secret, never shown (``show``)
     budget_bytes: int  # device × fraction: what the server takes
     weight_bytes: int
     # Activations and CUDA graphs: inside the budget for vLLM and TGI; SGLang keeps them

@@ -13,7 +13,7 @@ known gets an SVG bar of one GPU's memory, drawn from the parts ``show`` prints
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
@@ -53,6 +53,7 @@ _COLOURS = {
     "free": "#c8e6cf",
     "outside": "#b9bec6",
 }
+Mask = Callable[[str], str]
 _BAR_WIDTH = 640
 _BAR_HEIGHT = 30
 _ROW = 18
@@ -98,9 +99,14 @@ def page(title: str, body: Iterable[str]) -> str:
     )
 
 
-def memory_bar(budget: MemoryBudget, name: str = "") -> str:
+def memory_bar(budget: MemoryBudget, name: str = "", mask: Mask = str) -> str:
     """One GPU's memory as an SVG bar, each part labelled with its size; under it the KV
-    cache the lengths ask for, from where the KV cache starts."""
+    cache the lengths ask for, from where the KV cache starts. ``mask`` hides a secret
+    value of the inputs that a label would show (a fraction read from a Secret)."""
+
+    def safe(value: object) -> str:
+        return text(mask(str(value)))
+
     shown = parts(budget)
     asked = needed(budget)
     scale = max(budget.device_bytes, sum(p.size for p in shown), 1)
@@ -116,7 +122,7 @@ def memory_bar(budget: MemoryBudget, name: str = "") -> str:
         label = f"{part.label} {human_bytes(part.size)}"
         out.append(
             f'<rect class="part-{part.key}" x="{x(at)}" y="{top}" width="{x(part.size)}" '
-            f'height="{_BAR_HEIGHT}" fill="{_COLOURS[part.key]}"><title>{text(label)}</title>'
+            f'height="{_BAR_HEIGHT}" fill="{_COLOURS[part.key]}"><title>{safe(label)}</title>'
             "</rect>"
         )
         at += part.size
@@ -125,7 +131,7 @@ def memory_bar(budget: MemoryBudget, name: str = "") -> str:
         f'<line x1="{end}" y1="{top - 4}" x2="{end}" y2="{top + _BAR_HEIGHT + 4}" '
         'stroke="#1d232b" stroke-width="1.5"/>'
         f'<text class="device" x="{end}" y="{top - 6}" text-anchor="end">'
-        f"{text(budget.gpu or 'GPU')} {text(human_bytes(budget.device_bytes))}</text>"
+        f"{safe(budget.gpu or 'GPU')} {safe(human_bytes(budget.device_bytes))}</text>"
     )
     y = top + _BAR_HEIGHT + 6
     for label, size in asked:
@@ -134,7 +140,7 @@ def memory_bar(budget: MemoryBudget, name: str = "") -> str:
         out.append(
             f'<rect class="needed" x="{x(kv_start)}" y="{y}" width="{width}" height="7" '
             'fill="#dcefe2" stroke="#3f9a63"><title>'
-            f"{text(label)}</title></rect>"
+            f"{safe(label)}</title></rect>"
         )
         if clipped:  # more than the drawing holds: its label says how much
             out.append(f'<text x="{_BAR_WIDTH + 4}" y="{y + 7}" font-size="10">→ more</text>')
@@ -144,14 +150,14 @@ def memory_bar(budget: MemoryBudget, name: str = "") -> str:
         detail = f" ({part.detail})" if part.detail else ""
         out.append(
             f'<rect x="0" y="{y - 10}" width="10" height="10" fill="{_COLOURS[part.key]}"/>'
-            f'<text class="label" x="16" y="{y}">{text(part.label)} '
-            f"{text(human_bytes(part.size))}{text(detail)}</text>"
+            f'<text class="label" x="16" y="{y}">{safe(part.label)} '
+            f"{safe(human_bytes(part.size))}{safe(detail)}</text>"
         )
         y += _ROW
     for label, _ in asked:
         out.append(
             f'<rect x="0" y="{y - 9}" width="10" height="7" fill="#dcefe2" stroke="#3f9a63"/>'
-            f'<text class="label" x="16" y="{y}">KV cache needed for {text(label)}</text>'
+            f'<text class="label" x="16" y="{y}">KV cache needed for {safe(label)}</text>'
         )
         y += _ROW
     title = f"GPU memory of {name}: {heading(budget)}" if name else heading(budget)
@@ -159,17 +165,17 @@ def memory_bar(budget: MemoryBudget, name: str = "") -> str:
     return (
         f'<svg class="memory" xmlns="http://www.w3.org/2000/svg" role="img" '
         f'width="{_BAR_WIDTH + 60}" height="{height}" viewBox="0 0 {_BAR_WIDTH + 60} {height}" '
-        f'font-size="12" font-family="system-ui, sans-serif"><title>{text(title)}</title>'
+        f'font-size="12" font-family="system-ui, sans-serif"><title>{safe(title)}</title>'
         + "".join(out)
         + "</svg>"
     )
 
 
-def memory_figure(budget: MemoryBudget, name: str) -> str:
+def memory_figure(budget: MemoryBudget, name: str, mask: Mask = str) -> str:
     return (
         '<figure class="budget">'
-        f"<figcaption>GPU memory: {text(heading(budget))}</figcaption>"
-        f"{memory_bar(budget, name)}</figure>"
+        f"<figcaption>GPU memory: {text(mask(heading(budget)))}</figcaption>"
+        f"{memory_bar(budget, name, mask)}</figure>"
     )
 
 
@@ -251,6 +257,11 @@ class HtmlReporter:
 def lint_page(result: RunResult, *, quiet: bool = False, verbose: bool = False) -> str:
     from linter.coverage.text import summary_lines
     from linter.reporters.text import format_summary
+    from linter.secrets.masking import masker
+
+    # Findings and names are masked already (``outputs.py``); the bar's labels are
+    # written here from numbers, so they pass the same masker.
+    mask = masker(result.secrets).text
 
     findings = [f for f in result.findings if not (quiet and f.suppressed)]
     workloads = result.coverage.workloads
@@ -272,7 +283,7 @@ def lint_page(result: RunResult, *, quiet: bool = False, verbose: bool = False) 
             f"{'; ' + text(facts) if facts else ''}</p>"
         )
         body.extend(
-            memory_figure(entry.memory, _workload_title(entry))
+            memory_figure(entry.memory, _workload_title(entry), mask)
             for entry in entries
             if entry.memory is not None
         )

@@ -50,7 +50,8 @@ def parts(budget: MemoryBudget) -> list[Part]:
 
 def fraction_text(budget: MemoryBudget) -> str:
     """``gpu_memory_utilization 0.90``, as the kv rules write it."""
-    return f"{FRACTION_SETTING[budget.server]} {fixed(budget.fraction, 2)}"
+    shown = "****" if budget.fraction is None else fixed(budget.fraction, 2)
+    return f"{FRACTION_SETTING[budget.server]} {shown}"
 
 
 def heading(budget: MemoryBudget) -> str:
