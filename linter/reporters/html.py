@@ -44,7 +44,7 @@ th{background:#f3f5f7;font-weight:600}
 td.line,td.rule{white-space:nowrap;font-family:ui-monospace,monospace}
 .sev{font-weight:600;white-space:nowrap}.error{color:#b3261e}.warning{color:#8a5a00}
 .info{color:#1f5f99}.suppressed{color:#6b7280;text-decoration:line-through}
-code,.mono{font-family:ui-monospace,monospace}svg{display:block;margin:6px 0 4px}
+code,.mono{font-family:ui-monospace,monospace}svg{display:block;margin:6px 0 4px;max-width:100%;height:auto}
 """
 _COLOURS = {
     "weights": "#4f6a9a",
@@ -55,6 +55,7 @@ _COLOURS = {
 }
 Mask = Callable[[str], str]
 _BAR_WIDTH = 640
+_SVG_WIDTH = 960  # the bar, and room for the longest label beside and under it
 _BAR_HEIGHT = 30
 _ROW = 18
 
@@ -164,7 +165,7 @@ def memory_bar(budget: MemoryBudget, name: str = "", mask: Mask = str) -> str:
     height = y - _ROW + 6
     return (
         f'<svg class="memory" xmlns="http://www.w3.org/2000/svg" role="img" '
-        f'width="{_BAR_WIDTH + 60}" height="{height}" viewBox="0 0 {_BAR_WIDTH + 60} {height}" '
+        f'width="{_SVG_WIDTH}" height="{height}" viewBox="0 0 {_SVG_WIDTH} {height}" '
         f'font-size="12" font-family="system-ui, sans-serif"><title>{safe(title)}</title>'
         + "".join(out)
         + "</svg>"

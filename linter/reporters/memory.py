@@ -66,26 +66,34 @@ def heading(budget: MemoryBudget) -> str:
 
 
 def needed(budget: MemoryBudget) -> list[tuple[str, int]]:
-    """The KV cache the lengths ask for, beside what fits: each sentence and its size."""
+    """The KV cache the lengths ask for, beside what fits: each sentence and its size. The
+    ratio is in tokens, as max-num-seqs-exceeds-kv-cache states it."""
     one = budget.kv_bytes_one_sequence
-    if one is None:
+    if one is None or budget.max_model_len is None:
         return []
     length = f"{LENGTH_SETTING[budget.server]} {budget.max_model_len}"
-    fits = budget.kv_budget_bytes
-    out = [(f"one sequence of {length}: {human_bytes(one)}{_times(one, fits)}", one)]
+    out = [(f"one sequence of {length}: {human_bytes(one)}{_beside(budget, one)}", one)]
     every = budget.kv_bytes_all_sequences
     if every is not None and budget.max_num_seqs is not None:
-        sequences = f"{SEQUENCES_SETTING[budget.server]} {budget.max_num_seqs}"
-        out.append((f"{sequences} × {length}: {human_bytes(every)}{_times(every, fits)}", every))
+        tokens = budget.max_num_seqs * budget.max_model_len
+        sentence = (
+            f"{SEQUENCES_SETTING[budget.server]} {budget.max_num_seqs} × {length} = "
+            f"{tokens} tokens: {human_bytes(every)}"
+        )
+        if budget.kv_tokens and tokens > budget.kv_tokens:
+            sentence += f", {tokens // budget.kv_tokens}× the {budget.kv_tokens} tokens that fit"
+        else:
+            sentence += _beside(budget, every)
+        out.append((sentence, every))
     return out
 
 
-def _times(size: int, fits: int) -> str:
-    if fits <= 0:
+def _beside(budget: MemoryBudget, size: int) -> str:
+    if budget.kv_budget_bytes <= 0:
         return ", no KV cache fits"
-    if size <= fits:
+    if size <= budget.kv_budget_bytes:
         return ", fits"
-    return f", {size / fits:.1f}× what fits"
+    return f", more than the {human_bytes(budget.kv_budget_bytes)} that fit"
 
 
 def text_lines(budget: MemoryBudget, indent: str = "  ") -> list[str]:
