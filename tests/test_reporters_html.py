@@ -286,11 +286,11 @@ def test_a_real_browser_loads_the_page_with_no_error_and_no_request(
             "s => s.querySelectorAll('svg.memory').length)"
         ) == [1, 1]
         # The bar is drawn: its first part is the weights' share of the device (the bar
-        # is 640 of the drawing's 960 units, however wide the page shows it).
+        # is 640 of the drawing's 780 units, however wide the page shows it).
         share = loaded.evaluate(
             "document.querySelector('rect.part-weights').getBoundingClientRect().width"
             " / document.querySelector('svg.memory').getBoundingClientRect().width"
         )
-        assert round(share, 3) == round(640 / 960 * 16060522496 / 24152899584, 3)
+        assert round(share, 3) == round(640 / 780 * 16060522496 / 24152899584, 3)
         loaded.screenshot(ARTEFACTS / "html-report.png")
     assert (ARTEFACTS / "html-report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -55,7 +55,7 @@ _COLOURS = {
 }
 Mask = Callable[[str], str]
 _BAR_WIDTH = 640
-_SVG_WIDTH = 960  # the bar, and room for the longest label beside and under it
+_SVG_WIDTH = 780  # the bar, and room for the longest label beside and under it
 _BAR_HEIGHT = 30
 _ROW = 18
 
