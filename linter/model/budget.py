@@ -117,13 +117,18 @@ class MemoryBudget:
 
 def memory_budget(workload: Workload) -> MemoryBudget | None:
     """The budget of one GPU of ``workload``; None unless the GPU's memory, the model's
-    architecture and its weights are known (the rules need the same facts)."""
+    architecture and its weights are known (the rules need the same facts). Read field by
+    field: every lint builds it for every workload (``coverage/gaps.py``)."""
     record = workload.record
-    if record.capacity is None or record.engine is None:
+    if record.capacity is None or record.engine is None or record.engine.value.name is None:
         return None
-    figures = record.capacity.value.plain()
-    name = record.engine.value.name
-    server = name.value if name is not None else None
+    server = record.engine.value.name.value
+    figures = record.capacity.value
+
+    def number(name: str) -> Any:
+        item = getattr(figures, name)
+        return None if item is None else item.value
+
     needed = (
         "gpu_memory_bytes",
         "memory_budget_bytes_per_gpu",
@@ -132,26 +137,27 @@ def memory_budget(workload: Workload) -> MemoryBudget | None:
         "kv_tokens_per_gpu",
         "kv_bytes_per_token_per_gpu",
     )
-    if server not in FRACTION_SETTING or not all(
-        isinstance(figures.get(name), int) for name in needed
-    ):
+    found = {name: number(name) for name in needed}
+    fraction = number("memory_fraction")
+    if server not in FRACTION_SETTING or not all(isinstance(v, int) for v in found.values()):
         return None
-    length = figures.get("tokens_requested")
-    every = figures.get("tokens_for_all_sequences")
+    if not isinstance(fraction, int | float):
+        return None
+    length, every = number("tokens_requested"), number("tokens_for_all_sequences")
     sequences = every // length if isinstance(every, int) and isinstance(length, int) else None
-    gpu = record.gpu.value.plain().get("product") if record.gpu is not None else None
+    product = record.gpu.value.product if record.gpu is not None else None
     return MemoryBudget(
         server=server,
-        gpu=gpu if isinstance(gpu, str) else None,
-        device_bytes=figures["gpu_memory_bytes"],
-        fraction=float(figures["memory_fraction"]),
-        budget_bytes=figures["memory_budget_bytes_per_gpu"],
-        weight_bytes=figures["weight_bytes_per_gpu"],
-        overhead_bytes=int(figures.get("overhead_bytes_per_gpu") or 0),
-        kv_budget_bytes=figures["kv_budget_bytes_per_gpu"],
-        kv_tokens=figures["kv_tokens_per_gpu"],
-        kv_bytes_per_token=figures["kv_bytes_per_token_per_gpu"],
+        gpu=product.value if product is not None and isinstance(product.value, str) else None,
+        device_bytes=found["gpu_memory_bytes"],
+        fraction=float(fraction),
+        budget_bytes=found["memory_budget_bytes_per_gpu"],
+        weight_bytes=found["weight_bytes_per_gpu"],
+        overhead_bytes=int(number("overhead_bytes_per_gpu") or 0),
+        kv_budget_bytes=found["kv_budget_bytes_per_gpu"],
+        kv_tokens=found["kv_tokens_per_gpu"],
+        kv_bytes_per_token=found["kv_bytes_per_token_per_gpu"],
         max_model_len=length if isinstance(length, int) else None,
         max_num_seqs=sequences,
-        assumptions=tuple(str(a) for a in figures.get("assumptions") or ()),
+        assumptions=tuple(str(a) for a in number("assumptions") or ()),
     )
