@@ -294,3 +294,28 @@ def test_a_real_browser_loads_the_page_with_no_error_and_no_request(
         assert round(share, 3) == round(640 / 780 * 16060522496 / 24152899584, 3)
         loaded.screenshot(ARTEFACTS / "html-report.png")
     assert (ARTEFACTS / "html-report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_charts_environments_are_one_group_with_a_named_bar_each(
+    run_line: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(Path(__file__).parent.parent)  # the README's first command
+    args = ["lint", "--today=2026-12-01", "--format", "html", "examples/charts/vllm"]
+    page = run_line(args).output
+    [section] = sections(page)
+    assert re.findall(r"<figcaption>GPU memory of (.*?\]):", section) == [
+        "helm:examples/charts/vllm@default [default]",
+        "helm:examples/charts/vllm@prod [prod]",
+        "helm:examples/charts/vllm@staging [staging]",
+    ]
+    # prod's bar: the KV cache one sequence needs, as its finding says (16 GiB).
+    assert (
+        "KV cache needed for one sequence of max_model_len 131072: 16 GiB, more than the "
+        "4.3 GiB that fit"
+    ) in labels(section)
+    assert re.findall(r'<a href="([^"]*)">(\d+:\d+)</a>', section) == [
+        ("examples/charts/vllm/values-prod.yaml#L42", "42:7"),
+        ("examples/charts/vllm/values-staging.yaml#L6", "6:7"),
+        ("examples/charts/vllm/values-staging.yaml#L10", "10:7"),
+    ]
+    assert "max_model_len 131072 needs 16 GiB of KV cache" in section

@@ -172,10 +172,13 @@ def memory_bar(budget: MemoryBudget, name: str = "", mask: Mask = str) -> str:
     )
 
 
-def memory_figure(budget: MemoryBudget, name: str, mask: Mask = str) -> str:
+def memory_figure(budget: MemoryBudget, name: str, mask: Mask = str, *, named: bool = False) -> str:
+    """The bar with its heading; ``named``: the heading names the workload (one of
+    several drawn together, a chart's environments)."""
+    whose = f" of {name}" if named else ""
     return (
         '<figure class="budget">'
-        f"<figcaption>GPU memory: {text(mask(heading(budget)))}</figcaption>"
+        f"<figcaption>GPU memory{text(whose)}: {text(mask(heading(budget)))}</figcaption>"
         f"{memory_bar(budget, name, mask)}</figure>"
     )
 
@@ -284,7 +287,7 @@ def lint_page(result: RunResult, *, quiet: bool = False, verbose: bool = False) 
             f"{'; ' + text(facts) if facts else ''}</p>"
         )
         body.extend(
-            memory_figure(entry.memory, _workload_title(entry), mask)
+            memory_figure(entry.memory, _workload_title(entry), mask, named=len(entries) > 1)
             for entry in entries
             if entry.memory is not None
         )
