@@ -39,7 +39,7 @@ h3{font-size:14px;margin:14px 0 4px;font-family:ui-monospace,monospace}
 section.workload{border:1px solid #d5dae0;border-radius:6px;padding:10px 14px;margin:12px 0}
 section h2{margin-top:4px}
 table{border-collapse:collapse;margin:4px 0 8px;width:100%}
-th,td{border-bottom:1px solid #e3e6ea;padding:3px 8px;text-align:left;vertical-align:top}
+th,td{border-bottom:1px solid #e3e6ea;padding:3px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{background:#f3f5f7;font-weight:600}
 td.line,td.rule{white-space:nowrap;font-family:ui-monospace,monospace}
 .sev{font-weight:600;white-space:nowrap}.error{color:#b3261e}.warning{color:#8a5a00}
