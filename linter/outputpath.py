@@ -19,6 +19,7 @@ _FORMAT_WORDS = {
     "github": "github",
     "github_failed_only": "github",
     "prometheus": "prometheus",
+    "html": "html",
 }
 
 

@@ -202,12 +202,26 @@ def _hide(entry: dict[str, Any], hidden: frozenset[str]) -> dict[str, Any]:
     """A Secret's values masked in the settings shown."""
     if not hidden:
         return entry
+    memory = entry.get("gpuMemory")
+    if memory is not None and _among(memory["fraction"], hidden):
+        memory["fraction"] = None
     for setting in entry["settings"]:
         if str(setting.get("value")) in hidden:
             setting["value"] = "****"
         if str(setting.get("writtenAs")) in hidden:
             setting["writtenAs"] = "****"
     return entry
+
+
+def _among(number: float | None, hidden: frozenset[str]) -> bool:
+    """Whether ``number`` is one of the ``hidden`` values, however it was written."""
+    for value in hidden:
+        try:
+            if float(value) == number:
+                return True
+        except ValueError:
+            continue
+    return False
 
 
 def _in_chart(
@@ -264,6 +278,7 @@ def describe(
         "settings": _settings(view, entry.model_source),
         "unknown": _unknown(entry.server, engine, model, gpu),
         "gaps": [gap.to_json() for gap in entry.gaps],
+        "gpuMemory": entry.memory.to_json() if entry.memory is not None else None,
     }
     if environment is not None:
         out["environment"] = environment
@@ -356,6 +371,11 @@ def render_text(shown: Mapping[str, Any]) -> str:
             )
             written = f", {setting['writtenAs']}" if setting.get("writtenAs") else ""
             lines.append(f"    {setting['setting']} = {setting['value']!r}  ({where}{written})")
+        if workload.get("gpuMemory"):
+            from linter.model.budget import MemoryBudget
+            from linter.reporters.memory import text_lines
+
+            lines.extend(text_lines(MemoryBudget.from_json(workload["gpuMemory"])))
         if workload["unknown"]:
             lines.append(f"  unknown: {', '.join(workload['unknown'])}")
         lines.extend(

@@ -97,7 +97,7 @@ def test_json_output_uses_the_lint_findings_schema(run_line: Run) -> None:
     ]
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "prometheus"])
+@pytest.mark.parametrize("fmt", ["text", "json", "prometheus", "html"])
 def test_secrets_are_masked_in_every_format(run_line: Run, fmt: str) -> None:
     result = run_line([*VLLM, "--live", "live/vllm-config.json", "--format", fmt])
     assert result.exit_code == 1

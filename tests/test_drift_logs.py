@@ -684,7 +684,7 @@ SECRETS = (
 )
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "prometheus"])
+@pytest.mark.parametrize("fmt", ["text", "json", "prometheus", "html"])
 @pytest.mark.parametrize(
     ("values", "live", "values_path"),
     [

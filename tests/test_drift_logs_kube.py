@@ -208,7 +208,7 @@ def test_forbidden_logs_name_the_permission(run_line: Run, api: Running, cluster
 
 
 def test_secrets_in_logs_never_leave(run_line: Run, api: Running) -> None:
-    for fmt in ("text", "json", "prometheus"):
+    for fmt in ("text", "json", "prometheus", "html"):
         result = drift(run_line, api, "--values-path", "vllm", "--format", fmt)
         assert result.exit_code == 1
         assert "sk-live-0a1b2c3d4e5f60718293a4b5c6d7e8f9" not in result.output

@@ -192,7 +192,7 @@ def test_a_chart_that_prints_gigabytes_is_stopped_at_the_size_limit(
     ]
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "prometheus"])
+@pytest.mark.parametrize("fmt", ["text", "json", "prometheus", "html"])
 def test_drift_reports_mask_the_runners_environment(tmp_path: Path, fmt: str) -> None:
     (tmp_path / "values.yaml").write_text("server:\n  config:\n    note: committed\n")
     (tmp_path / "live.json").write_text(json.dumps({"note": CI_TOKEN, "other": "x"}))

@@ -5,6 +5,7 @@ and ``show --live``, ``drift``, ``rules``, ``explain``) through the same masking
 
 from __future__ import annotations
 
+import html
 import json
 import os
 from collections.abc import Iterator
@@ -277,6 +278,18 @@ def test_show_masks_in_every_format(fmt: str, inside: None) -> None:
     ]
 
 
+def test_show_masks_in_html(inside: None) -> None:
+    result = _run(["show", "--no-config", "--format", "html", "deploy.yaml"], SHOW, RUNNER)
+    assert result.exit_code == 0
+    for secret in IN_SHOW:
+        assert secret not in result.output
+        assert html.escape(secret) not in result.output
+    # engine.api_key, as the other formats show it
+    assert '<td class="mono">engine.api_key</td><td class="mono">&#x27;****&#x27;</td>' in (
+        result.output
+    )
+
+
 def test_show_without_the_runner_secret_shows_that_value(inside: None) -> None:
     # The value is masked above only because the runner holds it.
     result = _run(["show", "--no-config", "deploy.yaml"], SHOW)
@@ -285,7 +298,7 @@ def test_show_without_the_runner_secret_shows_that_value(inside: None) -> None:
     )
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "yaml"])
+@pytest.mark.parametrize("fmt", ["text", "json", "yaml", "html"])
 def test_show_live_masks_json_inside_a_log_argument(fmt: str, inside: None) -> None:
     result = _run(["show", "--no-config", "--live", "sm.log", "--format", fmt], SHOW, RUNNER)
     assert result.exit_code == 0

@@ -69,6 +69,31 @@ def test_lint_text() -> None:
     ]
 
 
+def test_lint_html() -> None:
+    done = servelint("lint", TODAY, "--format", "html", CHART)
+    assert (done.returncode, done.stderr) == (1, "")
+    assert done.stdout.startswith("<!DOCTYPE html>\n")
+    # One bar of GPU memory per environment's workload.
+    assert done.stdout.count('<svg class="memory"') == 3
+
+
+def test_shell_completion() -> None:
+    done = subprocess.run(
+        [str(SCRIPT)],
+        env=dict(
+            os.environ,
+            _SERVELINT_COMPLETE="bash_complete",
+            COMP_WORDS="servelint li",
+            COMP_CWORD="1",
+        ),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "plain,lint\n", "")
+
+
 def test_lint_json() -> None:
     done = servelint("lint", TODAY, "--format", "json", CHART)
     assert (done.returncode, done.stderr) == (1, "")

@@ -110,7 +110,10 @@ def test_default_is_text_on_standard_output(run_line: RunLine) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--format", "xml"], "unknown format 'xml'; choose from github, json, junit, sarif, text"),
+        (
+            ["--format", "xml"],
+            "unknown format 'xml'; choose from github, html, json, junit, sarif, text",
+        ),
         (["--format", "sarif:"], "'sarif:': give a file name after ':' (for example sarif:report)"),
         (
             ["--format", "text", "--format", "json"],

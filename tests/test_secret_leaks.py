@@ -4,6 +4,7 @@ their shape (Bearer, Basic, AKIA, JWT, tokens, passwords in URLs) as well as by 
 
 from __future__ import annotations
 
+import html
 import json
 import os
 from pathlib import Path
@@ -29,7 +30,7 @@ SECRETS = [
     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJzZXJ2ZWxpbnQifQ.c2lnbmF0dXJl",
     "Sup3rS3cretPbtxt",
 ]
-FORMATS = ("json", "sarif", "junit", "github")
+FORMATS = ("json", "sarif", "junit", "github", "html")
 ADVICE = (
     "anyone who can read the repository can use it; keep it in a Kubernetes Secret and "
     "reference it (env valueFrom.secretKeyRef, or the chart's existing-Secret setting); "
@@ -78,6 +79,7 @@ def test_no_format_shows_a_secret_in_any_form(tmp_path: Path) -> None:
         for secret in SECRETS:
             for form in _forms(secret):
                 assert form not in text, (name, form)
+                assert html.escape(form) not in text, (name, form)
     lines = reports["text"].splitlines()
     # the policy that quotes whole documents still reports, masked
     assert "secret.yaml:1:1: info team-dump/quotes-everything saw {apiVersion: v1" in "\n".join(

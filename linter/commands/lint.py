@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     multiple=True,
     metavar="FORMAT[:FILE]",
     callback=output_specs,
-    help="Output format: text (default), json, sarif, junit or github, optionally "
+    help="Output format: text (default), json, sarif, junit, github or html, optionally "
     "written to FILE. Repeatable: --format text --format sarif:out.sarif.",
 )
 @click.option(

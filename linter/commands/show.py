@@ -22,7 +22,7 @@ from linter.helm.options import chart_options
     "fmt",
     default="text",
     show_default=True,
-    type=click.Choice(["text", "yaml", "json"]),
+    type=click.Choice(["text", "yaml", "json", "html"]),
 )
 @click.option("--config", type=click.Path(dir_okay=False), help="Configuration file.")
 @click.option("--no-config", is_flag=True, help="Ignore any configuration file.")
@@ -76,6 +76,10 @@ def show(
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="'--env'") from None
         text = render_text(shown) if fmt == "text" else None
+    if fmt == "html":
+        from linter.reporters.html import show_page
+
+        text = show_page(shown)
     if text is None:
         import json
 

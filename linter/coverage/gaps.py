@@ -18,6 +18,7 @@ from linter.coverage.model import FLAGS_FACT, Gap, WorkloadEntry
 from linter.findings import Severity
 from linter.lazyregex import lazy_compile
 from linter.model import registry
+from linter.model.budget import memory_budget
 from linter.model.capacity import EVERY_FIGURE, FIGURES_OF_SETTING
 from linter.model.located import value_of
 from linter.model.workload import Workload
@@ -136,6 +137,7 @@ def entry(
         gpu_memory_known=isinstance(gpu.get("memory_bytes"), int),
         gaps=gaps,
         environment=environment,
+        memory=memory_budget(workload),
     )
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from linter.lightclass import frozen
+from linter.model.budget import MemoryBudget
 
 T = TypeVar("T")
 
@@ -66,6 +67,8 @@ class WorkloadEntry:
     gpu_memory_known: bool
     gaps: tuple[Gap, ...] = ()
     environment: str | None = None
+    # One GPU's memory, when the capacity is known: drawn by the HTML report.
+    memory: MemoryBudget | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

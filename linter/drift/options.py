@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from linter.sources.kube import KubeRequest
 
 F = TypeVar("F", bound=Callable[..., Any])
-FORMATS = ("text", "json", "prometheus")
+FORMATS = ("text", "json", "prometheus", "html")
 SERVERS = ("auto", "none", "vllm", "tgi", "sglang", "triton")
 _KUBE_ONLY = ("kubeconfig", "context", "namespace", "selector", "pod", "container", "source")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol, TextIO
 
+from linter.drift.report_html import DriftHtmlReporter
 from linter.drift.report_json import DriftJsonReporter
 from linter.drift.report_prometheus import DriftPrometheusReporter
 from linter.drift.report_text import DriftTextReporter
@@ -21,4 +22,5 @@ DRIFT_REPORTERS: dict[str, type[DriftReporter]] = {
     "text": DriftTextReporter,
     "json": DriftJsonReporter,
     "prometheus": DriftPrometheusReporter,
+    "html": DriftHtmlReporter,
 }

@@ -185,6 +185,10 @@ def _sglang(
         "max_prefill_tokens": 16384,
         "mem_fraction_static": None,
         "port": 30000,  # server_args.py
+        # No default of their own (the model's length; a limit from the memory): carried
+        # when written, so the capacity figures use what the server is told.
+        "context_length": None,
+        "max_running_requests": None,
     }
     memory = gpu.get("memory_bytes")
     tp = engine.get("tp_size", 1) if isinstance(engine.get("tp_size"), int) else 1

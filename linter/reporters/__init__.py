@@ -16,6 +16,7 @@ REPORTERS: dict[str, str] = {
     "sarif": "linter.reporters.sarif:SarifReporter",
     "junit": "linter.reporters.junit:JunitReporter",
     "github": "linter.reporters.github:GithubReporter",
+    "html": "linter.reporters.html:HtmlReporter",
 }
 
 
