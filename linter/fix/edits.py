@@ -12,7 +12,7 @@ from ruamel.yaml.nodes import MappingNode, ScalarNode
 
 from linter.findings import Finding, Fix
 from linter.fix import flags, render
-from linter.fix.locate import PathPart, Place, at, value_of
+from linter.fix.locate import PathPart, Place, at, pointed, value_of
 from linter.fix.text import Source, line_end, line_start
 from linter.lightclass import frozen
 
@@ -110,14 +110,9 @@ def _mapping_at(places: list[Place], finding: Finding, under: str) -> Place:
     """The mapping to add to: at the finding, the one holding it (``..``), or the mapping
     value of key ``under`` of the one at the finding."""
     if under == "..":
-        found = next(
-            (p for p in places if p.position == (finding.line, finding.column)), None
-        )
-        parent_path = found.path[:-1] if found is not None else None
+        found = pointed(places, finding.line, finding.column)
         place = next(
-            (p for p in places if found is not None and p.doc == found.doc
-             and p.path == parent_path and p.node is found.parent),
-            None,
+            (p for p in places if found is not None and p.node is found.parent), None
         )
     else:
         place = at(places, finding.line, finding.column, MappingNode)
@@ -161,7 +156,7 @@ def _add_flow(
     last = close
     while last > place.start and text[last - 1] in " \t\r\n":
         last -= 1
-    entries = ", ".join(f"{k}: {render.flow(v)}" for k, v in added.items())
+    entries = ", ".join(f"{k}: {render.flow(v)}" for k, v in render.ordered(added))
     new = entries if text[last - 1] == "{" else ", " + entries
     return Edit(last, last, new, place.doc, place.path, expect)
 

@@ -77,14 +77,27 @@ def _walk(place: Place, seen: set[int]) -> Iterator[Place]:
 
 
 def at(all_places: list[Place], line: int, column: int, kind: type[Node]) -> Place | None:
-    """The outermost node of ``kind`` that starts at ``line``:``column``; for a scalar, the
-    one that holds that position (a flag inside a shell string)."""
+    """The outermost node of ``kind`` that starts at ``line``:``column``, or whose key
+    does (findings point at a mapping value's key); for a scalar, else the one that
+    holds that position (a flag inside a shell string)."""
     for place in all_places:
-        if isinstance(place.node, kind) and place.position == (line, column):
+        if isinstance(place.node, kind) and (line, column) in _starts(place):
             return place
     if kind is ScalarNode:
         return _holding(all_places, line, column)
     return None
+
+
+def pointed(all_places: list[Place], line: int, column: int) -> Place | None:
+    """The outermost node of any kind at ``line``:``column`` (as ``at``)."""
+    return next((p for p in all_places if (line, column) in _starts(p)), None)
+
+
+def _starts(place: Place) -> tuple[tuple[int, int], ...]:
+    if place.key is None:
+        return (place.position,)
+    mark = place.key.start_mark
+    return (place.position, (int(mark.line) + 1, int(mark.column) + 1))
 
 
 def _holding(all_places: list[Place], line: int, column: int) -> Place | None:
