@@ -36,8 +36,10 @@ def summary(outcome: Outcome, remaining: Iterable[Finding], written: bool) -> li
     fixable``. ``remaining``: the findings after the fixes were written (``--fix``), or
     the findings as they are (``--diff``)."""
     verb = "fixed" if written else "would fix"
-    lines = [f"{f.file}:{f.line}:{f.column}: {verb} {f.rule_id}" for f in outcome.fixed]
-    lines += [f"{f.file}:{f.line}:{f.column}: {f.rule_id}: {why}" for f, why in outcome.refused]
+    done = [(f, f"{verb} {f.rule_id}") for f in outcome.fixed]
+    done += [(f, f"{f.rule_id}: {why}") for f, why in outcome.refused]
+    done.sort(key=lambda pair: pair[0].sort_key())
+    lines = [f"{f.file}:{f.line}:{f.column}: {text}" for f, text in done]
     for name, key in outcome.secrets:
         lines.append(
             f"create the Secret {name} with the key {key} before applying (the value is "

@@ -38,6 +38,12 @@ FIX = (
     "keep it in a Kubernetes Secret and reference it (env valueFrom.secretKeyRef, or the "
     "chart's existing-Secret setting); rotate the exposed value"
 )
+# What ``servelint lint --fix`` does (docs/fix.md).
+AUTOFIX = (
+    "replaces the literal value of a container's env entry in a Kubernetes manifest with "
+    "valueFrom.secretKeyRef to a Secret named after the variable, and prints the Secret "
+    "to create (the value is never written or printed)"
+)
 
 WEAK_REFERENCES = (
     "https://pages.nist.gov/800-63-3/sp800-63b.html#memsecretver",
