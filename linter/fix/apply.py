@@ -5,15 +5,16 @@ safely is refused with its reason. Nothing here writes; ``write.py`` does."""
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from linter.findings import Finding
-from linter.fix.edits import Edit, Refused, edit_for
+from linter.fix.edits import Edit, Refused
 from linter.fix.guard import Bounds, refusal
+from linter.fix.inline import edit as edit_for
 from linter.fix.locate import Unreadable, load, places
 from linter.fix.text import Source
+from linter.fix.verify import applied, check
 from linter.lightclass import frozen
 
 
@@ -85,7 +86,7 @@ def _plan_file(
         try:
             edit = edit_for(source, all_places, finding, finding.fix)
             _check_secret(edit, secrets)
-            _check(source.text, documents, [edit])
+            check(source.text, documents, [edit])
         except Refused as exc:
             refused.append((finding, f"not fixable: {exc}"))
             continue
@@ -95,9 +96,9 @@ def _plan_file(
     if not kept:
         return None, [], refused
     unique = list(dict.fromkeys(edit for _, edit in kept))
-    text = _applied(source.text, unique)
+    text = applied(source.text, unique)
     try:
-        _check(source.text, documents, unique)
+        check(source.text, documents, unique)
     except Refused as exc:
         return None, [], refused + [(f, f"not fixable: {exc}") for f, _ in kept]
     after = source.encode(text)
@@ -121,8 +122,13 @@ def _without_conflicts(
     refused: list[tuple[Finding, str]] = []
     for finding, edit in sorted(edits, key=lambda pair: (pair[1].start, pair[1].end)):
         if len(by_target[(edit.doc, edit.path, edit.start, edit.end)]) > 1:
-            refused.append((finding, "not fixable: no unique fix (the inputs that share "
-                            "this value need different ones)"))
+            refused.append(
+                (
+                    finding,
+                    "not fixable: no unique fix (the inputs that share "
+                    "this value need different ones)",
+                )
+            )
         elif any(_overlap(edit, other) for _, other in kept if other != edit):
             refused.append((finding, "not fixable: another fix changes the same text"))
         else:
@@ -134,44 +140,3 @@ def _overlap(one: Edit, other: Edit) -> bool:
     if one.start == one.end or other.start == other.end:
         return other.start < one.start < other.end or one.start < other.start < one.end
     return one.start < other.end and other.start < one.end
-
-
-def _applied(text: str, edits: list[Edit]) -> str:
-    """``text`` with every edit made; edits at one offset keep their order."""
-    ordered = sorted(enumerate(edits), key=lambda pair: (pair[1].start, pair[0]), reverse=True)
-    for _, edit in ordered:
-        text = text[: edit.start] + edit.new + text[edit.end :]
-    return text
-
-
-def _check(text: str, documents: list[Any], edits: list[Edit]) -> None:
-    """The edited text must parse, and its data be the original's with exactly the
-    changes the edits intend."""
-    try:
-        after = load(_applied(text, edits))
-    except Unreadable as exc:
-        raise Refused(f"the edited file would not parse ({exc})") from exc
-    expected = copy.deepcopy(documents)
-    for edit in edits:
-        if not _change(expected, edit):
-            raise Refused("the value is not where the edit expects it")
-    if after != expected:
-        raise Refused("the edited file would not read as the fix intends")
-
-
-def _change(documents: list[Any], edit: Edit) -> bool:
-    if edit.doc >= len(documents):
-        return False
-    if not edit.path:
-        new = edit.expect(documents[edit.doc])
-        documents[edit.doc] = new
-        return new is not None
-    holder = documents[edit.doc]
-    try:
-        for part in edit.path[:-1]:
-            holder = holder[part]
-        new = edit.expect(holder[edit.path[-1]])
-    except (KeyError, IndexError, TypeError):
-        return False
-    holder[edit.path[-1]] = new
-    return new is not None

@@ -48,6 +48,17 @@ def edit_for(source: Source, places: list[Place], finding: Finding, fix: Fix) ->
 _NUMBER = r"\d+(?:\.\d+)?[kKmMgG]?"
 
 
+def _aligned(source: Source, start: int, end: int, new: str) -> tuple[int, str]:
+    """The end of the span and its new text, padded so that a comment after the value
+    on its line keeps its column (``maxModelLen: 131072   # why`` → ``35120    # why``)."""
+    rest = source.text[end : line_end(source.text, end)]
+    match = re.match(r"( +)#", rest)
+    if match is None:
+        return end, new
+    spaces = len(match.group(1)) - (len(new) - (end - start))
+    return end + len(match.group(1)), new + " " * max(spaces, 1)
+
+
 def _scalar_at(places: list[Place], finding: Finding) -> Place:
     place = at(places, finding.line, finding.column, ScalarNode)
     if place is None:
@@ -68,8 +79,8 @@ def _set(source: Source, places: list[Place], finding: Finding, fix: Fix) -> Edi
         raise Refused("the value is not written as a number here")
     style = node.style if node.style in ('"', "'") else None
     new_value: Any = fix.value if style is None else str(fix.value)
-    new = render.scalar(fix.value, style)
-    return Edit(place.start, place.end, new, place.doc, place.path, lambda _: new_value)
+    end, new = _aligned(source, place.start, place.end, render.scalar(fix.value, style))
+    return Edit(place.start, end, new, place.doc, place.path, lambda _: new_value)
 
 
 def _set_in_command(source: Source, place: Place, fix: Fix) -> Edit:
@@ -85,7 +96,8 @@ def _set_in_command(source: Source, place: Place, fix: Fix) -> Edit:
     old = value_of(place.node)
     value_match = in_value[0]
     expected = old[: value_match.start(1)] + number + old[value_match.end(1) :]
-    return Edit(start, end, number, place.doc, place.path, lambda _: expected)
+    end, new = _aligned(source, start, end, number)
+    return Edit(start, end, new, place.doc, place.path, lambda _: expected)
 
 
 def _rename(source: Source, places: list[Place], finding: Finding, fix: Fix) -> Edit:
@@ -103,7 +115,8 @@ def _rename(source: Source, places: list[Place], finding: Finding, fix: Fix) -> 
     match = in_value[0]
     expected = old[: match.start()] + rename.new + old[match.end() :]
     start, end = place.start + found[0].start(), place.start + found[0].end()
-    return Edit(start, end, rename.new, place.doc, place.path, lambda _: expected)
+    end, new = _aligned(source, start, end, rename.new)
+    return Edit(start, end, new, place.doc, place.path, lambda _: expected)
 
 
 def _mapping_at(places: list[Place], finding: Finding, under: str) -> Place:
@@ -111,9 +124,7 @@ def _mapping_at(places: list[Place], finding: Finding, under: str) -> Place:
     value of key ``under`` of the one at the finding."""
     if under == "..":
         found = pointed(places, finding.line, finding.column)
-        place = next(
-            (p for p in places if found is not None and p.node is found.parent), None
-        )
+        place = next((p for p in places if found is not None and p.node is found.parent), None)
     else:
         place = at(places, finding.line, finding.column, MappingNode)
         if place is not None and under:
@@ -176,8 +187,14 @@ def _add_block(
     at_offset = line_end(text, end - 1)
     lines = render.block(added, indent)
     if at_offset == len(text) and not text.endswith("\n"):
-        return Edit(at_offset, at_offset, source.newline + source.lines(lines), place.doc,
-                    place.path, expect)
+        return Edit(
+            at_offset,
+            at_offset,
+            source.newline + source.lines(lines),
+            place.doc,
+            place.path,
+            expect,
+        )
     new = source.lines(lines) + source.newline
     return Edit(at_offset, at_offset, new, place.doc, place.path, expect)
 
@@ -200,9 +217,9 @@ def _secret_ref(source: Source, places: list[Place], finding: Finding, fix: Fix)
         indent = " " * place.key.start_mark.column
         lines = render.block({"valueFrom": reference}, indent)
         new = source.lines(lines)[len(indent) :]
-    if source.text[end:line_end(source.text, end)].strip() not in ("", ",", "}"):
-        if not entry.flow_style and "#" not in source.text[end:line_end(source.text, end)]:
-            raise Refused("the value is followed by more than a comment on its line")
+    rest = source.text[end : line_end(source.text, end)].strip()
+    if not entry.flow_style and rest and not rest.startswith("#"):
+        raise Refused("the value is followed by more than a comment on its line")
 
     def expect(old: Any) -> Any:
         if not isinstance(old, dict):
@@ -210,4 +227,3 @@ def _secret_ref(source: Source, places: list[Place], finding: Finding, fix: Fix)
         return {**{k: v for k, v in old.items() if k != "value"}, "valueFrom": reference}
 
     return Edit(start, end, new, place.doc, place.path[:-1], expect)
-

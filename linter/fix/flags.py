@@ -64,7 +64,9 @@ def has_value(place: Place, after: int) -> bool:
     parent = place.parent
     if isinstance(parent, SequenceNode) and isinstance(place.path[-1], int):
         following = parent.value[place.path[-1] + 1 : place.path[-1] + 2]
-        return bool(following) and isinstance(following[0], ScalarNode) and not str(
-            value_of(following[0])
-        ).startswith("-")
+        return (
+            bool(following)
+            and isinstance(following[0], ScalarNode)
+            and not str(value_of(following[0])).startswith("-")
+        )
     return False

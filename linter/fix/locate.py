@@ -103,7 +103,7 @@ def _starts(place: Place) -> tuple[tuple[int, int], ...]:
 def _holding(all_places: list[Place], line: int, column: int) -> Place | None:
     for place in all_places:
         node = place.node
-        if not isinstance(node, ScalarNode) or place.key is None and place.parent is None:
+        if not isinstance(node, ScalarNode) or (place.key is None and place.parent is None):
             continue
         start, end = node.start_mark, node.end_mark
         after_start = (line - 1, column - 1) >= (start.line, start.column)

@@ -13,9 +13,7 @@ _NOT_PLAIN = re.compile(
     r"^(?:[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|0[xXoObB][0-9a-fA-F_]+"
     r"|\.(?:inf|nan)|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}.*)$"
 )
-_NOT_STRINGS = frozenset(
-    {"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"}
-)
+_NOT_STRINGS = frozenset({"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"})
 
 
 def scalar(value: Any, style: str | None = None) -> str:
@@ -38,9 +36,7 @@ def scalar(value: Any, style: str | None = None) -> str:
 
 def _plain_string(text: str) -> bool:
     return (
-        bool(_PLAIN.match(text))
-        and not _NOT_PLAIN.match(text)
-        and text.lower() not in _NOT_STRINGS
+        bool(_PLAIN.match(text)) and not _NOT_PLAIN.match(text) and text.lower() not in _NOT_STRINGS
     )
 
 

@@ -118,7 +118,9 @@ def _source(source: str) -> str:
 
 def render_line(rule: ConfiguredRule) -> str:
     """One line of ``servelint rules``: id, severity as configured, title."""
-    state = ("" if rule.enabled else " (disabled)") + (" [--fix]" if rule.meta.autofix_description else "")
+    state = ("" if rule.enabled else " (disabled)") + (
+        " [--fix]" if rule.meta.autofix_description else ""
+    )
     # A repository's policy writes the title: on one line, with no control character.
     title = escape_text(rule.meta.title)
     return f"{escape_text(rule.meta.id):<48} {rule.severity.label:<8} {title}{state}".rstrip()
