@@ -115,13 +115,13 @@ def _without_conflicts(
 ) -> tuple[list[tuple[Finding, Edit]], list[tuple[Finding, str]]]:
     """Edits of one value that disagree (one number per environment of a shared values
     file) are all refused; so is an edit overlapping another one's span."""
-    by_target: dict[tuple[int, tuple[Any, ...], int, int], set[str]] = {}
+    by_target: dict[tuple[int, tuple[Any, ...], int, int, str], set[str]] = {}
     for _, edit in edits:
-        by_target.setdefault((edit.doc, edit.path, edit.start, edit.end), set()).add(edit.new)
+        by_target.setdefault(_target(edit), set()).add(edit.new)
     kept: list[tuple[Finding, Edit]] = []
     refused: list[tuple[Finding, str]] = []
     for finding, edit in sorted(edits, key=lambda pair: (pair[1].start, pair[1].end)):
-        if len(by_target[(edit.doc, edit.path, edit.start, edit.end)]) > 1:
+        if len(by_target[_target(edit)]) > 1:
             refused.append(
                 (
                     finding,
@@ -134,6 +134,10 @@ def _without_conflicts(
         else:
             kept.append((finding, edit))
     return kept, refused
+
+
+def _target(edit: Edit) -> tuple[int, tuple[Any, ...], int, int, str]:
+    return (edit.doc, edit.path, edit.start, edit.end, edit.target)
 
 
 def _overlap(one: Edit, other: Edit) -> bool:

@@ -4,6 +4,7 @@ made, ``apply.py``). Only the span changes; the rest of the file is kept byte fo
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from typing import Any
@@ -31,7 +32,11 @@ class Edit:
     new: str
     doc: int
     path: tuple[PathPart, ...]
-    expect: Callable[[Any], Any]
+    # Two edits are one when they make the same change (two findings, one fix).
+    expect: Callable[[Any], Any] = dataclasses.field(compare=False, hash=False)
+    # What an insertion adds (the keys), so that two additions to one mapping, each of
+    # its own key, are not taken for two answers to one question.
+    target: str = ""
 
 
 def edit_for(source: Source, places: list[Place], finding: Finding, fix: Fix) -> Edit:
@@ -75,6 +80,8 @@ def _set(source: Source, places: list[Place], finding: Finding, fix: Fix) -> Edi
     node = place.node
     if fix.flag and flags.holds(value_of(node), fix.flag):
         return _set_in_command(source, place, fix)
+    if "\n" in value_of(node).rstrip("\n"):
+        raise Refused("the value is inside a YAML string that is not a literal block (|)")
     if node.style in ("|", ">") or not re.fullmatch(rf"\s*{_NUMBER}\s*", value_of(node)):
         raise Refused("the value is not written as a number here")
     style = node.style if node.style in ('"', "'") else None
@@ -153,8 +160,10 @@ def _add(source: Source, places: list[Place], finding: Finding, fix: Fix) -> Edi
         return {**old, **added} if isinstance(old, dict) else None
 
     if node.flow_style:
-        return _add_flow(source, place, added, expect)
-    return _add_block(source, place, added, expect)
+        edit = _add_flow(source, place, added, expect)
+    else:
+        edit = _add_block(source, place, added, expect)
+    return dataclasses.replace(edit, target=",".join(sorted(added)))
 
 
 def _add_flow(

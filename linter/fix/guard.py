@@ -16,9 +16,11 @@ from linter.sources.repository import inside, root_of
 
 @frozen
 class Bounds:
-    """The real paths of the files the run linted and of their repositories."""
+    """The files the run linted, the paths the user named (files and folders), and the
+    real paths of their repositories."""
 
     files: frozenset[str]
+    named: frozenset[str]
     roots: frozenset[str]
 
     @classmethod
@@ -26,7 +28,16 @@ class Bounds:
         named = [p for p in paths if p != "-"]
         return cls(
             frozenset(os.path.abspath(f) for f in linted),
+            frozenset(os.path.abspath(p) for p in named),
             frozenset(root_of(p) for p in named),
+        )
+
+    def holds(self, path: str) -> bool:
+        """Whether ``path`` (absolute) is an input: linted, and named or in a folder
+        named (a chart's other values files, read for context, are not)."""
+        return path in self.files and any(
+            path == named or path.startswith(named.rstrip(os.sep) + os.sep)
+            for named in self.named
         )
 
 
@@ -42,7 +53,7 @@ def refusal(finding: Finding, bounds: Bounds) -> str | None:
         return "not fixable: the file is reached through a symbolic link"
     if not os.path.isfile(absolute):
         return "not fixable: not a file on disk"
-    if absolute not in bounds.files or not inside(absolute, bounds.roots):
+    if not bounds.holds(absolute) or not inside(absolute, bounds.roots):
         return "not fixable: outside the inputs"
     return None
 

@@ -92,7 +92,7 @@ def _inner_edit(source: Source, holder: Place, finding: Finding, fix: Fix) -> Ed
     def expect(_: Any) -> Any:
         return expected
 
-    return Edit(start, end, new, holder.doc, holder.path, expect)
+    return Edit(start, end, new, holder.doc, holder.path, expect, inner.target)
 
 
 def _outer(source: Source, block: _Block, inner: Edit) -> tuple[int, str]:
