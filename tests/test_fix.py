@@ -126,9 +126,7 @@ def test_fix_writes_the_expected_bytes_and_a_second_run_changes_nothing(
     again = run_line(["lint", "--no-config", "--fix", target.name])
     assert target.read_bytes() == (FIX / f"{case}.fixed.yaml").read_bytes()
     assert again.exit_code == code
-    assert again.stderr.splitlines()[-1] == report[-1].replace(
-        report[-1].split(",")[0], "fixed 0"
-    )
+    assert again.stderr.splitlines()[-1] == report[-1].replace(report[-1].split(",")[0], "fixed 0")
 
 
 def test_the_secret_s_value_is_in_no_output_and_not_in_the_file(

@@ -63,7 +63,9 @@ def test_a_folder_reached_through_a_link_is_not_written(
     (tmp_path / "deploy").symlink_to(tmp_path / "real")
     result = run_line(["lint", "--no-config", "--fix", "deploy/seqs.yaml"])
     assert "not fixable: the file is reached through a symbolic link" in result.stderr
-    assert (tmp_path / "real" / "seqs.yaml").read_bytes() == (FIX / "max-num-seqs.yaml").read_bytes()
+    assert (tmp_path / "real" / "seqs.yaml").read_bytes() == (
+        FIX / "max-num-seqs.yaml"
+    ).read_bytes()
 
 
 def _finding(file: str, fix: Fix, **extra: object) -> Finding:

@@ -36,8 +36,7 @@ class Bounds:
         """Whether ``path`` (absolute) is an input: linted, and named or in a folder
         named (a chart's other values files, read for context, are not)."""
         return path in self.files and any(
-            path == named or path.startswith(named.rstrip(os.sep) + os.sep)
-            for named in self.named
+            path == named or path.startswith(named.rstrip(os.sep) + os.sep) for named in self.named
         )
 
 
