@@ -264,3 +264,23 @@ def test_values_in_a_folded_string_are_refused(
         ],
     )
     assert (root / "fix" / source.name).read_bytes() == source.read_bytes()
+
+
+def test_a_kustomize_patch_is_fixed_where_it_sets_the_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_line: Run
+) -> None:
+    (tmp_path / ".git").mkdir()
+    shutil.copytree(FIX / "kustomize", tmp_path / "kustomize")
+    monkeypatch.chdir(tmp_path / "kustomize")
+    base = Path("base/deployment.yaml").read_bytes()
+    result = run_line(["lint", "--no-config", "--fix", "overlays/long"])
+    assert (result.exit_code, result.stderr.splitlines()) == (
+        0,
+        [
+            "overlays/long/context.yaml:13:15: fixed vllm-kv/one-sequence-does-not-fit",
+            "fixed 1, 3 left: 3 no unique fix",
+        ],
+    )
+    patched = Path("overlays/long/context.yaml").read_bytes()
+    assert patched == (FIX / "kustomize-context.fixed.yaml").read_bytes()
+    assert Path("base/deployment.yaml").read_bytes() == base
