@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
+from linter import atomic_write
 from linter.findings import RENDERED_KEY, Finding, Fix, Severity
 from linter.fix import apply
 from linter.fix.guard import Bounds, refusal
@@ -140,3 +141,29 @@ def test_a_lint_without_fix_imports_neither_the_fixes_nor_ruamel() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=False
     )
     assert json.loads(done.stderr.strip().splitlines()[-1]) == [1, []]
+
+
+def test_a_file_that_cannot_be_written_is_reported_and_the_others_are_fixed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_line: Run
+) -> None:
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    shutil.copyfile(FIX / "max-num-seqs.yaml", tmp_path / "seqs.yaml")
+    shutil.copyfile(FIX / "readiness.yaml", tmp_path / "readiness.yaml")
+    real = atomic_write.replace_bytes
+
+    def replace(path: str, data: bytes) -> None:
+        if path == "seqs.yaml":  # a read-only folder, as the user running it sees it
+            raise PermissionError(13, "Permission denied", path)
+        real(path, data)
+
+    monkeypatch.setattr(atomic_write, "replace_bytes", replace)
+    result = run_line(["lint", "--no-config", "--fix", "seqs.yaml", "readiness.yaml"])
+    assert result.stderr.splitlines() == [
+        "readiness.yaml:10:9: fixed readiness/missing",
+        "seqs.yaml:20:15: vllm-kv/max-num-seqs-exceeds-kv-cache: not fixable: the file "
+        "could not be written (Permission denied)",
+        "fixed 1, 6 left: 5 no unique fix, 1 not fixable",
+    ]
+    assert (tmp_path / "readiness.yaml").read_bytes() == (FIX / "readiness.fixed.yaml").read_bytes()
+    assert (tmp_path / "seqs.yaml").read_bytes() == (FIX / "max-num-seqs.yaml").read_bytes()

@@ -4,6 +4,7 @@ of what remains (docs/fix.md). Imported only when one of the two options is give
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable, Sequence
 
@@ -32,13 +33,34 @@ def fix_run(
 
         sys.stdout.write(masker(result.secrets).text(output.diff(outcome)))
         return result, output.summary(outcome, result.findings, written=False)
-    from linter.atomic_write import replace_bytes
-
-    for change in outcome.changes:
-        replace_bytes(change.file, change.after)
+    outcome = _write(outcome)
     if outcome.changes:
         result = execute(plan)
     return result, output.summary(outcome, result.findings, written=True)
+
+
+def _write(outcome: apply.Outcome) -> apply.Outcome:
+    """Write each changed file; a file that cannot be written (a read-only folder) leaves
+    its fixes refused with the reason, and the others are written."""
+    from linter.atomic_write import replace_bytes
+
+    failed: dict[str, str] = {}
+    for change in outcome.changes:
+        try:
+            replace_bytes(change.file, change.after)
+        except OSError as exc:
+            failed[change.file] = f"not fixable: the file could not be written ({exc.strerror})"
+    if not failed:
+        return outcome
+    return dataclasses.replace(
+        outcome,
+        fixed=tuple(f for f in outcome.fixed if f.file not in failed),
+        refused=(
+            *outcome.refused,
+            *((f, failed[f.file]) for f in outcome.fixed if f.file in failed),
+        ),
+        changes=tuple(c for c in outcome.changes if c.file not in failed),
+    )
 
 
 def echo_summary(lines: list[str], secrets: frozenset[str]) -> None:

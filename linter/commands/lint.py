@@ -162,7 +162,8 @@ def lint(
     if fix or show_diff:
         from linter.commands.fixing import fix_run
 
-        result, fixed = fix_run(plan, result, paths, execute, write=fix)
+        named = (*paths, *values_files, *((chart,) if chart else ()))
+        result, fixed = fix_run(plan, result, named, execute, write=fix)
     if not show_diff:  # the diff is the output (to pipe into git apply)
         write_outputs(
             result,

@@ -16,7 +16,7 @@ _NO_NEWLINE = "\\ No newline at end of file\n"
 def unified_diff(change: Change) -> str:
     before = change.before.decode("utf-8").splitlines(keepends=True)
     after = change.after.decode("utf-8").splitlines(keepends=True)
-    name = change.file.lstrip("./") if change.file.startswith("./") else change.file
+    name = change.file.removeprefix("./")
     lines = difflib.unified_diff(before, after, f"a/{name}", f"b/{name}")
     out: list[str] = []
     for line in lines:
