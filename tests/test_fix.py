@@ -64,6 +64,14 @@ CASES = [
         ],
     ),
     (
+        "sglang-flag",
+        0,
+        [
+            "sglang-flag.yaml:12:96: fixed sglang/flag-not-accepted",
+            "fixed 1, 1 left: 1 no unique fix",
+        ],
+    ),
+    (
         "size-limit",
         0,
         [
