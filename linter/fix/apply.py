@@ -70,8 +70,12 @@ def _secrets_of(fixed: Sequence[Finding]) -> tuple[tuple[str, str], ...]:
 def _plan_file(
     name: str, findings: list[Finding], secrets: frozenset[str]
 ) -> tuple[Change | None, list[Finding], list[tuple[Finding, str]]]:
-    with open(name, "rb") as handle:
-        before = handle.read()
+    try:
+        with open(name, "rb") as handle:
+            before = handle.read()
+    except OSError as exc:
+        reason = f"not fixable: the file could not be read ({exc.strerror})"
+        return None, [], [(f, reason) for f in findings]
     try:
         source = Source.decode(before)
         all_places = places(source.text)
