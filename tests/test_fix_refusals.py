@@ -167,3 +167,21 @@ def test_a_file_that_cannot_be_written_is_reported_and_the_others_are_fixed(
     ]
     assert (tmp_path / "readiness.yaml").read_bytes() == (FIX / "readiness.fixed.yaml").read_bytes()
     assert (tmp_path / "seqs.yaml").read_bytes() == (FIX / "max-num-seqs.yaml").read_bytes()
+
+
+def test_a_file_ruamel_cannot_load_is_left_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_line: Run
+) -> None:
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    shutil.copyfile(FIX / "placeholder.yaml", tmp_path / "placeholder.yaml")
+    result = run_line(["lint", "--no-config", "--fix", "placeholder.yaml"])
+    assert (result.exit_code, result.stderr.splitlines()) == (
+        1,
+        [
+            "placeholder.yaml:11:11: readiness/missing: not fixable: the file does not read "
+            "as plain YAML (line 16: found unhashable key)",
+            "fixed 0, 2 left: 1 no unique fix, 1 not fixable",
+        ],
+    )
+    assert (tmp_path / "placeholder.yaml").read_bytes() == (FIX / "placeholder.yaml").read_bytes()

@@ -81,7 +81,7 @@ def _plan_file(
         all_places = places(source.text)
         documents = load(source.text)
     except (UnicodeDecodeError, Unreadable) as exc:
-        reason = f"not fixable: the file does not parse here ({exc})"
+        reason = f"not fixable: the file does not read as plain YAML ({exc})"
         return None, [], [(f, reason) for f in findings]
     edits: list[tuple[Finding, Edit]] = []
     refused: list[tuple[Finding, str]] = []

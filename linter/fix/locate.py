@@ -52,7 +52,7 @@ def places(text: str) -> list[Place]:
     try:
         roots = list(YAML(typ="rt").compose_all(text))
     except YAMLError as exc:
-        raise Unreadable(str(exc).splitlines()[0] if str(exc) else "not YAML") from exc
+        raise Unreadable(_problem(exc)) from exc
     seen: set[int] = set()
     out: list[Place] = []
     for doc, root in enumerate(roots):
@@ -124,4 +124,11 @@ def load(text: str) -> list[Any]:
     try:
         return list(YAML(typ="safe", pure=True).load_all(text))
     except YAMLError as exc:
-        raise Unreadable(str(exc).splitlines()[0] if str(exc) else "not YAML") from exc
+        raise Unreadable(_problem(exc)) from exc
+
+
+def _problem(exc: YAMLError) -> str:
+    """``line 95: found unhashable key``: what ruamel.yaml could not read, and where."""
+    problem = getattr(exc, "problem", None) or str(exc).split("\n", 1)[0] or "not YAML"
+    mark = getattr(exc, "problem_mark", None)
+    return f"line {mark.line + 1}: {problem}" if mark is not None else str(problem)
