@@ -292,3 +292,16 @@ def test_a_kustomize_patch_is_fixed_where_it_sets_the_value(
     patched = Path("overlays/long/context.yaml").read_bytes()
     assert patched == (FIX / "kustomize-context.fixed.yaml").read_bytes()
     assert Path("base/deployment.yaml").read_bytes() == base
+
+
+@pytest.mark.parametrize("case", [c[0] for c in CASES if c[0] != "max-model-len-crlf"])
+def test_every_fix_keeps_crlf_line_endings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_line: Run, case: str
+) -> None:
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    target = tmp_path / f"{case}.yaml"
+    target.write_bytes((FIX / f"{case}.yaml").read_bytes().replace(b"\n", b"\r\n"))
+    run_line(["lint", "--no-config", "--fix", target.name])
+    expected = (FIX / f"{case}.fixed.yaml").read_bytes().replace(b"\n", b"\r\n")
+    assert target.read_bytes() == expected
