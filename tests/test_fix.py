@@ -4,6 +4,7 @@ diff, the exit code of what remains, and the Secret printed but never its value.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Callable
@@ -305,3 +306,18 @@ def test_every_fix_keeps_crlf_line_endings(
     run_line(["lint", "--no-config", "--fix", target.name])
     expected = (FIX / f"{case}.fixed.yaml").read_bytes().replace(b"\n", b"\r\n")
     assert target.read_bytes() == expected
+
+
+def test_max_model_len_is_the_number_the_message_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_line: Run
+) -> None:
+    target = _copy(tmp_path, monkeypatch, "max-model-len-values")
+    report = run_line(["lint", "--no-config", "--format", "json", target.name])
+    [finding] = [
+        f
+        for f in json.loads(report.stdout)["findings"]
+        if f["rule"] == "vllm-kv/one-sequence-does-not-fit"
+    ]
+    assert "lower max_model_len to about 35120, what fits" in finding["message"]
+    run_line(["lint", "--no-config", "--fix", target.name])
+    assert b"        maxModelLen: 35120 " in target.read_bytes()
