@@ -52,6 +52,25 @@ def write_text(path: str | os.PathLike[str], text: str) -> None:
         handle.write(text)
 
 
+def replace_bytes(path: str, data: bytes) -> None:
+    """Replace the regular file ``path`` with ``data`` in one step, keeping its mode
+    (``servelint lint --fix``: the bytes are written as they are, line endings included)."""
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    name = os.path.basename(path)
+    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.chmod(temporary, _mode(path))
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
 def _mode(destination: str) -> int:
     """The mode of the file being replaced, or what a plain open() would have given."""
     try:

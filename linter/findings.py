@@ -41,6 +41,48 @@ class Suppression:
 RENDERED_KEY = "rendered"
 
 
+# What ``servelint lint --fix`` may do (docs/fix.md): replace the scalar the finding points
+# at, put a flag's successor in place of the flag, add keys to the mapping the finding
+# points at, or move a literal env value into a Secret reference.
+FIX_ACTIONS = frozenset({"set", "rename-flag", "add", "secret-ref"})
+
+
+@frozen
+class Fix:
+    """A fix a rule attaches to its finding: what to write at the finding's position.
+    ``set``: ``value`` is the new scalar; ``rename-flag``: the successor flag; ``add``:
+    ``value`` maps keys to what they hold, added to the mapping ``under`` names (a key of
+    the mapping at the finding; "" for that mapping, ".." for the one holding it);
+    ``secret-ref``: ``value`` is ``{"name": Secret, "key": key}``."""
+
+    action: str
+    value: Any
+    under: str = ""
+    # ``set`` of a server setting: the flag that carries it on a command line, to find the
+    # value's token in ``--max-model-len 8192`` or ``--max-model-len=8192``.
+    flag: str = ""
+
+    @classmethod
+    def from_data(cls, data: object) -> Fix | None:
+        """The fix a rule's ``autofix`` expression returned; None for null or a malformed
+        map (a fix that cannot be read is not applied)."""
+        if not isinstance(data, Mapping) or data.get("action") not in FIX_ACTIONS:
+            return None
+        under, flag = data.get("under", ""), data.get("flag", "")
+        if "value" not in data or not isinstance(under, str) or not isinstance(flag, str):
+            return None
+        return cls(str(data["action"]), _plain(data["value"]), under, flag)
+
+
+def _plain(value: Any) -> Any:
+    """CEL's maps and lists as Python dicts and lists (bools stay bools)."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
 @frozen
 class Finding:
     rule_id: str
@@ -54,6 +96,8 @@ class Finding:
     # Extra structured data a front end adds (drift: desired, live, source).
     extra: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False, hash=False)
     suppression: Suppression | None = None
+    # The rule's fix, when it has one safe, unique fix here (``servelint lint --fix``).
+    fix: Fix | None = dataclasses.field(default=None, compare=False, hash=False)
 
     @property
     def suppressed(self) -> bool:

@@ -198,6 +198,7 @@ def test_rules_json_lists_every_rule_with_its_metadata(run_line: RunLine) -> Non
         "title": "Serving Deployments run at least two replicas",
         "description": "One replica means every rollout or node drain is an outage.",
         "fix": rule["fix"],
+        "autofix": "",
         "helpUri": "https://kubernetes.io/docs/concepts/workloads/controllers/deployment/",
         "references": ["https://kubernetes.io/docs/concepts/workloads/controllers/deployment/"],
         "source": str(CORE / "policies" / "team-replicas.yaml"),

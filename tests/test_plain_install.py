@@ -267,3 +267,28 @@ def test_drift_kube_without_the_extra() -> None:
         "json",
     )
     assert (done.returncode, done.stdout, done.stderr) == (3, "", INSTALL_HINT)
+
+
+def test_lint_diff_shows_the_fix_and_writes_nothing() -> None:
+    values = ROOT / CHART / "values-prod.yaml"
+    before = values.read_bytes()
+    done = servelint("lint", TODAY, "--diff", CHART)
+    assert done.returncode == 1
+    assert done.stdout == (
+        "--- a/examples/charts/vllm/values-prod.yaml\n"
+        "+++ b/examples/charts/vllm/values-prod.yaml\n"
+        "@@ -39,6 +39,6 @@\n"
+        "     model:\n"
+        "       # The document-QA service sends whole contracts, up to 100k tokens: use the\n"
+        "       # model's full context.\n"
+        "-      maxModelLen: 131072\n"
+        "+      maxModelLen: 35120\n"
+        "     scheduler:\n"
+        "       maxNumSeqs: 16\n"
+    )
+    assert done.stderr == (
+        "examples/charts/vllm/values-prod.yaml:42:7: would fix "
+        "vllm-kv/one-sequence-does-not-fit\n"
+        "would fix 1, 1 left: 1 no unique fix\n"
+    )
+    assert values.read_bytes() == before

@@ -79,6 +79,18 @@ if TYPE_CHECKING:
     is_flag=True,
     help="Name every input not understood and every fact missing, with its fix.",
 )
+@click.option(
+    "--fix",
+    is_flag=True,
+    help="Apply the fixes of rules with one safe, unique fix to the files where the values "
+    "are written, then lint again and report what remains (docs/fix.md).",
+)
+@click.option(
+    "--diff",
+    "show_diff",
+    is_flag=True,
+    help="Print the fixes --fix would make as a unified diff, and write nothing.",
+)
 @governance_options
 @convention_options
 @limit_options
@@ -92,6 +104,8 @@ def lint(
     output: str | None,
     fail_on_unchecked: bool | None = None,
     verbose: bool = False,
+    fix: bool = False,
+    show_diff: bool = False,
     chart: str | None = None,
     values_files: tuple[str, ...] = (),
     set_values: tuple[str, ...] = (),
@@ -119,6 +133,8 @@ def lint(
         check_chart_usage(paths, chart, values_files, set_values, environments)
         if governance["baseline"] and governance["write_baseline"]:
             raise click.UsageError("--baseline and --write-baseline exclude each other")
+        if fix and show_diff:
+            raise click.UsageError("--fix writes the fixes and --diff only shows them: give one")
         outputs = plan_outputs(formats, output)
         options = LintOptions(
             paths,
@@ -142,14 +158,25 @@ def lint(
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="'--env'") from None
     result = execute(plan)
-    write_outputs(
-        result,
-        outputs,
-        sys.stdout,
-        color=use_color(sys.stdout, color),
-        quiet=quiet,
-        verbose=verbose,
-    )
+    fixed: list[str] = []
+    if fix or show_diff:
+        from linter.commands.fixing import fix_run
+
+        named = (*paths, *values_files, *((chart,) if chart else ()))
+        result, fixed = fix_run(plan, result, named, execute, write=fix)
+    if not show_diff:  # the diff is the output (to pipe into git apply)
+        write_outputs(
+            result,
+            outputs,
+            sys.stdout,
+            color=use_color(sys.stdout, color),
+            quiet=quiet,
+            verbose=verbose,
+        )
+    if fixed:
+        from linter.commands.fixing import echo_summary
+
+        echo_summary(fixed, result.secrets)
     if result.read_failures:
         return EXIT_FAILURE
     if exit_zero:

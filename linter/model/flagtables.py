@@ -121,6 +121,21 @@ def table(server: str) -> Table | None:
     )
 
 
+@functools.cache
+def switches(server: str) -> frozenset[str]:
+    """The flags of ``server``'s table that are switches: written bare, with a ``--no-``
+    form (``--enforce-eager``/``--no-enforce-eager``), so they take no value."""
+    path = _DATA / f"{_TABLE_NAME.get(server, server)}.json"
+    if not path.is_file():
+        return frozenset()
+    flags: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))["flags"]
+    return frozenset(
+        flag
+        for flag, item in flags.items()
+        if any(str(a).startswith("--no-") for a in item.get("aliases", ()))
+    )
+
+
 class Resolution(NamedTuple):
     """How one release's parser reads a written flag name."""
 

@@ -206,6 +206,8 @@ def _rule(value: object, blob: Blob) -> Rule:
         line=as_int(data["line"]),
         needs=tuple(_str(n) for n in as_list(data["needs"])),
         message_template=_template(data["message_template"], blob),
+        autofix=_optional_expr(data["autofix"], blob),
+        autofix_description=_str(data["autofix_description"]),
     )
 
 

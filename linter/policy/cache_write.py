@@ -23,6 +23,7 @@ def compile_all(policy: Policy) -> None:
                 rule.message_expression,
                 rule.field_path_expression,
                 rule.for_each,
+                rule.autofix,
             )
             if e is not None
         ]
@@ -112,4 +113,6 @@ def _rule_data(rule: Rule, blob: Written) -> dict[str, Any]:
             part if isinstance(part, str) else _expr_data(part, blob)
             for part in rule.message_template.parts
         ],
+        "autofix": _optional_expr_data(rule.autofix, blob),
+        "autofix_description": rule.autofix_description,
     }

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from linter.errors import ExpressionError
-from linter.findings import Finding
+from linter.findings import Finding, Fix
 from linter.lightclass import frozen
 from linter.model.workload import Workload
 from linter.parsing.documents import Document
@@ -319,8 +319,20 @@ def _check(
             origin.column,
             origin.key or format_path(path),
             origin.doc_index,
+            fix=_fix(rule, bound, bindings),
         )
     ]
+
+
+def _fix(rule: Rule, bound: Any, bindings: Bindings | None) -> Fix | None:
+    """The rule's fix for this finding; None without one, or when its expression fails (a
+    fix that cannot be computed is not offered, and the finding stands as it is)."""
+    if rule.autofix is None:
+        return None
+    try:
+        return Fix.from_data(rule.autofix.evaluate(bound, bindings))
+    except ExpressionError:
+        return None
 
 
 # A finding's message is one line of a report; a message that is huge (a static

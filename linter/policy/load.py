@@ -278,7 +278,21 @@ def _build_rule(
         line=document.span(base).line,
         needs=_rule_needs(document, base, raw, closures),
         message_template=_template(document, (*base, "message"), message, compile_),
+        autofix=_autofix(document, base, raw, compile_),
+        autofix_description=raw.get("autofix", {}).get("description", ""),
     )
+
+
+def _autofix(
+    document: Document, base: PathT, raw: dict[str, Any], compile_: Any
+) -> CompiledExpr | None:
+    autofix = raw.get("autofix")
+    if autofix is None:
+        return None
+    compiled: CompiledExpr = compile_(
+        document, (*base, "autofix", "expression"), autofix["expression"]
+    )
+    return compiled
 
 
 def _template(
@@ -323,6 +337,9 @@ def _expression_texts(raw: dict[str, Any]) -> Iterator[tuple[str, str]]:
         text = raw.get(key)
         if text is not None:
             yield key, text
+    autofix = raw.get("autofix")
+    if isinstance(autofix, dict) and isinstance(autofix.get("expression"), str):
+        yield "autofix", autofix["expression"]
     message = raw.get("message")
     if isinstance(message, str) and has_placeholders(message):
         try:

@@ -44,6 +44,10 @@ class Rule:
     needs: tuple[str, ...] = ()
     # ``message`` with {{ CEL }} placeholders (policy/template.py); None for plain text.
     message_template: MessageTemplate | None = None
+    # ``autofix``: the map of the finding's fix (findings.Fix) or null, and what it does
+    # in a sentence (``servelint explain``); None for a rule without one.
+    autofix: CompiledExpr | None = None
+    autofix_description: str = ""
 
 
 class StoredRules(Sequence[Rule]):

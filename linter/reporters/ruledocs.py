@@ -97,6 +97,8 @@ def _rule(rule: Rule | RuleMeta) -> list[str]:
         fix = rule.fix.strip()
         lines += ["**Fix:**", ""]
         lines += ["```", fix, "```", ""] if "\n" in fix else [fix, ""]
+    if rule.autofix_description:
+        lines += [f"**`--fix`:** {' '.join(rule.autofix_description.split())}", ""]
     if rule.references:
         lines += ["**References:**", "", *(f"- {ref}" for ref in rule.references), ""]
     return lines
@@ -116,7 +118,9 @@ def _source(source: str) -> str:
 
 def render_line(rule: ConfiguredRule) -> str:
     """One line of ``servelint rules``: id, severity as configured, title."""
-    state = "" if rule.enabled else " (disabled)"
+    state = ("" if rule.enabled else " (disabled)") + (
+        " [--fix]" if rule.meta.autofix_description else ""
+    )
     # A repository's policy writes the title: on one line, with no control character.
     title = escape_text(rule.meta.title)
     return f"{escape_text(rule.meta.id):<48} {rule.severity.label:<8} {title}{state}".rstrip()
@@ -137,6 +141,7 @@ def _rule_json(rule: ConfiguredRule) -> dict[str, object]:
         "title": meta.title,
         "description": " ".join(meta.description.split()),
         "fix": meta.fix.strip(),
+        "autofix": " ".join(meta.autofix_description.split()),
         "helpUri": meta.help_uri,
         "references": list(meta.references),
         "source": _source(meta.source),
@@ -164,6 +169,8 @@ def render_explanation(rule: RuleMeta, configured: ConfiguredRule | None = None)
     if rule.fix:
         fix = escape_text(rule.fix.strip(), keep_newlines=True)
         lines += ["Fix:", *("  " + line for line in fix.splitlines()), ""]
+    if rule.autofix_description:
+        lines += [f"--fix: {one(' '.join(rule.autofix_description.split()))}", ""]
     if rule.references:
         lines += ["Sources:", *(f"  {one(ref)}" for ref in rule.references), ""]
     lines.append(f"Defined in {one(rule.source)}")

@@ -31,6 +31,8 @@ class RuleMeta:
     help_uri: str | None = None
     references: tuple[str, ...] = ()
     source: str = "servelint itself (no policy file)"
+    # What ``servelint lint --fix`` does for the rule ("" when it has no fix).
+    autofix_description: str = ""
 
 
 # Findings the pipeline reports without any policy (README, "Findings the pipeline
@@ -148,6 +150,7 @@ PIPELINE_RULES: dict[str, RuleMeta] = {
         literal_secrets.FIX,
         literal_secrets.REFERENCES[0],
         literal_secrets.REFERENCES,
+        autofix_description=literal_secrets.AUTOFIX,
     ),
     literal_secrets.WEAK_RULE_ID: RuleMeta(
         literal_secrets.WEAK_RULE_ID,
@@ -196,6 +199,7 @@ def policy_rule_meta(rule: Rule) -> RuleMeta:
         next((ref for ref in rule.references if is_link(ref)), None),
         rule.references,
         rule.source,
+        rule.autofix_description,
     )
 
 

@@ -9,10 +9,11 @@ or empty values. The value itself is never shown.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from linter.findings import Finding, Severity
+from linter.findings import Finding, Fix, Severity
 from linter.lazyregex import lazy_compile
 from linter.parsing.documents import Document
 from linter.positions import PathT, format_path
@@ -36,6 +37,12 @@ DESCRIPTION = (
 FIX = (
     "keep it in a Kubernetes Secret and reference it (env valueFrom.secretKeyRef, or the "
     "chart's existing-Secret setting); rotate the exposed value"
+)
+# What ``servelint lint --fix`` does (docs/fix.md).
+AUTOFIX = (
+    "replaces the literal value of a container's env entry in a Kubernetes manifest with "
+    "valueFrom.secretKeyRef to a Secret named after the variable, and prints the Secret "
+    "to create (the value is never written or printed)"
 )
 
 WEAK_REFERENCES = (
@@ -249,7 +256,7 @@ def check(document: Document, secret_values: Sequence[tuple[PathT, str]]) -> lis
         finding = _literal(document, where, name, value)
         if finding is not None:
             seen.add(where)
-            findings.append(finding)
+            findings.append(_with_reference_fix(finding, data, where))
     if isinstance(data, dict) and data.get("kind") == "Secret":
         findings.extend(_secret_manifest(document, data, seen))
     return findings
@@ -283,6 +290,33 @@ def _literal(document: Document, where: PathT, name: str | None, value: str) -> 
         f"literal {embedded} '{setting}' is committed: anyone who can read the repository "
         f"can use it; {FIX}",
     )
+
+
+def _with_reference_fix(finding: Finding, data: Any, where: PathT) -> Finding:
+    """A literal value of a container's env entry in a Kubernetes manifest gets the fix of
+    a ``secretKeyRef`` to a Secret named after the variable (``HF_TOKEN`` → Secret
+    ``hf-token``, key ``HF_TOKEN``). Not in a values file: a chart may render its env
+    entries key by key and drop ``valueFrom``."""
+    kubernetes = isinstance(data, dict) and "apiVersion" in data and "kind" in data
+    in_env = (
+        len(where) >= 4
+        and where[-1] == "value"
+        and where[-3] == "env"
+        and isinstance(where[-2], int)
+        and any(part in ("containers", "initContainers") for part in where)
+    )
+    if finding.rule_id != RULE_ID or not kubernetes or not in_env:
+        return finding
+    entry = _at(data, where[:-1])
+    name = entry.get("name") if isinstance(entry, dict) else None
+    if not isinstance(name, str) or not _ENV_NAME.match(name):
+        return finding
+    secret = name.lower().replace("_", "-").strip("-.")
+    reference = Fix("secret-ref", {"name": secret, "key": name})
+    return dataclasses.replace(finding, fix=reference)
+
+
+_ENV_NAME = lazy_compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def _secret_manifest(document: Document, data: dict[str, Any], seen: set[PathT]) -> list[Finding]:
