@@ -61,7 +61,7 @@ CASES = [
             "flag-rename.yaml:19:15: fixed vllm/flag-not-accepted",
             "flag-rename.yaml:19:15: vllm/flag-not-accepted: not fixable: --reasoning-parser "
             "does not take --enable-reasoning's place one to one",
-            "fixed 2, 3 left: 2 no unique fix, 1 not fixable",
+            "fixed 2, 5 left: 4 no unique fix, 1 not fixable",
         ],
     ),
     (
@@ -105,7 +105,7 @@ CASES = [
             "create the Secret vllm-api-key with the key VLLM_API_KEY before applying (the "
             "value is never written: kubectl create secret generic vllm-api-key "
             "--from-literal=VLLM_API_KEY=...)",
-            "fixed 2, 0 left",
+            "fixed 2, 1 left: 1 no unique fix",
         ],
     ),
 ]

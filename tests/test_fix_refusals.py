@@ -181,7 +181,7 @@ def test_a_file_ruamel_cannot_load_is_left_as_it_is(
         [
             "placeholder.yaml:11:11: readiness/missing: not fixable: the file does not read "
             "as plain YAML (line 16: found unhashable key)",
-            "fixed 0, 2 left: 1 no unique fix, 1 not fixable",
+            "fixed 0, 3 left: 2 no unique fix, 1 not fixable",
         ],
     )
     assert (tmp_path / "placeholder.yaml").read_bytes() == (FIX / "placeholder.yaml").read_bytes()
