@@ -93,7 +93,8 @@ def deployment(index: int) -> str:
         "  template:\n    spec:\n      containers:\n        - name: vllm\n"
         "          image: vllm/vllm-openai:v0.11.0\n"
         "          args: [--model, Qwen/Qwen2.5-7B-Instruct]\n"
-        "          readinessProbe: {httpGet: {path: /health, port: 8000}}\n---\n"
+        "          readinessProbe: {httpGet: {path: /health, port: 8000}}\n"
+        "          resources: {limits: {nvidia.com/gpu: 1, cpu: 8, memory: 64Gi}}\n---\n"
     )
 
 
