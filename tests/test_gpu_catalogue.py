@@ -266,6 +266,7 @@ def test_alternative_instance_types_of_one_gpu_name_it() -> None:
         "resource": "nvidia.com/gpu",
         "limits": 4,
         "count": 4,
+        "platform": "cuda",
         "candidates": ["g6e.12xlarge", "g6e.24xlarge"],
         "instance_types": ["g6e.12xlarge", "g6e.24xlarge"],
         "node_gpus": 4,
@@ -404,7 +405,7 @@ def test_gpus_from_the_configuration_file(tmp_path: Path) -> None:
         (
             "model:\n  gpus:\n    ACME-X:\n      memoryMiB: 1024\n      interconnect: warp\n",
             ".servelint.yaml:5:7: model.gpus.ACME-X.interconnect: 'warp' is not one of ['pcie', "
-            "'nvlink', 'nvlink-c2c', 'xgmi', 'roce']",
+            "'nvlink', 'nvlink-c2c', 'xgmi', 'roce', 'ici', 'neuronlink']",
         ),
         (
             "model:\n  instanceTypes:\n    acme.8x:\n      gpu: ACME-X\n      count: 0\n",
