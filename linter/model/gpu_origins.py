@@ -50,9 +50,9 @@ def locate_gpu(spec: Mapping[str, Any], view: ContainerView, locate: Locate, gpu
         ):
             place(field, origin)
     if gpu.slice_chips is not None:
-        at = _label_origin(spec, gpus.TPU_TOPOLOGY_LABEL, locate)
-        place("topology", at)
-        place("slice_chips", at)
+        topology_at = _label_origin(spec, gpus.TPU_TOPOLOGY_LABEL, locate)
+        place("topology", topology_at)
+        place("slice_chips", topology_at)
     if (value_of(gpu.product_source) or "manifest") != "manifest" or gpu.candidates is None:
         return
     labelled = gpus.node_label_values(spec)
