@@ -265,6 +265,8 @@ def gpu_facts(
 
 
 def _one(known: Sequence[GpuProduct]) -> GpuProduct | None:
+    """A stand-in for the products the pod may land on when they agree in memory and
+    NeuronCores per device (the figures a Neuron request is converted with)."""
     return known[0] if len({(p.memory_mib, p.cores_per_device) for p in known}) == 1 else None
 
 
