@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
+from linter.coverage import gaps as gaps_module
+
 FIXTURES = Path(__file__).parent / "fixtures" / "coverage"
 RunLine = Callable[..., Result]
 
@@ -523,7 +525,11 @@ def test_images_that_name_a_server_family_are_noticed(run_line: RunLine, tmp_pat
         "with a chart profile (docs/serving-model.md#profiles), or lint the chart with --chart "
         "so the rendered manifests are read",
     ]
-    assert "coverage: 3 files, 0 workloads recognised, 2 inputs not understood" in result.output
+    # The Gaudi card request makes a pod of the values, which does not say the server was read.
+    assert (
+        "coverage: 3 files, 1 workload recognised (pod with no known server 1), "
+        "2 inputs not understood" in result.output
+    )
 
 
 def test_a_setting_that_does_not_read_as_its_type_is_not_checked(run_line: RunLine) -> None:
@@ -676,3 +682,40 @@ def test_a_switch_whose_value_is_not_known_is_not_read(run_line: RunLine, tmp_pa
             8,
         )
     ]
+
+
+def test_the_fix_for_an_unknown_device_names_the_platform_labels(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    """A TPU, Neuron or Gaudi pod whose device is not named is told which labels (or
+    settings) name it on that platform, not NVIDIA's."""
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}}}\nspec:\n  containers:\n"
+        "    - name: vllm\n      image: vllm/vllm-openai:v0.11.0\n"
+        "      args: [--model, Qwen/Qwen2.5-7B-Instruct]\n"
+        "      resources: {{limits: {{{resource}: 1}}}}\n"
+    )
+    for name, resource in (
+        ("tpu", "google.com/tpu"),
+        ("inf", "aws.amazon.com/neuron"),
+        ("hpu", "habana.ai/gaudi"),
+    ):
+        (tmp_path / f"{name}.yaml").write_text(pod.format(name=name, resource=resource))
+    result = run_line(["lint", "--no-config", "--format", "json", str(tmp_path)])
+    files = json.loads(result.output)["coverage"]["files"]
+    fixes = sorted(
+        (Path(f["file"]).name, g["fix"])
+        for f in files
+        for w in f["workloads"]
+        for g in w["gaps"]
+        if g["fact"] == "GPU memory"
+    )
+    assert fixes == [
+        ("hpu.yaml", gaps_module.PLATFORM_GPU_FIX["hpu"]),
+        ("inf.yaml", gaps_module.PLATFORM_GPU_FIX["neuron"]),
+        ("tpu.yaml", gaps_module.PLATFORM_GPU_FIX["tpu"]),
+    ]
+    assert gaps_module.PLATFORM_GPU_FIX["tpu"].startswith(
+        "name the TPU in the pod's node selector or affinity (for example "
+        "cloud.google.com/gke-tpu-accelerator: tpu-v6e-slice"
+    )

@@ -11,7 +11,9 @@ import pytest
 import yaml
 
 from linter.errors import ConfigError
+from linter.evaluate.parsers import parse
 from linter.model import gpus
+from linter.model.extract import extract_workloads
 from linter.model.settings import ModelSettings
 from linter.run.config import load_config
 
@@ -69,6 +71,14 @@ def test_the_catalogue_covers_the_gpus_people_serve_on() -> None:
         "AMD-Instinct-MI325X",
         "Intel-Gaudi2",
         "Intel-Gaudi3",
+        "AMD-Radeon-PRO-W7900",
+        "Google-TPU-v4",
+        "Google-TPU-v5e",
+        "Google-TPU-v5p",
+        "Google-TPU-v6e",
+        "AWS-Inferentia2",
+        "AWS-Trainium",
+        "AWS-Trainium2",
     } <= names
 
 
@@ -266,6 +276,7 @@ def test_alternative_instance_types_of_one_gpu_name_it() -> None:
         "resource": "nvidia.com/gpu",
         "limits": 4,
         "count": 4,
+        "platform": "cuda",
         "candidates": ["g6e.12xlarge", "g6e.24xlarge"],
         "instance_types": ["g6e.12xlarge", "g6e.24xlarge"],
         "node_gpus": 4,
@@ -404,7 +415,7 @@ def test_gpus_from_the_configuration_file(tmp_path: Path) -> None:
         (
             "model:\n  gpus:\n    ACME-X:\n      memoryMiB: 1024\n      interconnect: warp\n",
             ".servelint.yaml:5:7: model.gpus.ACME-X.interconnect: 'warp' is not one of ['pcie', "
-            "'nvlink', 'nvlink-c2c', 'xgmi', 'roce']",
+            "'nvlink', 'nvlink-c2c', 'xgmi', 'roce', 'ici', 'neuronlink']",
         ),
         (
             "model:\n  instanceTypes:\n    acme.8x:\n      gpu: ACME-X\n      count: 0\n",
@@ -428,3 +439,117 @@ def test_wrong_gpus_name_file_line_and_problem(
     with pytest.raises(ConfigError) as raised:
         load_config(Path(".servelint.yaml"))
     assert str(raised.value) == message
+
+
+@pytest.mark.parametrize(
+    ("resources", "selector", "expected"),
+    [
+        (
+            {"limits": {"google.com/tpu": 4}},
+            {
+                "cloud.google.com/gke-tpu-accelerator": "tpu-v5p-slice",
+                "cloud.google.com/gke-tpu-topology": "2x2x2",
+            },
+            {
+                "resource": "google.com/tpu",
+                "limits": 4,
+                "count": 4,
+                "platform": "tpu",
+                "candidates": ["tpu-v5p-slice"],
+                "product": "Google-TPU-v5p",
+                "product_source": "manifest",
+                "memory_bytes": 95 * 1024 * MIB,
+                "interconnect": "ici",
+                "topology": "2x2x2",
+                "slice_chips": 8,
+            },
+        ),
+        (
+            {"limits": {"aws.amazon.com/neuron": 2}},
+            {"node.kubernetes.io/instance-type": "ml.trn1.32xlarge"},
+            {
+                "resource": "aws.amazon.com/neuron",
+                "limits": 2,
+                "count": 2,
+                "platform": "neuron",
+                "candidates": ["ml.trn1.32xlarge"],
+                "instance_types": ["trn1.32xlarge"],
+                "node_gpus": 16,
+                "product": "AWS-Trainium",
+                "product_source": "manifest",
+                "memory_bytes": 16 * 1024 * MIB,
+                "interconnect": "neuronlink",
+                "cores": 4,
+            },
+        ),
+        (
+            {"limits": {"aws.amazon.com/neuroncore": 4}},
+            {"cloud.google.com/gke-accelerator": "Trainium2"},
+            {
+                "resource": "aws.amazon.com/neuroncore",
+                "limits": 4,
+                "count": 4,
+                "platform": "neuron",
+                "candidates": ["Trainium2"],
+                "product": "AWS-Trainium2",
+                "product_source": "manifest",
+                "interconnect": "neuronlink",
+                "cores": 4,
+            },
+        ),
+        (
+            {"limits": {"amd.com/gpu": 1}},
+            {"beta.amd.com/gpu.product-name": "AMD_Radeon_PRO_W7900"},
+            {
+                "resource": "amd.com/gpu",
+                "limits": 1,
+                "count": 1,
+                "platform": "rocm",
+                "candidates": ["AMD_Radeon_PRO_W7900"],
+                "product": "AMD-Radeon-PRO-W7900",
+                "product_source": "manifest",
+                "memory_bytes": 48 * 1024 * MIB,
+                "interconnect": "pcie",
+            },
+        ),
+        (
+            {"requests": {"habana.ai/gaudi": 8}},
+            {"cloud.google.com/gke-tpu-topology": "2x4"},
+            {"resource": "habana.ai/gaudi", "requests": 8, "count": 8, "platform": "hpu"},
+        ),
+    ],
+    ids=["tpu-v5p-topology", "trn1-devices-in-cores", "trn2-cores-no-memory", "w7900", "gaudi"],
+)
+def test_accelerator_facts(
+    resources: dict[str, Any], selector: dict[str, str], expected: dict[str, Any]
+) -> None:
+    """The platform, a TPU slice's chips from GKE's topology label (not for other
+    platforms), a Neuron device request in NeuronCores with one core's memory (unknown on
+    Trainium2, whose cores per device the node's setting decides), SageMaker's ml. names."""
+    facts = gpus.gpu_facts({"nodeSelector": selector}, resources, ModelSettings())
+    assert facts == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "chips"),
+    [("2x4", 8), ("2x2x1", 4), ("16x16", 256), ("1x1", 1), ("2x", None), ("0x4", None)],
+)
+def test_tpu_topology_chips(value: str, chips: int | None) -> None:
+    assert gpus.topology_chips(value) == chips
+
+
+def test_tpu_topology_from_affinity_is_located() -> None:
+    text = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+        "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "        nodeSelectorTerms:\n          - matchExpressions:\n"
+        "              - {key: cloud.google.com/gke-tpu-topology, operator: In, values: [2x4]}\n"
+        "  containers:\n    - name: vllm\n      image: vllm/vllm-tpu:v0.11.1\n"
+        "      args: [--model, Qwen/Qwen2.5-7B-Instruct]\n"
+        "      resources: {limits: {google.com/tpu: 8}}\n"
+    )
+    [workload] = extract_workloads([parse("pod.yaml", text)], ModelSettings())
+    view = workload.view()
+    assert (view.data["gpu"]["slice_chips"], view.data["gpu"]["topology"]) == (8, "2x4")
+    origin = view.locate(("gpu", "slice_chips"))
+    assert (origin.line, origin.column) == (10, 17)

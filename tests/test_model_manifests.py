@@ -171,6 +171,7 @@ def test_gpu_model_and_capacity() -> None:
         "limits": 2,
         "requests": 2,
         "count": 2,
+        "platform": "cuda",
         "candidates": ["nvidia-l4"],
         "product": "NVIDIA-L4",
         "product_source": "manifest",

@@ -423,6 +423,7 @@ def test_gpu_facts_from_affinity_mig_and_settings() -> None:
         "resource": "nvidia.com/gpu",
         "limits": 1,
         "count": 1,
+        "platform": "cuda",
         "candidates": ["NVIDIA-A10G", "NVIDIA-A10"],
         "memory_bytes": 23028 * 2**20,
         "peer_to_peer": False,

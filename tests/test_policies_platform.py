@@ -66,6 +66,20 @@ CASES: dict[str, tuple[int, list[str], str]] = {
         "1 error, 2 warnings, 0 info in 1 file",
     ),
     "gpu_ok": (0, [], "0 errors, 0 warnings, 0 info in 1 file"),
+    "gpu_tpu": (
+        1,
+        [
+            "deployment.yaml:16:75: error gpu/tensor-parallel-above-tpu-slice "
+            "tensor_parallel_size 8 × pipeline_parallel_size 2 needs 16 TPU chips, but the 2x4 "
+            "slice of Google TPU v6e has 8: vLLM cannot place the shards and fails at start-up; "
+            "choose a topology of 16 chips or lower the parallelism",
+            "deployment.yaml:20:11: warning kubernetes-qos/gpu-pod-best-effort no container sets "
+            "cpu or memory requests or limits (only google.com/tpu), so the pod is BestEffort: "
+            "under node memory pressure the kubelet evicts it first; set cpu and memory "
+            "requests (and limits equal to them for Guaranteed)",
+        ],
+        "1 error, 1 warning, 0 info in 1 file",
+    ),
     "gpu_unrequested": (
         0,
         [
@@ -624,6 +638,7 @@ def test_errors_only_where_the_failure_is_certain() -> None:
         "gpu/extended-resource-not-whole",
         "gpu/extended-resource-request-not-limit",
         "gpu/extended-resource-request-without-limit",
+        "gpu/tensor-parallel-above-tpu-slice",
         "gpu/world-size-above-gpus",
         "probes/liveness-kills-before-load",
         "probes/probe-port-not-server-port",

@@ -48,6 +48,21 @@ GPU_FIX = (
     "cloud.google.com/gke-accelerator: nvidia-l4 or nvidia.com/gpu.product), or set "
     "model.gpuProduct / model.gpuMemory in .servelint.yaml"
 )
+# The labels that name the device on the other platforms (docs/serving-model.md).
+PLATFORM_GPU_FIX = {
+    "tpu": (
+        "name the TPU in the pod's node selector or affinity (for example "
+        "cloud.google.com/gke-tpu-accelerator: tpu-v6e-slice, with "
+        "cloud.google.com/gke-tpu-topology), or set model.gpuProduct / model.gpuMemory in "
+        ".servelint.yaml"
+    ),
+    "neuron": (
+        "name the instance type in the pod's node selector or affinity (for example "
+        "node.kubernetes.io/instance-type: inf2.24xlarge), or set model.gpuProduct / "
+        "model.gpuMemory in .servelint.yaml"
+    ),
+    "hpu": "set model.gpuProduct (Intel-Gaudi2, Intel-Gaudi3) or model.gpuMemory in .servelint.yaml",
+}
 VERSION_FIX = "pin the image to a release tag (for example {example})"
 # Each pod of a multi-node server gets its own (``$(LWS_WORKER_INDEX)``, ``$POD_INDEX``):
 # a variable is how these are written, not a value the user left out.
@@ -195,7 +210,7 @@ def _gaps(
                     detail,
                     "did not run",
                     capacity_rules,
-                    GPU_FIX,
+                    PLATFORM_GPU_FIX.get(str(gpu.get("platform")), GPU_FIX),
                     _gpu_request(workload, gpu),
                 )
             )

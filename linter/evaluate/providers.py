@@ -18,6 +18,7 @@ from linter.evaluate.subjects import Batch, Contribution, SubjectProvider
 from linter.findings import Finding
 from linter.lightclass import mutable
 from linter.model.extract import extract_workloads
+from linter.model.located import value_of
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.model.workload import Workload
 from linter.parsing.documents import ParsedFile
@@ -92,8 +93,11 @@ class StandaloneWorkloads:
         return Contribution(tuple(found[0]), coverage=coverage)
 
     def not_understood(self) -> list[NotUnderstood]:
-        """Documents that name an inference server and gave no workload."""
-        recognised = {(w.anchor.source, w.anchor.doc_index) for w in self.workloads}
+        """Documents that name an inference server and gave no workload of a known server
+        (a pod read only for its accelerator request does not say the server was read)."""
+        recognised = {
+            (w.anchor.source, w.anchor.doc_index) for w in self.workloads if _has_server(w)
+        }
         return not_understood(self._standalone, recognised)
 
     def summary(self, findings: Sequence[Finding]) -> list[str]:
@@ -114,3 +118,8 @@ def file_providers(
         FileDocuments(parsed, failures, builtin_checks),
         StandaloneWorkloads(parsed, policies, settings, claimed),
     ]
+
+
+def _has_server(workload: Workload) -> bool:
+    engine = workload.record.engine
+    return engine is not None and value_of(engine.value.name) is not None

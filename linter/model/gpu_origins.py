@@ -45,20 +45,29 @@ def locate_gpu(spec: Mapping[str, Any], view: ContainerView, locate: Locate, gpu
             ("requests", at.get("requests")),
             ("mig", first),
             ("memory_bytes", first if value_of(gpu.mig) else None),
+            ("platform", first),
+            ("cores", first),
         ):
             place(field, origin)
+    if gpu.slice_chips is not None:
+        topology_at = _label_origin(spec, gpus.TPU_TOPOLOGY_LABEL, locate)
+        place("topology", topology_at)
+        place("slice_chips", topology_at)
     if (value_of(gpu.product_source) or "manifest") != "manifest" or gpu.candidates is None:
         return
     labelled = gpus.node_label_values(spec)
-    selector = spec.get("nodeSelector")
-    label = labelled[0][0] if labelled else ""
-    if isinstance(selector, Mapping) and label in selector:
-        origin = locate(("nodeSelector", label))
-    else:
-        origin = _affinity_origin(spec, label, locate)
+    origin = _label_origin(spec, labelled[0][0] if labelled else "", locate)
     for field in (*_PRODUCT_FACTS, "product_source"):
         if not (field == "memory_bytes" and value_of(gpu.mig)):
             place(field, origin)
+
+
+def _label_origin(spec: Mapping[str, Any], label: str, locate: Locate) -> Origin:
+    """A ``nodeSelector`` key, else the required node-affinity expression on ``label``."""
+    selector = spec.get("nodeSelector")
+    if isinstance(selector, Mapping) and label in selector:
+        return locate(("nodeSelector", label))
+    return _affinity_origin(spec, label, locate)
 
 
 def _affinity_origin(spec: Mapping[str, Any], label: str, locate: Locate) -> Origin:

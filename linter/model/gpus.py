@@ -1,5 +1,5 @@
-"""GPU facts: which GPU resource a workload asks for, which GPU product it lands on, and
-that product's memory and peer-to-peer capability.
+"""Accelerator facts: which GPU, TPU, Gaudi or Neuron resource a workload asks for, which
+product it lands on, and that product's memory and peer-to-peer capability.
 
 The products, the node-label values that name them and the cloud instance types that carry
 them are data: the packaged ``catalogue/gpus.yaml`` (schema ``schemas/gpus.schema.json``,
@@ -9,6 +9,12 @@ reports it (``nvidia-smi``: "NVIDIA L4 … 23034MiB") or, where no published out
 the nominal size read as GiB, which is never below the driver's figure. ``peer_to_peer`` is
 False for PCIe GPUs without peer-to-peer (T4, L4, L40S, A10/A10G), True for NVLink,
 NVSwitch and xGMI parts, None when it depends on the system.
+
+``platform`` is the software stack the resource implies (``cuda``, ``rocm``, ``xpu``, ``tpu``,
+``hpu``, ``neuron``): policies keep CUDA- and NCCL-specific rules to the platforms where their
+reason holds. A TPU slice's chip count is read from GKE's topology label (``2x4``: 8), and a
+Neuron device request is also counted in NeuronCores, the unit of a Neuron server's tensor
+parallelism, with each core's share of the device memory.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ class GpuProduct(NamedTuple):
     peer_to_peer: bool | None
     interconnect: str | None = None
     vendor: str | None = None
+    cores_per_device: int | None = None  # AWS Neuron: NeuronCores sharing one device
 
 
 class InstanceType(NamedTuple):
@@ -46,19 +53,37 @@ class Catalogue(NamedTuple):
     instance_types: Mapping[str, InstanceType]  # lower-case instance type → its GPUs
 
 
-# Node labels that name the GPU product: GPU feature discovery (GPU operator, NFD), GKE,
-# Karpenter on AWS, AMD's node labeller.
+# Node labels that name the product: GPU feature discovery (GPU operator, NFD), GKE (GPUs
+# and TPUs), Karpenter on AWS, AMD's node labeller (with and without its beta. prefix).
 PRODUCT_LABELS = (
     "nvidia.com/gpu.product",
     "cloud.google.com/gke-accelerator",
+    "cloud.google.com/gke-tpu-accelerator",
     "karpenter.k8s.aws/instance-gpu-name",
     "amd.com/gpu.product-name",
+    "beta.amd.com/gpu.product-name",
 )
+# GKE's TPU slice shape: chips along each axis (https://cloud.google.com/kubernetes-engine/docs/concepts/plan-tpus).
+TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
 # Node labels that name the instance type (EKS, GKE, AKS, Karpenter) or, on AWS, its family.
 INSTANCE_TYPE_LABELS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
 INSTANCE_FAMILY_LABELS = ("karpenter.k8s.aws/instance-family",)
 NODE_LABELS = (*PRODUCT_LABELS, *INSTANCE_TYPE_LABELS, *INSTANCE_FAMILY_LABELS)
-_GPU_RESOURCE = lazy_compile(r"^(nvidia\.com/(gpu|mig-.+)|amd\.com/gpu|gpu\.intel\.com/.+)$")
+_GPU_RESOURCE = lazy_compile(
+    r"^(nvidia\.com/(gpu|mig-.+)|amd\.com/gpu|gpu\.intel\.com/.+|google\.com/tpu"
+    r"|habana\.ai/gaudi|aws\.amazon\.com/(neuron|neuroncore|neurondevice))$"
+)
+# The software stack each device plugin's resource implies (vLLM's device names).
+_PLATFORMS = (
+    ("nvidia.com/", "cuda"),
+    ("amd.com/", "rocm"),
+    ("gpu.intel.com/", "xpu"),
+    ("google.com/tpu", "tpu"),
+    ("habana.ai/", "hpu"),
+    ("aws.amazon.com/neuron", "neuron"),
+)
+_NEURON_CORES = "aws.amazon.com/neuroncore"
+_TOPOLOGY = lazy_compile(r"^\d+(x\d+)*$")
 _MIG = lazy_compile(r"^nvidia\.com/mig-(\d+)g\.(\d+)gb$")
 
 
@@ -97,6 +122,7 @@ def build_catalogue(
             entry.get("peerToPeer"),
             entry.get("interconnect"),
             entry.get("vendor"),
+            entry.get("coresPerDevice"),
         )
         for alias in (name, *entry.get("aliases", ())):
             names[_key(alias)] = name
@@ -124,7 +150,13 @@ def product(name: str, settings: ModelSettings | None = None) -> GpuProduct | No
 
 
 def instance_type(name: str, settings: ModelSettings | None = None) -> InstanceType | None:
-    return catalogue(settings).instance_types.get(name.strip().lower())
+    return catalogue(settings).instance_types.get(_instance_key(name))
+
+
+def _instance_key(name: str) -> str:
+    """SageMaker names an EC2 type with an ``ml.`` prefix (``ml.inf2.xlarge``)."""
+    key = name.strip().lower()
+    return key[3:] if key.startswith("ml.") else key
 
 
 def node_label_product(
@@ -133,7 +165,7 @@ def node_label_product(
     """What one node-label value tells: the product, and for an instance type its GPUs."""
     table = catalogue(settings)
     if label in INSTANCE_TYPE_LABELS:
-        found = table.instance_types.get(value.strip().lower())
+        found = table.instance_types.get(_instance_key(value))
         return (table.products.get(found.product) if found else None), found
     if label in INSTANCE_FAMILY_LABELS:
         family = value.strip().lower()
@@ -146,7 +178,23 @@ def node_label_product(
 
 
 def is_gpu_resource(name: str) -> bool:
+    """An accelerator's device-plugin resource (GPU, TPU, Gaudi, Neuron)."""
     return bool(_GPU_RESOURCE.match(name))
+
+
+def platform(resource: str) -> str | None:
+    return next((p for prefix, p in _PLATFORMS if resource.startswith(prefix)), None)
+
+
+def topology_chips(value: str) -> int | None:
+    """The chips of a TPU slice topology (``2x4`` → 8, ``2x2x2`` → 8)."""
+    text = value.strip().lower()
+    if not _TOPOLOGY.match(text):
+        return None
+    chips = 1
+    for axis in text.split("x"):
+        chips *= int(axis)
+    return chips or None
 
 
 def mig_memory_bytes(resource: str) -> int | None:
@@ -173,6 +221,9 @@ def gpu_facts(
         count = limits.get(resource, requests.get(resource))
         if isinstance(count, int):
             out["count"] = count
+        found_platform = platform(resource)
+        if found_platform:
+            out["platform"] = found_platform
         mig = mig_memory_bytes(resource)
         if mig is not None:
             out["mig"] = True
@@ -208,7 +259,47 @@ def gpu_facts(
     if "memory_bytes" not in out and settings.gpu_memory_bytes:
         out["memory_bytes"] = settings.gpu_memory_bytes
         out["memory_source"] = "settings"
+    _tpu_slice(pod_spec, out)
+    _neuron_cores(chosen if chosen is not None else _one(known), out)
     return out
+
+
+def _one(known: Sequence[GpuProduct]) -> GpuProduct | None:
+    """A stand-in for the products the pod may land on when they agree in memory and
+    NeuronCores per device (the figures a Neuron request is converted with)."""
+    return known[0] if len({(p.memory_mib, p.cores_per_device) for p in known}) == 1 else None
+
+
+def _tpu_slice(pod_spec: Mapping[str, Any], out: dict[str, Any]) -> None:
+    """``slice_chips``: the chips of the TPU slice GKE's topology label names."""
+    if out.get("platform") != "tpu":
+        return
+    values = [v for _, v in _labels(pod_spec, (TPU_TOPOLOGY_LABEL,))]
+    chips = {topology_chips(v) for v in values}
+    if len(chips) == 1 and None not in chips:
+        out["topology"] = values[0]
+        out["slice_chips"] = chips.pop()
+
+
+def _neuron_cores(found: GpuProduct | None, out: dict[str, Any]) -> None:
+    """A Neuron server's tensor parallelism counts NeuronCores, which share their device's
+    memory: ``cores`` is the request in cores, and ``memory_bytes`` one core's share."""
+    if out.get("platform") != "neuron" or not isinstance(out.get("count"), int):
+        return
+    if out.get("resource") == _NEURON_CORES:
+        out["cores"] = out["count"]
+    per_device = found.cores_per_device if found is not None else None
+    settings_memory = out.get("memory_source") == "settings"
+    if per_device is None:
+        # One core's share of the catalogue's device memory is unknown (Trainium2: the
+        # node's logical-core setting decides it).
+        if not settings_memory:
+            out.pop("memory_bytes", None)
+        return
+    if out.get("resource") != _NEURON_CORES:
+        out["cores"] = out["count"] * per_device
+    if "memory_bytes" in out and not settings_memory:
+        out["memory_bytes"] = out["memory_bytes"] // per_device
 
 
 def _possible_products(
@@ -254,17 +345,19 @@ def product_candidates(pod_spec: Mapping[str, Any]) -> list[str]:
 
 def node_label_values(pod_spec: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(label, value) pairs of the GPU-naming node labels the pod requires, in order."""
+    return _labels(pod_spec, NODE_LABELS)
+
+
+def _labels(pod_spec: Mapping[str, Any], labels: Sequence[str]) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     selector = pod_spec.get("nodeSelector")
     if isinstance(selector, Mapping):
         found.extend(
-            (label, selector[label])
-            for label in NODE_LABELS
-            if isinstance(selector.get(label), str)
+            (label, selector[label]) for label in labels if isinstance(selector.get(label), str)
         )
     for expression in _required_expressions(pod_spec.get("affinity")):
         label = expression.get("key")
-        if label in NODE_LABELS and expression.get("operator") == "In":
+        if label in labels and expression.get("operator") == "In":
             values = expression.get("values")
             if isinstance(values, list):
                 found.extend((str(label), str(v)) for v in values)

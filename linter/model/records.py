@@ -190,6 +190,10 @@ class Gpu(Record):
     peer_to_peer: Located[bool] | None = None
     interconnect: Located[str] | None = None
     memory_source: Located[str] | None = None
+    platform: Located[str] | None = None
+    topology: Located[str] | None = None
+    slice_chips: Located[int] | None = None
+    cores: Located[int] | None = None
 
 
 @record
