@@ -80,6 +80,21 @@ CASES: dict[str, tuple[int, list[str], str]] = {
         ],
         "1 error, 1 warning, 0 info in 1 file",
     ),
+    "gpu_neuron": (
+        0,
+        [
+            "deployment.yaml:14:83: warning gpu/world-size-above-devices tensor_parallel_size 4 "
+            "× pipeline_parallel_size 1 needs 4 NeuronCores, but the pod gets 2 (1 "
+            "aws.amazon.com/neuron device of 2 cores): vLLM cannot give every rank a NeuronCore "
+            "of its own and fails at start-up; give the pod 4 NeuronCores or lower the "
+            "parallelism",
+            "deployment.yaml:16:11: warning kubernetes-qos/gpu-pod-best-effort no container sets "
+            "cpu or memory requests or limits (only aws.amazon.com/neuron), so the pod is "
+            "BestEffort: under node memory pressure the kubelet evicts it first; set cpu and "
+            "memory requests (and limits equal to them for Guaranteed)",
+        ],
+        "0 errors, 2 warnings, 0 info in 1 file",
+    ),
     "gpu_unrequested": (
         0,
         [
