@@ -98,7 +98,7 @@ def test_a_live_server_the_values_do_not_describe(run_line: Run) -> None:
     result = run_line(["drift", "-f", "chart-values.yaml", "--live", "live/tgi-info.json"])
     assert result.exit_code == 3
     assert result.output == (
-        "live/tgi-info.json: error (no-pairing): the live server is tgi but the values "
+        "live/tgi-info.json: error (no-pairing): the live server is tgi but the committed files "
         "describe: vllm; pair the sides with --values-path\n"
         "0 differences in 0 of 1 target, 0 in sync, 1 error\n"
     )

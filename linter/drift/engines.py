@@ -11,12 +11,12 @@ So ``vllmConfig.maxModelLen`` in values compares with ``max_model_len`` in a vLL
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from linter.drift.live import Capture
 from linter.drift.normalize import Normalized, normalize
 from linter.drift.sides import LiveError
-from linter.helm.values import MergedValues
 from linter.lightclass import frozen
 from linter.model.located import value_of
 from linter.model.records import ENGINE_FACTS
@@ -49,6 +49,7 @@ class EngineSide:
 
     workload: Workload
     normalized: Normalized
+    environment: str | None = None
 
     @property
     def server(self) -> str:
@@ -67,6 +68,13 @@ class EngineSide:
             if origin is not None:
                 return origin
         return self.workload.anchor
+
+    def describe(self) -> str:
+        """Which committed workload this is: ``vllm-a (Deployment, deploy.yaml:3)``."""
+        anchor = self.workload.anchor
+        environment = f" [{self.environment}]" if self.environment else ""
+        kind = value_of(self.workload.record.kind)
+        return f"{self.workload.name}{environment} ({kind}, {anchor.source}:{anchor.line})"
 
     def field(self, relative: PathT) -> str:
         """The setting's own name (``max_model_len``, ``speculative_config.num_speculative_tokens``):
@@ -111,13 +119,11 @@ def engine_settings(workload: Workload) -> dict[str, Any]:
     return canonical_names(str(engine.get("name", "")), settings)
 
 
-def desired_engines(values: MergedValues) -> list[EngineSide]:
-    from linter.model.values import workloads_from_values
-
-    workloads = workloads_from_values(values.data, values.locate, values.label)
+def engine_sides(workloads: Sequence[tuple[Workload, str | None]]) -> list[EngineSide]:
+    """The committed workloads that run an inference server the serving model knows."""
     return [
-        EngineSide(w, normalize(engine_settings(w)))
-        for w in workloads
+        EngineSide(w, normalize(engine_settings(w)), environment)
+        for w, environment in workloads
         if w.record.engine is not None and value_of(w.record.engine.value.name) is not None
     ]
 
@@ -185,25 +191,50 @@ def restricted(side: EngineSide, live: LiveEngine) -> EngineSide:
     return EngineSide(side.workload, normalize(settings))
 
 
-def pick(sides: list[EngineSide], live: LiveEngine) -> EngineSide:
-    """The desired workload that the live server runs: same server, then same model."""
+def pick(sides: list[EngineSide], live: LiveEngine, target_name: str = "") -> EngineSide:
+    """The committed workload that the live server runs: same server, then same model,
+    then same served name, then the workload's name in the live target's (a pod of
+    Deployment ``vllm-a`` is ``vllm-a-5d9c7-a2kq9``)."""
     same_server = [s for s in sides if s.server == live.server]
-    if len(same_server) == 1:
-        return same_server[0]
-    model = live.settings.get("model_id")
-    same_model = [s for s in same_server if engine_settings(s.workload).get("model_id") == model]
-    if len(same_model) == 1:
-        return same_model[0]
     if not same_server:
         servers = ", ".join(sorted({s.server for s in sides})) or "none"
         raise LiveError(
             "no-pairing",
-            f"the live server is {live.server} but the values "
+            f"the live server is {live.server} but the committed files "
             f"describe: {servers}; pair the sides with --values-path",
         )
-    names = ", ".join(s.workload.name for s in same_model or same_server)
+    candidates = same_server
+    for narrowed in (
+        lambda side: _same(side, live, "model_id"),
+        lambda side: _same(side, live, "served_model_name"),
+        lambda side: bool(target_name) and _named_in(side.workload.name, target_name),
+    ):
+        if len(candidates) == 1:
+            return candidates[0]
+        kept = [side for side in candidates if narrowed(side)]
+        candidates = kept or candidates
+    if len(candidates) == 1:
+        return candidates[0]
+    names = ", ".join(side.describe() for side in candidates)
     raise LiveError(
         "no-pairing",
-        f"several {live.server} workloads in the values match "
-        f"({names}); pair the sides with --values-path",
+        f"several {live.server} workloads in the committed files match ({names}); "
+        "give the file of one, or pair the sides with --values-path",
     )
+
+
+def _same(side: EngineSide, live: LiveEngine, setting: str) -> bool:
+    committed = side.normalized.tree.get(setting)
+    live_value = normalize({setting: live.settings.get(setting)}).tree.get(setting)
+    return committed is not None and committed == live_value
+
+
+def _named_in(workload: str, target: str) -> bool:
+    """``vllm-a`` names the pod ``vllm-a-5d9c7-a2kq9`` and the file ``vllm-a.log``, not
+    ``vllm-ab-...``."""
+    name = workload.rpartition("/")[2]
+    for part in target.replace("\\", "/").split("/"):
+        stem = part.split(".")[0]
+        if stem == name or stem.startswith(f"{name}-"):
+            return True
+    return False

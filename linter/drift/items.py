@@ -42,17 +42,29 @@ class DesiredView(Protocol):
 
 
 def drift_findings(
-    differences: Sequence[Difference], desired: DesiredView, live: Normalized, target: Target
+    differences: Sequence[Difference],
+    desired: DesiredView,
+    live: Normalized,
+    target: Target,
+    hidden: frozenset[str] = frozenset(),
 ) -> list[Finding]:
-    return [_finding(d, desired, live, target) for d in differences]
+    """``hidden``: committed values read from Secrets (a GitOps wrapper's ``valuesFrom``),
+    masked whatever their setting."""
+    return [_finding(d, desired, live, target, hidden) for d in differences]
 
 
 def _finding(
-    difference: Difference, desired: DesiredView, live: Normalized, target: Target
+    difference: Difference,
+    desired: DesiredView,
+    live: Normalized,
+    target: Target,
+    hidden: frozenset[str],
 ) -> Finding:
     relative = _desired_spelling(difference, desired, live)
     origin = desired.locate(_nearest_desired(difference, desired))
-    secret = any(is_secret_path(p) for p in (relative, difference.path, difference.live_path or ()))
+    secret = any(
+        is_secret_path(p) for p in (relative, difference.path, difference.live_path or ())
+    ) or (difference.desired is not None and str(difference.desired) in hidden)
     shown_desired = _shown(difference.desired, relative, secret)
     shown_live = _shown(difference.live, relative, secret)
     field = desired.field(relative)

@@ -49,6 +49,8 @@ def _target(target: TargetResult) -> dict[str, Any]:
         out["server_defaults"] = target.server or None
         if target.read:
             out["read"] = target.read
+        if target.workload:
+            out["compared_with"] = target.workload
     else:
         out["reason"] = target.reason
         out["message"] = target.message

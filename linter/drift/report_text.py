@@ -52,7 +52,9 @@ def describe(target: TargetResult) -> str:
     if target.outcome != COMPARED:
         return f"{name}: error ({target.reason}): {target.message}"
     count = len(target.drift)
-    notes = [f"{target.server} defaults applied"] if target.server else []
+    notes = [f"compared with {target.shown_workload}"] if target.shown_workload else []
+    if target.server:
+        notes.append(f"{target.server} defaults applied")
     if target.read:
         notes.append(f"read: {target.read}")
     defaults = f" ({'; '.join(notes)})" if notes else ""

@@ -36,6 +36,10 @@ class TargetResult:
     message: str = ""
     server: str = ""  # the server whose defaults were applied
     read: str = ""  # what a log or info answer was read as: "vLLM 0.11.0: non-default args"
+    # The committed workload compared with: "vllm-a (Deployment, deploy/vllm.yaml:3)";
+    # ``shown_workload`` is the same when the committed files hold several to choose from.
+    workload: str = ""
+    shown_workload: str = ""
 
     @property
     def drift(self) -> tuple[Finding, ...]:
