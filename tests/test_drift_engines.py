@@ -51,6 +51,8 @@ def test_grouped_chart_values_against_v1_models(run_line: Run) -> None:
     assert result.exit_code == 1
     assert result.output == (
         "live/vllm-models.json: 1 difference (vllm defaults applied)\n"
+        "  not reported by this source (not compared): dtype, enable_prefix_caching, "
+        "gpu_memory_utilization, max_num_seqs, tensor_parallel_size\n"
         "  field          values.yaml  live   status   edit at\n"
         "  max_model_len  131072       65536  changed  chart-values.yaml:10\n"
         "1 difference in 1 of 1 target, 0 in sync\n"

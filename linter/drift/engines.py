@@ -41,6 +41,10 @@ class LiveEngine:
     # The source reports a few settings only (vLLM's /v1/models: max_model_len): settings
     # it does not report are not evidence of anything.
     partial: bool = False
+    # The settings (canonical names) the source reports; None: every setting (a config
+    # document, a pod spec). A committed setting outside it is not compared.
+    reported: frozenset[str] | None = None
+    source: str = ""  # what reported them: "vLLM 0.8.3: non-default args"
 
 
 @frozen
@@ -164,7 +168,24 @@ def live_from_capture(capture: Capture) -> LiveEngine:
     settings = canonical_names(capture.server, settings)
     if capture.model:
         settings["model_id"] = capture.model
-    return LiveEngine(capture.server, settings, capture.partial)
+    return LiveEngine(
+        capture.server, settings, capture.partial, _reported(capture), capture.describe()
+    )
+
+
+def _reported(capture: Capture) -> frozenset[str]:
+    """The capture's reported settings under the serving model's names."""
+    from linter.model import registry
+
+    aliases = ALIASES.get(capture.server, {})
+    names = set()
+    for key in capture.reported:
+        setting = registry.by_key(capture.server, key)
+        name = setting.name if setting is not None else key
+        names.add(aliases.get(name, name))
+    if capture.model_key and capture.model_key in capture.reported:
+        names.add("model_id")
+    return frozenset(names)
 
 
 def live_from_pod(pod: dict[str, Any], container: str, source: str) -> LiveEngine:
@@ -183,12 +204,18 @@ def live_from_pod(pod: dict[str, Any], container: str, source: str) -> LiveEngin
     )
 
 
-def restricted(side: EngineSide, live: LiveEngine) -> EngineSide:
-    """The side itself, or only the settings a partial live source reports."""
-    if not live.partial:
-        return side
-    settings = {k: v for k, v in engine_settings(side.workload).items() if k in live.settings}
-    return EngineSide(side.workload, normalize(settings))
+def restricted(side: EngineSide, live: LiveEngine) -> tuple[EngineSide, tuple[str, ...]]:
+    """The committed settings the live source reports (all of them for a document), and
+    the names of those it does not: never drift, shown as not reported."""
+    if live.reported is None and not live.partial:
+        return side, ()
+    settings = engine_settings(side.workload)
+    allowed = live.reported if live.reported is not None else frozenset(live.settings)
+    kept = {k: v for k, v in settings.items() if k in allowed}
+    if len(kept) == len(settings):
+        return side, ()
+    unreported = tuple(sorted(k for k in settings if k not in kept))
+    return EngineSide(side.workload, normalize(kept), side.environment), unreported
 
 
 def pick(sides: list[EngineSide], live: LiveEngine, target_name: str = "") -> EngineSide:

@@ -19,7 +19,13 @@ from linter.drift.compare import (
 )
 from linter.drift.live import Capture
 from linter.drift.normalize import Normalized
-from linter.drift.result import DISAGREEMENT_RULE, FETCH_ERROR_RULE, NOT_READY_RULE, Target
+from linter.drift.result import (
+    DISAGREEMENT_RULE,
+    FETCH_ERROR_RULE,
+    NOT_READY_RULE,
+    UNCHECKED_RULE,
+    Target,
+)
 from linter.findings import Finding, Severity
 from linter.positions import Origin, PathT
 from linter.secrets.patterns import is_secret_path, mask, mask_value
@@ -153,6 +159,31 @@ def _kind(value: Any) -> str:
     if isinstance(value, list):
         return "list"
     return "map" if isinstance(value, dict) else type(value).__name__
+
+
+def unchecked_findings(
+    unreported: Sequence[str], desired: DesiredView, source: str, target: Target
+) -> list[Finding]:
+    """``--fail-on-unchecked``: each committed setting the live source does not report,
+    an error at the line that set it (as lint's gate makes one of each gap)."""
+    out = []
+    for name in unreported:
+        origin = desired.locate((name,))
+        out.append(
+            Finding(
+                UNCHECKED_RULE,
+                Severity.ERROR,
+                f"not checked: {name} is not reported by this source ({source}) in "
+                f"{target.source} (--fail-on-unchecked)",
+                origin.source,
+                origin.line,
+                origin.column,
+                path=name,
+                doc_index=origin.doc_index,
+                extra={"desired": None, "live": None, "source": target.source},
+            )
+        )
+    return out
 
 
 def failure_finding(target: Target, reason: str, message: str, not_ready: bool = False) -> Finding:

@@ -89,6 +89,12 @@ _OPTIONS = [
         show_default=True,
         help="Whose defaults fill keys present on one side only.",
     ),
+    click.option(
+        "--fail-on-unchecked",
+        is_flag=True,
+        help="Fail (exit 1) when a committed setting is not reported by the live source, "
+        "as lint fails on what it could not check.",
+    ),
     click.option("--kube", is_flag=True, help="Read the live side from pods in a cluster."),
     click.option(
         "--kubeconfig",
@@ -255,6 +261,7 @@ def build_plan(options: dict[str, Any]) -> DriftPlan:
         ignore=tuple(options["ignore"]),
         unordered=tuple(options["unordered"]),
         server=options["server"],
+        fail_on_unchecked=bool(options.get("fail_on_unchecked")),
     )
     return DriftPlan(tuple(options["values"]), tuple(options["sets"]), pairing)
 

@@ -51,6 +51,8 @@ def _target(target: TargetResult) -> dict[str, Any]:
             out["read"] = target.read
         if target.workload:
             out["compared_with"] = target.workload
+        if target.unreported:
+            out["not_reported"] = list(target.unreported)
     else:
         out["reason"] = target.reason
         out["message"] = target.message

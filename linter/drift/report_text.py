@@ -93,7 +93,10 @@ class DriftTextReporter:
             stream.write(f"note: {escape_text(redacted(note))}\n")
         for target in sorted(result.targets, key=lambda t: t.target.source):
             stream.write(escape_text(redacted(describe(target))) + "\n")
-            if target.drift:
-                rows = sorted(target.drift, key=Finding.sort_key)
+            if target.unreported:
+                names = ", ".join(target.unreported)
+                stream.write(f"  not reported by this source (not compared): {names}\n")
+            if target.drift or target.unchecked:
+                rows = sorted((*target.drift, *target.unchecked), key=Finding.sort_key)
                 stream.write("\n".join(table(rows, color=self.color)) + "\n")
         stream.write(summary(result) + "\n")

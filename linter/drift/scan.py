@@ -17,7 +17,12 @@ from linter.drift import defaults as server_defaults
 from linter.drift import engines, live
 from linter.drift.compare import compare
 from linter.drift.desired import read_desired
-from linter.drift.items import disagreement_findings, drift_findings, failure_finding
+from linter.drift.items import (
+    disagreement_findings,
+    drift_findings,
+    failure_finding,
+    unchecked_findings,
+)
 from linter.drift.normalize import normalize
 from linter.drift.result import COMPARED, ERROR, NOT_READY, DriftResult, Target, TargetResult
 from linter.drift.sides import (
@@ -337,7 +342,7 @@ class _ByEngine:
             else:
                 engine = engines.live_from_document(live_subtree(data, self.pairing))
             chosen = engines.pick(self.sides, engine, target.pod or target.source)
-            side = engines.restricted(chosen, engine)
+            side, unreported = engines.restricted(chosen, engine)
         except LiveError as error:
             return _Failure(error.reason, error.message)
         normalized = normalize(engine.settings, self.pairing.options)
@@ -350,20 +355,27 @@ class _ByEngine:
         )
         server = _for_capture(server, capture)
         differences = compare(side.normalized, normalized, server, self.pairing.ignore, ("engine",))
-        return side, normalized, server, differences, capture
+        return side, normalized, server, differences, capture, (unreported, chosen, engine.source)
 
     def result(self, analysis: Any, target: Target) -> TargetResult:
         if isinstance(analysis, _Failure):
             return _failed(target, analysis.reason, analysis.message)
-        side, normalized, server, differences, capture = analysis
+        side, normalized, server, differences, capture, (unreported, chosen, source) = analysis
+        gate = (
+            unchecked_findings(unreported, chosen, source or "this source", target)
+            if self.pairing.fail_on_unchecked
+            else []
+        )
         compared = _compared(
             target,
-            drift_findings(differences, side, normalized, target, self.hidden),
+            [*drift_findings(differences, side, normalized, target, self.hidden), *gate],
             server,
             capture,
         )
         shown = side.describe() if len(self.sides) > 1 else ""
-        return dataclasses.replace(compared, workload=side.describe(), shown_workload=shown)
+        return dataclasses.replace(
+            compared, workload=side.describe(), shown_workload=shown, unreported=unreported
+        )
 
 
 def _for_capture(

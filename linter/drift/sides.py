@@ -42,6 +42,8 @@ class Pairing:
     ignore: tuple[str, ...] = ()
     unordered: tuple[str, ...] = ()
     server: str = "auto"  # auto | none | vllm | tgi | sglang | triton
+    # --fail-on-unchecked: a committed setting the live source does not report fails.
+    fail_on_unchecked: bool = False
 
     @property
     def options(self) -> Options:

@@ -62,6 +62,12 @@ class Capture:
     ignored: tuple[str, ...] = ()  # metadata and hardware fields, never compared
     model: str = ""
     partial: bool = False  # the source reports a few settings only (/v1/models)
+    # The settings (under the server's own names) this source reports: what its records
+    # printed, and for a record that lists every setting that was set (vLLM's non-default
+    # args), every setting of the server. A setting outside it is "not reported by this
+    # source": never drift (docs/drift.md, "What each source prints").
+    reported: frozenset[str] = frozenset()
+    model_key: str = ""
 
     def describe(self) -> str:
         """``vLLM 0.11.0: non-default args, V1 engine config``."""
@@ -111,8 +117,11 @@ def assemble(
         unset |= _not_listed(server, merged, lists_all)
     given = [r for r in chosen if r.rank >= FULL_DUMP]
     listed = {key for record in given for key, value in record.values.items() if value is not None}
-    resolved = {key for key in merged if key not in listed} if given else set()
+    # Without a record of the arguments (an engine line alone), every value shown may be
+    # the server's choice: one the committed side leaves out is not evidence.
+    resolved = {key for key in merged if key not in listed} if given else set(merged)
     model = merged.get(model_key)
+    reported = _reported(server, chosen, model_key)
     return Capture(
         server,
         version,
@@ -125,7 +134,26 @@ def assemble(
         tuple(sorted(ignored)),
         model if isinstance(model, str) else "",
         partial,
+        frozenset(reported),
+        model_key,
     )
+
+
+def _reported(server: str, records: Sequence[Printed], model_key: str) -> set[str]:
+    """What the records report: the keys they printed and, for a record that lists every
+    setting that was set, every setting of the server but the model when it is not
+    there (some vLLM releases leave the positional model out of the non-default args)."""
+    from linter.model import registry
+
+    reported: set[str] = set()
+    for record in records:
+        reported.update(record.values)
+        if record.lists_all_set:
+            every = {s.name for s in registry.REGISTRIES.get(server, ())}
+            if model_key not in record.values:
+                every.discard(model_key)
+            reported |= every
+    return reported
 
 
 def _not_listed(server: str, merged: dict[str, Any], records: list[Printed]) -> set[str]:

@@ -102,6 +102,9 @@ def from_lines(lines: list[Line], problems: list[str]) -> tuple[list[Printed], s
         match = _NON_DEFAULT.search(text)
         if match:
             values = _literal(match["rest"], line, "non-default args", problems)
+            if isinstance(values, dict) and "model" not in values and "model_tag" in values:
+                # vllm serve MODEL: some releases list the positional only as model_tag.
+                values["model"] = values["model_tag"]
             if isinstance(values, dict):
                 records.append(
                     Printed(
