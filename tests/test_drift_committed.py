@@ -69,9 +69,15 @@ def test_several_servers_in_one_file_are_matched_by_model_and_named(run_line: Ru
     )
     # vllm-code (another model) is not compared: only vllm-chat's settings are.
     assert _rows(result) == [
+        (
+            "drift/served-model-name",
+            "served_model_name",
+            None,
+            "llama-3.1-8b",
+            "two-servers.yaml:3",
+        ),
         ("drift/unexpected-live", "data_parallel_size", None, 2, "two-servers.yaml:3"),
         ("drift/unexpected-live", "enable_prefix_caching", None, True, "two-servers.yaml:3"),
-        ("drift/unexpected-live", "served_model_name", None, "llama-3.1-8b", "two-servers.yaml:3"),
     ]
     text = run_line(["drift", "-f", "two-servers.yaml", "--live", str(LOG)])
     assert text.output.splitlines()[0] == (
@@ -146,15 +152,15 @@ def test_a_flux_helm_release_with_values_from_configmaps_and_secrets(
     # Each setting at the line that set it: the ConfigMap, the Secret (masked), the
     # release's own values.
     assert _rows(result) == [
-        ("drift/unexpected-live", "data_parallel_size", None, 2, "charts/vllm/values.yaml:1"),
-        ("drift/unexpected-live", "enable_prefix_caching", None, True, "charts/vllm/values.yaml:1"),
         (
-            "drift/unexpected-live",
+            "drift/served-model-name",
             "served_model_name",
             None,
             "llama-3.1-8b",
             "charts/vllm/values.yaml:1",
         ),
+        ("drift/unexpected-live", "data_parallel_size", None, 2, "charts/vllm/values.yaml:1"),
+        ("drift/unexpected-live", "enable_prefix_caching", None, True, "charts/vllm/values.yaml:1"),
         ("drift/changed", "max_num_seqs", 512, 64, "flux/configs.yaml:10"),
         ("drift/changed", "gpu_memory_utilization", "****", "****", "flux/configs.yaml:20"),
         ("drift/changed", "max_model_len", 131072, 8192, "flux/release.yaml:30"),
@@ -170,13 +176,13 @@ def test_values_files_beside_a_chart_are_merged_over_its_values(
     result = run_line(["drift", "-f", str(prod), "--live", str(LOG), "--format", "json"])
     # The chart's values.yaml gives the image and the model; values-prod.yaml wins.
     assert _rows(result) == [
-        ("drift/unexpected-live", "data_parallel_size", None, 2, "charts/vllm/values.yaml:1"),
-        ("drift/unexpected-live", "enable_prefix_caching", None, True, "charts/vllm/values.yaml:1"),
         (
-            "drift/unexpected-live",
+            "drift/served-model-name",
             "served_model_name",
             None,
             "llama-3.1-8b",
             "charts/vllm/values.yaml:1",
         ),
+        ("drift/unexpected-live", "data_parallel_size", None, 2, "charts/vllm/values.yaml:1"),
+        ("drift/unexpected-live", "enable_prefix_caching", None, True, "charts/vllm/values.yaml:1"),
     ]

@@ -502,7 +502,7 @@ def test_sglang_grpc_model_info_in_sync_and_planted_drift(run_line: Run) -> None
     assert drifted.exit_code == 1
     assert sorted(_rows(drifted)) == [
         (
-            "drift/changed",
+            "drift/served-model-name",
             "served_model_name",
             "qwen2.5-7b",
             "qwen2.5-7b-canary",
@@ -536,7 +536,7 @@ def test_sglang_grpc_model_info_in_sync_and_planted_drift(run_line: Run) -> None
     assert by_path.exit_code == 1
     assert sorted(_rows(by_path)) == [
         (
-            "drift/changed",
+            "drift/served-model-name",
             "sglang.serverArgs.servedModelName",
             "qwen2.5-7b",
             "qwen2.5-7b-canary",

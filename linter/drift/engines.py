@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from linter.drift.flagsettings import WHEN_SET, committed_extras, live_extras
 from linter.drift.live import Capture
 from linter.drift.normalize import Normalized, normalize
 from linter.drift.sides import LiveError
 from linter.lightclass import frozen
 from linter.model.located import value_of
 from linter.model.records import ENGINE_FACTS
-from linter.model.values_sections import GENERIC_SETTINGS
 from linter.model.workload import Workload
 from linter.parsing.documents import Document
 from linter.positions import Origin, PathT, format_path
@@ -29,9 +29,6 @@ from linter.positions import Origin, PathT, format_path
 # The engine's own facts are not settings to compare, except the served model
 # (``model_id``, under which the ``model`` setting is compared).
 _META = (ENGINE_FACTS - {"model_id"}) | {"model"}
-# Settings the serving model never reads from an arbitrary values key, so the values side
-# cannot show them: not compared.
-_NOT_FROM_VALUES = GENERIC_SETTINGS
 
 
 @frozen
@@ -45,6 +42,8 @@ class LiveEngine:
     # document, a pod spec). A committed setting outside it is not compared.
     reported: frozenset[str] | None = None
     source: str = ""  # what reported them: "vLLM 0.8.3: non-default args"
+    # Settings only the flag table knows (no registry setting, no type, no default).
+    table_only: frozenset[str] = frozenset()
 
 
 @frozen
@@ -71,7 +70,8 @@ class EngineSide:
             origin = origins.get(("engine", name))
             if origin is not None:
                 return origin
-        return self.workload.anchor
+        _, written = committed_extras(self.workload, set(), _META)
+        return written.get(str(original[0]), self.workload.anchor)
 
     def describe(self) -> str:
         """Which committed workload this is: ``vllm-a (Deployment, deploy.yaml:3)``."""
@@ -117,10 +117,13 @@ def canonical_names(server: str, settings: dict[str, Any]) -> dict[str, Any]:
 
 
 def engine_settings(workload: Workload) -> dict[str, Any]:
+    """The committed settings: the registry's, typed, and every other flag the server's
+    flag table knows, as written (``flagsettings.py``)."""
     record = workload.record.engine
     engine = record.value.values() if record is not None else {}
-    settings = {k: v for k, v in engine.items() if k not in _META and k not in _NOT_FROM_VALUES}
-    return canonical_names(str(engine.get("name", "")), settings)
+    settings = {k: v for k, v in engine.items() if k not in _META}
+    extras, _ = committed_extras(workload, set(settings), _META)
+    return canonical_names(str(engine.get("name", "")), {**settings, **extras})
 
 
 def engine_sides(workloads: Sequence[tuple[Workload, str | None]]) -> list[EngineSide]:
@@ -144,8 +147,7 @@ def live_from_document(data: Any) -> LiveEngine:
             "pair the sides with --values-path",
         )
     settings = canonical_names(
-        found.server,
-        {k: v for k, v in found.settings.items() if k not in _META and k not in _NOT_FROM_VALUES},
+        found.server, {k: v for k, v in found.settings.items() if k not in _META}
     )
     if found.model_id:
         settings["model_id"] = found.model_id
@@ -160,17 +162,29 @@ def live_from_capture(capture: Capture) -> LiveEngine:
     from linter.model.live import server_settings
 
     found = server_settings(capture.server, capture.settings)
-    settings = {
-        name: value
-        for name, value in found.settings.items()
-        if name not in _META and name not in _NOT_FROM_VALUES
-    }
-    settings = canonical_names(capture.server, settings)
+    settings = {name: value for name, value in found.settings.items() if name not in _META}
+    registered = _registered(capture.server, capture.settings)
+    extras = live_extras(
+        capture.server, capture.version, capture.settings, set(settings) | registered, _META
+    )
+    settings = canonical_names(capture.server, {**settings, **extras})
     if capture.model:
         settings["model_id"] = capture.model
     return LiveEngine(
-        capture.server, settings, capture.partial, _reported(capture), capture.describe()
+        capture.server,
+        settings,
+        capture.partial,
+        _reported(capture),
+        capture.describe(),
+        frozenset(extras),
     )
+
+
+def _registered(server: str, printed: dict[str, Any]) -> set[str]:
+    """The printed keys that name a registry setting (typed by ``server_settings``)."""
+    from linter.model import registry
+
+    return {key for key in printed if registry.by_key(server, key) is not None}
 
 
 def _reported(capture: Capture) -> frozenset[str]:
@@ -202,6 +216,24 @@ def live_from_pod(pod: dict[str, Any], container: str, source: str) -> LiveEngin
         f"container '{container}' does not run an inference "
         "server the serving model recognises; pair the sides with --values-path",
     )
+
+
+def live_settings(side: EngineSide, live: LiveEngine) -> dict[str, Any]:
+    """The live settings to compare: ``host``, ``port``, the api key and the like only
+    when the committed side sets them (``flagsettings.WHEN_SET``), and so is a setting
+    only the flag table knows unless the server's defaults table records its default."""
+    from linter.drift.defaults import SERVERS
+
+    committed = side.normalized.tree
+    table = SERVERS.get(live.server)
+    defaults = table.defaults if table is not None else {}
+    # A setting only the flag table knows is compared with a default only where the
+    # defaults table records one; else only when the committed side sets it.
+    return {
+        k: v
+        for k, v in live.settings.items()
+        if k in committed or (k not in WHEN_SET and (k not in live.table_only or k in defaults))
+    }
 
 
 def restricted(side: EngineSide, live: LiveEngine) -> tuple[EngineSide, tuple[str, ...]]:

@@ -17,6 +17,7 @@ from linter.drift.compare import (
     UNEXPECTED_LIVE,
     Difference,
 )
+from linter.drift.flagsettings import category
 from linter.drift.live import Capture
 from linter.drift.normalize import Normalized
 from linter.drift.result import (
@@ -74,8 +75,13 @@ def _finding(
     shown_desired = _shown(difference.desired, relative, secret)
     shown_live = _shown(difference.live, relative, secret)
     field = desired.field(relative)
+    setting = difference.path[-1] if difference.path else ""
+    own = category(str(setting), difference.desired, difference.live)
+    extra = {"desired": shown_desired, "live": shown_live, "source": target.source}
+    if own:
+        extra["status"] = difference.status  # the rule names the setting, not the status
     return Finding(
-        rule_id=f"drift/{difference.status}",
+        rule_id=own or f"drift/{difference.status}",
         severity=Severity.ERROR,
         message=_message(difference.status, field, shown_desired, shown_live, target),
         file=origin.source,
@@ -83,7 +89,7 @@ def _finding(
         column=origin.column,
         path=field,
         doc_index=origin.doc_index,
-        extra={"desired": shown_desired, "live": shown_live, "source": target.source},
+        extra=extra,
     )
 
 

@@ -29,7 +29,7 @@ def table(findings: Sequence[Finding], *, color: bool = False) -> list[str]:
             escape_text(f.path),
             escape_text(render(f.extra.get("desired"), _CELL)),
             escape_text(render(f.extra.get("live"), _CELL)),
-            f.rule_id.removeprefix("drift/"),
+            str(f.extra.get("status") or f.rule_id.removeprefix("drift/")),
             escape_text(f"{f.file}:{f.line}"),
         )
         for f in findings

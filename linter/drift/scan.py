@@ -8,6 +8,7 @@ their engine settings are compared (``engines``).
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
@@ -314,7 +315,11 @@ class _ByPath:
             return _failed(target, analysis.reason, analysis.message)
         live_tree, server, differences, capture = analysis
         return _compared(
-            target, drift_findings(differences, self.desired, live_tree, target), server, capture
+            target,
+            drift_findings(differences, self.desired, live_tree, target),
+            server,
+            capture,
+            self.pairing.disable,
         )
 
 
@@ -345,7 +350,7 @@ class _ByEngine:
             side, unreported = engines.restricted(chosen, engine)
         except LiveError as error:
             return _Failure(error.reason, error.message)
-        normalized = normalize(engine.settings, self.pairing.options)
+        normalized = normalize(engines.live_settings(side, engine), self.pairing.options)
         server = (
             None
             if self.pairing.server == "none"
@@ -371,6 +376,7 @@ class _ByEngine:
             [*drift_findings(differences, side, normalized, target, self.hidden), *gate],
             server,
             capture,
+            self.pairing.disable,
         )
         shown = side.describe() if len(self.sides) > 1 else ""
         return dataclasses.replace(
@@ -400,15 +406,21 @@ def _compared(
     findings: Sequence[Any],
     server: server_defaults.ServerDefaults | None,
     capture: live.Capture | None,
+    disable: Sequence[str] = (),
 ) -> TargetResult:
     extra = tuple(disagreement_findings(capture, target)) if capture is not None else ()
+    kept = [f for f in (*findings, *extra) if not _disabled(f.rule_id, disable)]
     return TargetResult(
         target,
         COMPARED,
-        (*findings, *extra),
+        tuple(kept),
         server=server.name if server is not None else "",
         read=capture.describe() if capture is not None else "",
     )
+
+
+def _disabled(rule: str, disable: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatchcase(rule, pattern) for pattern in disable)
 
 
 def _server(choice: str, live: Any) -> server_defaults.ServerDefaults | None:

@@ -44,6 +44,8 @@ class Pairing:
     server: str = "auto"  # auto | none | vllm | tgi | sglang | triton
     # --fail-on-unchecked: a committed setting the live source does not report fails.
     fail_on_unchecked: bool = False
+    # --disable: rule ids or patterns (drift/port, drift/*-live) whose findings are dropped.
+    disable: tuple[str, ...] = ()
 
     @property
     def options(self) -> Options:
