@@ -12,12 +12,14 @@ So ``vllmConfig.maxModelLen`` in values compares with ``max_model_len`` in a vLL
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import field
 from typing import Any
 
 from linter.drift.flagsettings import WHEN_SET, committed_extras, live_extras
 from linter.drift.live import Capture
 from linter.drift.normalize import Normalized, normalize
 from linter.drift.sides import LiveError
+from linter.drift.unreadable import unreadable
 from linter.lightclass import frozen
 from linter.model.located import value_of
 from linter.model.records import ENGINE_FACTS
@@ -44,6 +46,8 @@ class LiveEngine:
     source: str = ""  # what reported them: "vLLM 0.8.3: non-default args"
     # Settings only the flag table knows (no registry setting, no type, no default).
     table_only: frozenset[str] = frozenset()
+    # Printed values that do not read as their setting's type: name → (value, needs).
+    unreadable: dict[str, tuple[Any, str]] = field(default_factory=dict)
 
 
 @frozen
@@ -152,7 +156,8 @@ def live_from_document(data: Any) -> LiveEngine:
     if found.model_id:
         settings["model_id"] = found.model_id
     partial = isinstance(data, dict) and data.get("object") == "list"
-    return LiveEngine(found.server, settings, partial)
+    unread = unreadable(found.server, data) if isinstance(data, dict) and not partial else {}
+    return LiveEngine(found.server, settings, partial, unreadable=unread)
 
 
 def live_from_capture(capture: Capture) -> LiveEngine:
@@ -177,6 +182,7 @@ def live_from_capture(capture: Capture) -> LiveEngine:
         _reported(capture),
         capture.describe(),
         frozenset(extras),
+        unreadable(capture.server, capture.settings),
     )
 
 
@@ -239,13 +245,15 @@ def live_settings(side: EngineSide, live: LiveEngine) -> dict[str, Any]:
 def restricted(side: EngineSide, live: LiveEngine) -> tuple[EngineSide, tuple[str, ...]]:
     """The committed settings the live source reports (all of them for a document), and
     the names of those it does not: never drift, shown as not reported."""
-    if live.reported is None and not live.partial:
+    if live.reported is None and not live.partial and not live.unreadable:
         return side, ()
     settings = engine_settings(side.workload)
+    # A value that cannot be read is a finding of its own, not a missing setting.
+    settings = {k: v for k, v in settings.items() if k not in live.unreadable}
+    if live.reported is None and not live.partial:
+        return EngineSide(side.workload, normalize(settings), side.environment), ()
     allowed = live.reported if live.reported is not None else frozenset(live.settings)
     kept = {k: v for k, v in settings.items() if k in allowed}
-    if len(kept) == len(settings):
-        return side, ()
     unreported = tuple(sorted(k for k in settings if k not in kept))
     return EngineSide(side.workload, normalize(kept), side.environment), unreported
 
@@ -254,7 +262,7 @@ def pick(sides: list[EngineSide], live: LiveEngine, target_name: str = "") -> En
     """The committed workload that the live server runs: same server, then same model,
     then same served name, then the workload's name in the live target's (a pod of
     Deployment ``vllm-a`` is ``vllm-a-5d9c7-a2kq9``)."""
-    same_server = [s for s in sides if s.server == live.server]
+    same_server = [s for s in sides if _family(s.server) == _family(live.server)]
     if not same_server:
         servers = ", ".join(sorted({s.server for s in sides})) or "none"
         raise LiveError(
@@ -280,6 +288,11 @@ def pick(sides: list[EngineSide], live: LiveEngine, target_name: str = "") -> En
         f"several {live.server} workloads in the committed files match ({names}); "
         "give the file of one, or pair the sides with --values-path",
     )
+
+
+def _family(server: str) -> str:
+    """The server that prints the capture: Triton's TensorRT-LLM images run tritonserver."""
+    return {"trtllm": "triton"}.get(server, server)
 
 
 def _same(side: EngineSide, live: LiveEngine, setting: str) -> bool:

@@ -36,6 +36,7 @@ from linter.drift.sides import (
     live_side,
     live_subtree,
 )
+from linter.drift.unreadable import unreadable_findings
 from linter.errors import SourceError
 from linter.lightclass import frozen
 from linter.sources import files as file_sources
@@ -360,17 +361,22 @@ class _ByEngine:
         )
         server = _for_capture(server, capture)
         differences = compare(side.normalized, normalized, server, self.pairing.ignore, ("engine",))
-        return side, normalized, server, differences, capture, (unreported, chosen, engine.source)
+        extra = (unreported, chosen, engine.source, engine.unreadable)
+        return side, normalized, server, differences, capture, extra
 
     def result(self, analysis: Any, target: Target) -> TargetResult:
         if isinstance(analysis, _Failure):
             return _failed(target, analysis.reason, analysis.message)
-        side, normalized, server, differences, capture, (unreported, chosen, source) = analysis
+        side, normalized, server, differences, capture, extra = analysis
+        unreported, chosen, source, unread = extra
         gate = (
             unchecked_findings(unreported, chosen, source or "this source", target)
             if self.pairing.fail_on_unchecked
             else []
         )
+        if unread:
+            committed = engines.engine_settings(chosen.workload)
+            gate += unreadable_findings(unread, chosen, committed, target)
         compared = _compared(
             target,
             [*drift_findings(differences, side, normalized, target, self.hidden), *gate],
