@@ -33,6 +33,9 @@ class Printed:
     # The record lists every setting that differs from the defaults (vLLM's non-default
     # args): a setting it does not list was not set.
     lists_all_set: bool = False
+    # The record was cut before its end: the last complete field read (what follows it
+    # is not reported by this record).
+    truncated_after: str = ""
 
 
 @frozen
@@ -68,12 +71,19 @@ class Capture:
     # source": never drift (docs/drift.md, "What each source prints").
     reported: frozenset[str] = frozenset()
     model_key: str = ""
+    # (kind, last complete field) of each record cut before its end.
+    truncated: tuple[tuple[str, str], ...] = ()
 
     def describe(self) -> str:
-        """``vLLM 0.11.0: non-default args, V1 engine config``."""
+        """``vLLM 0.11.0: non-default args, V1 engine config (truncated after seed)``."""
         name = SERVER_NAMES.get(self.server, self.server)
         version = f" {self.version}" if self.version else ""
-        return f"{name}{version}: {', '.join(self.formats)}"
+        cut = dict(self.truncated)
+        formats = [
+            f"{kind} (truncated after {cut[kind]})" if kind in cut else kind
+            for kind in self.formats
+        ]
+        return f"{name}{version}: {', '.join(formats)}"
 
 
 SERVER_NAMES = {"vllm": "vLLM", "tgi": "TGI", "sglang": "SGLang", "triton": "Triton"}
@@ -94,7 +104,8 @@ def assemble(
     chosen: list[Printed] = []
     for kind, group in groups.items():
         disagreements.extend(_disagreements(kind, group, ignored_keys))
-        chosen.append(group[0])
+        # A process's copy cut before its end reports less than a complete one.
+        chosen.append(next((r for r in group if not r.truncated_after), group[0]))
     merged: dict[str, Any] = {}
     none: set[str] = set()
     ignored: set[str] = set()
@@ -136,6 +147,7 @@ def assemble(
         partial,
         frozenset(reported),
         model_key,
+        tuple((r.kind, r.truncated_after) for r in chosen if r.truncated_after),
     )
 
 
@@ -178,7 +190,9 @@ def _disagreements(
     ]
     out = []
     for key in keys:
-        seen = tuple((r.process or f"line {r.line}", r.line, r.values.get(key)) for r in group)
+        # A copy cut before ``key`` says nothing about it.
+        printed = [r for r in group if key in r.values or not r.truncated_after]
+        seen = tuple((r.process or f"line {r.line}", r.line, r.values.get(key)) for r in printed)
         if len({repr(value) for _, _, value in seen}) > 1:
             out.append(Disagreement(key, kind, seen))
     return out
