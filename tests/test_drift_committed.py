@@ -5,6 +5,8 @@ documents (issue 30, item 1)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -186,3 +188,20 @@ def test_values_files_beside_a_chart_are_merged_over_its_values(
         ("drift/unexpected-live", "data_parallel_size", None, 2, "charts/vllm/values.yaml:1"),
         ("drift/unexpected-live", "enable_prefix_caching", None, True, "charts/vllm/values.yaml:1"),
     ]
+
+
+def test_drift_of_committed_files_imports_no_kubernetes_client() -> None:
+    # Item 6: the default install has no Kubernetes client; only --kube imports one.
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from linter.cli import cli\n"
+        f"args = ['drift', '-f', {str(COMMITTED / 'two-servers.yaml')!r}, '--live', {str(LOG)!r}]\n"
+        "result = CliRunner().invoke(cli, args)\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('kubernetes', 'urllib3'))\n"
+        "print(result.exit_code, loaded)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert (done.stdout, done.stderr) == ("1 []\n", "")

@@ -361,14 +361,15 @@ class _ByEngine:
         )
         server = _for_capture(server, capture)
         differences = compare(side.normalized, normalized, server, self.pairing.ignore, ("engine",))
-        extra = (unreported, chosen, engine.source, engine.unreadable)
+        described = chosen.describe()  # once per live text, not per pod
+        extra = (unreported, chosen, engine.source, engine.unreadable, described)
         return side, normalized, server, differences, capture, extra
 
     def result(self, analysis: Any, target: Target) -> TargetResult:
         if isinstance(analysis, _Failure):
             return _failed(target, analysis.reason, analysis.message)
         side, normalized, server, differences, capture, extra = analysis
-        unreported, chosen, source, unread = extra
+        unreported, chosen, source, unread, described = extra
         gate = (
             unchecked_findings(unreported, chosen, source or "this source", target)
             if self.pairing.fail_on_unchecked
@@ -384,9 +385,9 @@ class _ByEngine:
             capture,
             self.pairing.disable,
         )
-        shown = side.describe() if len(self.sides) > 1 else ""
+        shown = described if len(self.sides) > 1 else ""
         return dataclasses.replace(
-            compared, workload=side.describe(), shown_workload=shown, unreported=unreported
+            compared, workload=described, shown_workload=shown, unreported=unreported
         )
 
 
