@@ -205,3 +205,38 @@ def test_drift_of_committed_files_imports_no_kubernetes_client() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
     )
     assert (done.stdout, done.stderr) == ("1 []\n", "")
+
+
+def test_an_argo_cd_application_with_its_values_in_argo_order(
+    run_line: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checkout(tmp_path, monkeypatch, Path(__file__).parent / "fixtures" / "gitops" / "repo")
+    result = run_line(
+        ["drift", "-f", "argo/application.yaml", "--live", str(LOG), "--format", "json"]
+    )
+    assert result.exit_code == 1
+    # The parameter (line 24) wins over the values string (line 21 sets maxNumSeqs).
+    assert [row for row in _rows(result) if row[0] == "drift/changed"] == [
+        ("drift/changed", "max_num_seqs", 256, 64, "argo/application.yaml:21"),
+        ("drift/changed", "max_model_len", 131072, 8192, "argo/application.yaml:24"),
+    ]
+
+
+def test_a_kustomize_overlay_is_compared_not_its_base(
+    run_line: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(Path(__file__).parent / "fixtures" / "kustomize")
+    args = ["drift", "-f", "overlays/prod/kustomization.yaml", "--live", str(LOG)]
+    result = run_line([*args, "--format", "json"])
+    report = json.loads(result.output)
+    assert report["targets"][0]["compared_with"] == (
+        "Deployment/llm/prod-vllm [Kustomization/overlays/prod] (Deployment, "
+        "base/deployment.yaml:1)"
+    )
+    assert [(row[0], row[1]) for row in _rows(result)] == [
+        ("drift/served-model-name", "served_model_name"),
+        ("drift/unexpected-live", "data_parallel_size"),
+        ("drift/unexpected-live", "enable_prefix_caching"),
+        ("drift/unexpected-live", "max_model_len"),
+        ("drift/unexpected-live", "max_num_seqs"),
+    ]

@@ -116,4 +116,25 @@ def _as_linted(files: Sequence[str], parsed: list[ParsedFile], limits: Limits) -
     found = committed_workloads(files, _policies(), DEFAULT_SETTINGS, limits)
     if found.errors and not found.workloads:
         raise SourceError("; ".join(found.errors))
-    return Desired(list(found.workloads), None, tuple(files), found.hidden)
+    return Desired(_overlays_given(found.workloads, files), None, tuple(files), found.hidden)
+
+
+_KUSTOMIZATION = "Kustomization/"
+
+
+def _overlays_given(
+    workloads: Sequence[tuple[Workload, str | None]], files: Sequence[str]
+) -> list[tuple[Workload, str | None]]:
+    """Lint reads a kustomization's bases as releases of their own; what is deployed is
+    the kustomization given, so its bases' workloads are not candidates."""
+    from linter.sources.wrappers import is_kustomization
+
+    given = {os.path.normpath(os.path.dirname(f) or ".") for f in files if is_kustomization(f)}
+    if not given:
+        return list(workloads)
+    return [
+        (workload, environment)
+        for workload, environment in workloads
+        if not (environment or "").startswith(_KUSTOMIZATION)
+        or os.path.normpath((environment or "").removeprefix(_KUSTOMIZATION)) in given
+    ]

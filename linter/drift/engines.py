@@ -11,6 +11,7 @@ So ``vllmConfig.maxModelLen`` in values compares with ``max_model_len`` in a vLL
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import field
 from typing import Any
@@ -302,11 +303,10 @@ def _same(side: EngineSide, live: LiveEngine, setting: str) -> bool:
 
 
 def _named_in(workload: str, target: str) -> bool:
-    """``vllm-a`` names the pod ``vllm-a-5d9c7-a2kq9`` and the file ``vllm-a.log``, not
-    ``vllm-ab-...``."""
-    name = workload.rpartition("/")[2]
-    for part in target.replace("\\", "/").split("/"):
-        stem = part.split(".")[0]
-        if stem == name or stem.startswith(f"{name}-"):
-            return True
-    return False
+    """``vllm-a`` names its pods (``vllm-a-5d9c7f8b6-a2kq9``, ``vllm-a-0``) and a file
+    saved under one of those names or its own (``vllm-a.log``), not ``vllm-ab-...``."""
+    name = re.escape(workload.rpartition("/")[2])
+    pod = re.compile(rf"{name}(?:-[a-z0-9]{{5,10}}-[a-z0-9]{{5}}|-\d+)?")
+    last = target.replace("\\", "/").rpartition("/")[2]
+    stem = re.sub(r"\.(?:log|txt|json|ya?ml)$", "", last)
+    return bool(pod.fullmatch(stem))
