@@ -45,7 +45,7 @@ def read_desired(
     parsed, failures = read_inputs([Input(f, Path(f)) for f in files], limits)
     if failures:
         first = failures[0]
-        raise SourceError(f"{first.file}: {first.message}")
+        raise SourceError(f"{first.file}: cannot read committed file: {first.message}")
     if all(_values_file(p) for p in parsed):
         return _layered(files, sets, limits)
     if sets:
