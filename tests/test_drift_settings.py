@@ -137,3 +137,15 @@ def test_a_table_only_setting_set_live_alone_is_compared_with_a_recorded_default
     result = run_line(["drift", "-f", str(bare), "--live", str(live), "--format", "json"])
     assert result.exit_code == 1
     assert _rows(result) == [("drift/unexpected-live", "tokenizer_mode", None, "slow", 3)]
+
+
+def test_a_table_only_setting_the_non_default_args_leave_out_was_not_set(
+    run_line: Run, tmp_path: Path
+) -> None:
+    # The non-default args list every argument that was set: a parser set in Git that
+    # they do not list never reached vLLM.
+    live = tmp_path / "vllm.log"
+    live.write_text((CAPTURES / LOG).read_text().replace("'tool_call_parser': 'hermes', ", ""))
+    result = run_line(["drift", "-f", MANIFEST, "--live", str(live), "--format", "json"])
+    assert result.exit_code == 1
+    assert _rows(result) == [("drift/missing-live", "tool_call_parser", "hermes", None, 19)]

@@ -132,7 +132,7 @@ def assemble(
     # the server's choice: one the committed side leaves out is not evidence.
     resolved = {key for key in merged if key not in listed} if given else set(merged)
     model = merged.get(model_key)
-    reported = _reported(server, chosen, model_key)
+    reported = _reported(server, version, chosen, model_key)
     return Capture(
         server,
         version,
@@ -151,10 +151,14 @@ def assemble(
     )
 
 
-def _reported(server: str, records: Sequence[Printed], model_key: str) -> set[str]:
+def _reported(
+    server: str, version: str, records: Sequence[Printed], model_key: str
+) -> set[str]:
     """What the records report: the keys they printed and, for a record that lists every
-    setting that was set, every setting of the server but the model when it is not
-    there (some vLLM releases leave the positional model out of the non-default args)."""
+    setting that was set, every setting of the server (its registry's and its flag
+    table's) but the model when it is not there (some vLLM releases leave the positional
+    model out of the non-default args)."""
+    from linter.drift.flagsettings import table_settings
     from linter.model import registry
 
     reported: set[str] = set()
@@ -162,6 +166,7 @@ def _reported(server: str, records: Sequence[Printed], model_key: str) -> set[st
         reported.update(record.values)
         if record.lists_all_set:
             every = {s.name for s in registry.REGISTRIES.get(server, ())}
+            every |= table_settings(server, version)
             if model_key not in record.values:
                 every.discard(model_key)
             reported |= every
