@@ -151,9 +151,7 @@ def assemble(
     )
 
 
-def _reported(
-    server: str, version: str, records: Sequence[Printed], model_key: str
-) -> set[str]:
+def _reported(server: str, version: str, records: Sequence[Printed], model_key: str) -> set[str]:
     """What the records report: the keys they printed and, for a record that lists every
     setting that was set, every setting of the server (its registry's and its flag
     table's) but the model when it is not there (some vLLM releases leave the positional
