@@ -7,27 +7,23 @@ value and origin, and the facts that are unknown. The JSON shape is in
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from linter.committed import committed_workloads
 from linter.coverage import gaps
-from linter.coverage.model import NotUnderstood
 from linter.errors import SourceError
-from linter.evaluate.providers import StandaloneWorkloads
-from linter.evaluate.stages import read_inputs
 from linter.lightclass import frozen
 from linter.model.settings import ModelSettings
 from linter.model.workload import Workload, WorkloadView
-from linter.parsing.documents import Document, Limits, ParsedFile
+from linter.parsing.documents import Document, Limits
 from linter.policy.model import Policy
 from linter.positions import PathT, format_path
 from linter.secrets import redact
 from linter.secrets.masking import masker
 from linter.secrets.patterns import mask_value
-from linter.sources.chartlayout import chart_of, environment_name
-from linter.sources.files import Input, expand
+from linter.sources.files import Input
 
 if TYPE_CHECKING:
     from linter.drift.live import Capture
@@ -84,28 +80,10 @@ def show_paths(
     ``--env``, rendered as lint renders it), built by the subject providers of ``servelint
     lint`` (``evaluate/providers.py``, ``helm/``): what is shown is what lint evaluates.
     ValueError for an ``--env`` that cannot be read."""
-    refused: list[str] = []
-    inputs = expand(paths, refused)
-    parsed, failures = read_inputs(inputs, limits)
-    errors = [f"{f.file}:{f.line}:{f.column}: {f.message}" for f in failures] + refused
-    for parsed_file in parsed:
-        errors.extend(
-            f"{p.file}:{p.line}:{p.column}: {p.message}"
-            for p in parsed_file.problems
-            if p.rule_id != "duplicate-key"
-        )
-    workloads: list[tuple[Workload, str | None]] = []
-    standalone: list[ParsedFile] = []
-    for parsed_file in parsed:
-        in_chart = _in_chart(parsed_file, policies, settings, limits) if chart_context else None
-        if in_chart is None:
-            standalone.append(parsed_file)
-        else:
-            workloads.extend((w, environment_name(parsed_file.source)) for w in in_chart)
-    alone = StandaloneWorkloads(standalone, policies, settings)
-    workloads.extend((w, None) for w in alone.workloads)
-    wrapped, hidden, unexpanded = _wrapped(parsed, policies, settings, limits)
-    workloads.extend(wrapped)
+    committed = committed_workloads(paths, policies, settings, limits, chart_context=chart_context)
+    workloads = list(committed.workloads)
+    errors = committed.errors
+    hidden = committed.hidden
     if chart is not None:
         workloads.extend(_chart_workloads(chart, policies, settings, limits, errors))
     workload_policies = [p for p in policies if p.target == "workload"]
@@ -113,12 +91,12 @@ def show_paths(
     shown = {
         "version": SHOW_VERSION,
         "workloads": [_hide(entry, hidden) for entry in described],
-        "notUnderstood": [item.to_json() for item in [*alone.not_understood(), *unexpanded]],
+        "notUnderstood": [item.to_json() for item in committed.not_understood],
         "errors": errors,
     }
     # What lint masks, show masks: the inputs' secrets (the chart's values.yaml and the
     # --set values included, through the workloads they made) wherever they appear.
-    found = redact.collect(parsed) | _secrets_of(w for w, _ in workloads)
+    found = redact.collect(committed.parsed) | _secrets_of(w for w, _ in workloads)
     return masker(found).data(shown)
 
 
@@ -172,32 +150,6 @@ def _chart_workloads(
     return shown
 
 
-def _wrapped(
-    parsed: Sequence[ParsedFile],
-    policies: Sequence[Policy],
-    settings: ModelSettings,
-    limits: Limits,
-) -> tuple[list[tuple[Workload, str | None]], frozenset[str], list[NotUnderstood]]:
-    """The workloads of the GitOps wrappers among ``parsed`` (``linter/gitops/``), each
-    tagged with its release; the values read from Secrets, which are never shown."""
-    from linter.sources.wrappers import any_wrapper, is_kustomization
-
-    out: list[tuple[Workload, str | None]] = []
-    if any(is_kustomization(p.source) for p in parsed):
-        from linter.gitops.kustomize_releases import KustomizeReleases
-
-        out.extend(KustomizeReleases(policies, parsed, settings, limits).shown())
-    if not any_wrapper(d.data for p in parsed for d in p.documents):
-        return out, frozenset(), []
-    from linter.gitops.provider import GitOpsReleases, environment_of
-
-    releases = GitOpsReleases(policies, parsed, settings, limits)
-    for release, found in releases.workloads():
-        out.extend((w, environment_of(release).name) for w in found)
-    hidden = frozenset(v for w in releases.wrapped for v in w.secrets)
-    return out, hidden, releases.unexpanded
-
-
 def _hide(entry: dict[str, Any], hidden: frozenset[str]) -> dict[str, Any]:
     """A Secret's values masked in the settings shown."""
     if not hidden:
@@ -222,28 +174,6 @@ def _among(number: float | None, hidden: frozenset[str]) -> bool:
         except ValueError:
             continue
     return False
-
-
-def _in_chart(
-    parsed_file: ParsedFile, policies: Sequence[Policy], settings: ModelSettings, limits: Limits
-) -> list[Workload] | None:
-    """The workloads of a values file beside a ``Chart.yaml``, merged over the chart's
-    ``values.yaml`` as ``lint`` merges it (``helm/context.py``); None when the file is not
-    read in its chart (not a values file, or a layer that cannot be read as values)."""
-    source = parsed_file.source
-    folder = chart_of(source) if os.path.exists(source) else None
-    if folder is None:
-        return None
-    from linter.helm.context import ChartContext, request_for
-
-    context = ChartContext((request_for(folder, [source]),))
-    subjects = context.provider(policies, [parsed_file], settings, limits)
-    if source not in subjects.claimed:
-        return None
-    releases = subjects.releases()
-    if not releases or any(release.merged is None for release in releases):
-        return None
-    return [w for release in releases for w in release.workloads]
 
 
 def describe(

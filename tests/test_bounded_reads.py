@@ -69,7 +69,7 @@ def folder(tmp_path: Path) -> Path:
         ),
         (
             ("drift", "--values", "values.yaml", "--live", "desired.yaml"),
-            f"servelint: values.yaml: cannot read values file: {NOT_REGULAR}\n",
+            f"servelint: values.yaml: cannot read committed file: {NOT_REGULAR}\n",
         ),
     ],
 )

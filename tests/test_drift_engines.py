@@ -51,6 +51,8 @@ def test_grouped_chart_values_against_v1_models(run_line: Run) -> None:
     assert result.exit_code == 1
     assert result.output == (
         "live/vllm-models.json: 1 difference (vllm defaults applied)\n"
+        "  not reported by this source (not compared): dtype, enable_prefix_caching, "
+        "gpu_memory_utilization, max_num_seqs, tensor_parallel_size\n"
         "  field          values.yaml  live   status   edit at\n"
         "  max_model_len  131072       65536  changed  chart-values.yaml:10\n"
         "1 difference in 1 of 1 target, 0 in sync\n"
@@ -98,7 +100,7 @@ def test_a_live_server_the_values_do_not_describe(run_line: Run) -> None:
     result = run_line(["drift", "-f", "chart-values.yaml", "--live", "live/tgi-info.json"])
     assert result.exit_code == 3
     assert result.output == (
-        "live/tgi-info.json: error (no-pairing): the live server is tgi but the values "
+        "live/tgi-info.json: error (no-pairing): the live server is tgi but the committed files "
         "describe: vllm; pair the sides with --values-path\n"
         "0 differences in 0 of 1 target, 0 in sync, 1 error\n"
     )

@@ -349,6 +349,8 @@ def test_vllm_usage_record_ignores_the_hardware(run_line: Run) -> None:
     assert run_line(args).output == (
         "vllm-usage-stats.jsonl: in sync (vllm defaults applied; read: vLLM 0.7.3: "
         "usage-stats record (JSON lines))\n"
+        "  not reported by this source (not compared): disable_log_requests, max_model_len, "
+        "model_id, served_model_name\n"
         "0 differences in 0 of 1 target, 1 in sync\n"
     )
     drifted = run_line([*args, "--set", "vllm.engineArgs.model.dtype=bfloat16", "--format", "json"])
@@ -469,13 +471,19 @@ def test_sglang_grpc_model_info_settings_and_ignored_fields() -> None:
 
 
 def test_sglang_grpc_model_info_in_sync_and_planted_drift(run_line: Run) -> None:
-    for by_path in ([], ["--values-path", "sglang.serverArgs"]):
+    # Through the serving model, the settings GetModelInfo does not carry are named.
+    unreported = (
+        "  not reported by this source (not compared): chunked_prefill_size, "
+        "context_length, enable_metrics, max_running_requests, mem_fraction_static, tp_size\n"
+    )
+    for by_path, coverage in (([], unreported), (["--values-path", "sglang.serverArgs"], "")):
         args = ["drift", "-f", "sglang-values.yaml", *by_path]
         in_sync = run_line([*args, "--live", "sglang-grpc-model-info.json"])
         assert in_sync.exit_code == 0, in_sync.output
         assert in_sync.output == (
             "sglang-grpc-model-info.json: in sync (sglang defaults applied; read: SGLang: "
             "gRPC GetModelInfo)\n"
+            f"{coverage}"
             "0 differences in 0 of 1 target, 1 in sync\n"
         )
     # Planted in the live answer: another served name, a weight version, preferred
@@ -494,7 +502,7 @@ def test_sglang_grpc_model_info_in_sync_and_planted_drift(run_line: Run) -> None
     assert drifted.exit_code == 1
     assert sorted(_rows(drifted)) == [
         (
-            "drift/changed",
+            "drift/served-model-name",
             "served_model_name",
             "qwen2.5-7b",
             "qwen2.5-7b-canary",
@@ -528,7 +536,7 @@ def test_sglang_grpc_model_info_in_sync_and_planted_drift(run_line: Run) -> None
     assert by_path.exit_code == 1
     assert sorted(_rows(by_path)) == [
         (
-            "drift/changed",
+            "drift/served-model-name",
             "sglang.serverArgs.servedModelName",
             "qwen2.5-7b",
             "qwen2.5-7b-canary",
@@ -782,8 +790,10 @@ def test_tgi_info_as_a_python_print_and_as_php_print_r(run_line: Run) -> None:
     assert result.output == (
         "tgi-info-print_r.txt: in sync (tgi defaults applied; read: TGI 3.0.1: /info "
         "(PHP print_r))\n"
+        "  not reported by this source (not compared): num_shard, quantize\n"
         "tgi-info-python-repr.txt: in sync (tgi defaults applied; read: TGI 2.3.0: /info "
         "(Python repr))\n"
+        "  not reported by this source (not compared): num_shard, quantize\n"
         "0 differences in 0 of 2 targets, 2 in sync\n"
     )
     drifted = run_line([*args, "--set", "tgi.launcher.maxTotalTokens=16384", "--format", "json"])
@@ -834,6 +844,7 @@ def test_tgi_usage_start_event_ignores_the_machine(run_line: Run) -> None:
     assert result.output == (
         "tgi-usage-start.json: in sync (tgi defaults applied; read: TGI: usage-stats start "
         "event)\n"
+        "  not reported by this source (not compared): model_id, num_shard, quantize\n"
         "0 differences in 0 of 1 target, 1 in sync\n"
     )
     drifted = run_line([*args, "--set", "tgi.launcher.maxInputLength=4096", "--format", "json"])

@@ -217,8 +217,15 @@ def test_policy_tests() -> None:
             "0 differences in 0 of 1 target, 1 in sync",
         ),
         ("values.yaml", "live/vllm-config.json", 0, "0 differences in 0 of 1 target, 1 in sync"),
+        # A committed manifest, read by lint's front ends (issue 30).
+        (
+            "captures/vllm-0.10.1-tool-calling.yaml",
+            "captures/vllm-0.10.1-tool-calling.log",
+            0,
+            "0 differences in 0 of 1 target, 1 in sync",
+        ),
     ],
-    ids=["log-drifted", "log-in-sync", "json-capture"],
+    ids=["log-drifted", "log-in-sync", "json-capture", "manifest"],
 )
 def test_drift_live(values: str, live: str, code: int, summary: str) -> None:
     done = servelint("drift", "-f", f"{DRIFT}/{values}", "--live", f"{DRIFT}/{live}")

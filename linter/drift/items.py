@@ -17,9 +17,16 @@ from linter.drift.compare import (
     UNEXPECTED_LIVE,
     Difference,
 )
+from linter.drift.flagsettings import category
 from linter.drift.live import Capture
 from linter.drift.normalize import Normalized
-from linter.drift.result import DISAGREEMENT_RULE, FETCH_ERROR_RULE, NOT_READY_RULE, Target
+from linter.drift.result import (
+    DISAGREEMENT_RULE,
+    FETCH_ERROR_RULE,
+    NOT_READY_RULE,
+    UNCHECKED_RULE,
+    Target,
+)
 from linter.findings import Finding, Severity
 from linter.positions import Origin, PathT
 from linter.secrets.patterns import is_secret_path, mask, mask_value
@@ -42,22 +49,39 @@ class DesiredView(Protocol):
 
 
 def drift_findings(
-    differences: Sequence[Difference], desired: DesiredView, live: Normalized, target: Target
+    differences: Sequence[Difference],
+    desired: DesiredView,
+    live: Normalized,
+    target: Target,
+    hidden: frozenset[str] = frozenset(),
 ) -> list[Finding]:
-    return [_finding(d, desired, live, target) for d in differences]
+    """``hidden``: committed values read from Secrets (a GitOps wrapper's ``valuesFrom``),
+    masked whatever their setting."""
+    return [_finding(d, desired, live, target, hidden) for d in differences]
 
 
 def _finding(
-    difference: Difference, desired: DesiredView, live: Normalized, target: Target
+    difference: Difference,
+    desired: DesiredView,
+    live: Normalized,
+    target: Target,
+    hidden: frozenset[str],
 ) -> Finding:
     relative = _desired_spelling(difference, desired, live)
     origin = desired.locate(_nearest_desired(difference, desired))
-    secret = any(is_secret_path(p) for p in (relative, difference.path, difference.live_path or ()))
+    secret = any(
+        is_secret_path(p) for p in (relative, difference.path, difference.live_path or ())
+    ) or (difference.desired is not None and str(difference.desired) in hidden)
     shown_desired = _shown(difference.desired, relative, secret)
     shown_live = _shown(difference.live, relative, secret)
     field = desired.field(relative)
+    setting = difference.path[-1] if difference.path else ""
+    own = category(str(setting), difference.desired, difference.live)
+    extra = {"desired": shown_desired, "live": shown_live, "source": target.source}
+    if own:
+        extra["status"] = difference.status  # the rule names the setting, not the status
     return Finding(
-        rule_id=f"drift/{difference.status}",
+        rule_id=own or f"drift/{difference.status}",
         severity=Severity.ERROR,
         message=_message(difference.status, field, shown_desired, shown_live, target),
         file=origin.source,
@@ -65,7 +89,7 @@ def _finding(
         column=origin.column,
         path=field,
         doc_index=origin.doc_index,
-        extra={"desired": shown_desired, "live": shown_live, "source": target.source},
+        extra=extra,
     )
 
 
@@ -141,6 +165,31 @@ def _kind(value: Any) -> str:
     if isinstance(value, list):
         return "list"
     return "map" if isinstance(value, dict) else type(value).__name__
+
+
+def unchecked_findings(
+    unreported: Sequence[str], desired: DesiredView, source: str, target: Target
+) -> list[Finding]:
+    """``--fail-on-unchecked``: each committed setting the live source does not report,
+    an error at the line that set it (as lint's gate makes one of each gap)."""
+    out = []
+    for name in unreported:
+        origin = desired.locate((name,))
+        out.append(
+            Finding(
+                UNCHECKED_RULE,
+                Severity.ERROR,
+                f"not checked: {name} is not reported by this source ({source}) in "
+                f"{target.source} (--fail-on-unchecked)",
+                origin.source,
+                origin.line,
+                origin.column,
+                path=name,
+                doc_index=origin.doc_index,
+                extra={"desired": None, "live": None, "source": target.source},
+            )
+        )
+    return out
 
 
 def failure_finding(target: Target, reason: str, message: str, not_ready: bool = False) -> Finding:

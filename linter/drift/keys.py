@@ -106,6 +106,11 @@ _TIME_WORDS = frozenset(
     }
 )
 
+# Maps from a device to a size, written ``DEVICE:BYTES`` on Triton's command line
+# (``--cuda-memory-pool-byte-size 0:67108864``, repeatable) and printed one row per device
+# in its option table (``cuda_memory_pool_byte_size{0}``): compared as maps.
+DEVICE_MAPS = frozenset({"cuda_memory_pool_byte_size", "cuda_virtual_address_size"})
+
 # Lists whose order the servers ignore: compared as sets.
 SET_KEYS = frozenset(
     {

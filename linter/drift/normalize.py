@@ -25,7 +25,7 @@ from decimal import Decimal
 from typing import Any
 
 from linter.drift import units
-from linter.drift.keys import SET_KEYS, canonical_key, is_time_key, split_unit
+from linter.drift.keys import DEVICE_MAPS, SET_KEYS, canonical_key, is_time_key, split_unit
 from linter.drift.units import Unit
 from linter.lightclass import frozen, mutable
 from linter.positions import PathT, format_path
@@ -85,6 +85,8 @@ class _Walker:
     def walk(self, value: Any, orig: PathT, canon: PathT, unit: Unit | None, key: str) -> Any:
         self.result.paths[canon] = orig
         self.result.raw[canon] = value
+        if key in DEVICE_MAPS:
+            value = device_map(value)
         if isinstance(value, dict):
             return self._mapping(value, orig, canon)
         if isinstance(value, list):
@@ -212,6 +214,21 @@ def _generic_string(text: str, key: str) -> Any:
             return seconds
     parsed = units.quantity(text)
     return parsed if parsed is not None else text
+
+
+def device_map(value: Any) -> Any:
+    """``0:67108864``, ``['0:67108864', '1:...']`` and ``{0: 67108864}`` as one map from
+    the device (text) to its value; anything else as it is."""
+    items = value if isinstance(value, list) else [value]
+    if isinstance(value, dict):
+        return {str(device): size for device, size in value.items()}
+    out: dict[str, Any] = {}
+    for item in items:
+        device, colon, size = str(item).partition(":") if isinstance(item, str) else ("", "", "")
+        if not (colon and device.strip().isdigit() and size.strip()):
+            return value
+        out[device.strip()] = size.strip()
+    return out
 
 
 def _is_named_list(value: list[Any]) -> bool:

@@ -89,6 +89,20 @@ _OPTIONS = [
         show_default=True,
         help="Whose defaults fill keys present on one side only.",
     ),
+    click.option(
+        "--disable",
+        multiple=True,
+        metavar="RULE",
+        help="Drop the differences of a rule: drift/host, drift/port, drift/seed, "
+        "drift/served-model-name, drift/path, or any drift rule or pattern (drift/*-live); "
+        "repeatable.",
+    ),
+    click.option(
+        "--fail-on-unchecked",
+        is_flag=True,
+        help="Fail (exit 1) when a committed setting is not reported by the live source, "
+        "as lint fails on what it could not check.",
+    ),
     click.option("--kube", is_flag=True, help="Read the live side from pods in a cluster."),
     click.option(
         "--kubeconfig",
@@ -255,6 +269,8 @@ def build_plan(options: dict[str, Any]) -> DriftPlan:
         ignore=tuple(options["ignore"]),
         unordered=tuple(options["unordered"]),
         server=options["server"],
+        fail_on_unchecked=bool(options.get("fail_on_unchecked")),
+        disable=tuple(options.get("disable") or ()),
     )
     return DriftPlan(tuple(options["values"]), tuple(options["sets"]), pairing)
 

@@ -49,6 +49,10 @@ def _target(target: TargetResult) -> dict[str, Any]:
         out["server_defaults"] = target.server or None
         if target.read:
             out["read"] = target.read
+        if target.workload:
+            out["compared_with"] = target.workload
+        if target.unreported:
+            out["not_reported"] = list(target.unreported)
     else:
         out["reason"] = target.reason
         out["message"] = target.message

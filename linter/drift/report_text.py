@@ -29,7 +29,7 @@ def table(findings: Sequence[Finding], *, color: bool = False) -> list[str]:
             escape_text(f.path),
             escape_text(render(f.extra.get("desired"), _CELL)),
             escape_text(render(f.extra.get("live"), _CELL)),
-            f.rule_id.removeprefix("drift/"),
+            str(f.extra.get("status") or f.rule_id.removeprefix("drift/")),
             escape_text(f"{f.file}:{f.line}"),
         )
         for f in findings
@@ -52,7 +52,9 @@ def describe(target: TargetResult) -> str:
     if target.outcome != COMPARED:
         return f"{name}: error ({target.reason}): {target.message}"
     count = len(target.drift)
-    notes = [f"{target.server} defaults applied"] if target.server else []
+    notes = [f"compared with {target.shown_workload}"] if target.shown_workload else []
+    if target.server:
+        notes.append(f"{target.server} defaults applied")
     if target.read:
         notes.append(f"read: {target.read}")
     defaults = f" ({'; '.join(notes)})" if notes else ""
@@ -91,7 +93,10 @@ class DriftTextReporter:
             stream.write(f"note: {escape_text(redacted(note))}\n")
         for target in sorted(result.targets, key=lambda t: t.target.source):
             stream.write(escape_text(redacted(describe(target))) + "\n")
-            if target.drift:
-                rows = sorted(target.drift, key=Finding.sort_key)
+            if target.unreported:
+                names = ", ".join(target.unreported)
+                stream.write(f"  not reported by this source (not compared): {names}\n")
+            if target.drift or target.unchecked:
+                rows = sorted((*target.drift, *target.unchecked), key=Finding.sort_key)
                 stream.write("\n".join(table(rows, color=self.color)) + "\n")
         stream.write(summary(result) + "\n")

@@ -13,6 +13,7 @@ EXIT_OK, EXIT_DRIFT, EXIT_NOTHING_COMPARED = 0, 1, 3
 DRIFT_RULE_PREFIX = "drift/"
 DISAGREEMENT_RULE = "drift/process-disagreement"
 FETCH_ERROR_RULE, NOT_READY_RULE = "drift/fetch-error", "drift/not-ready"
+UNCHECKED_RULE = "unchecked"  # lint's --fail-on-unchecked rule (coverage/gate.py)
 
 
 @frozen
@@ -36,10 +37,21 @@ class TargetResult:
     message: str = ""
     server: str = ""  # the server whose defaults were applied
     read: str = ""  # what a log or info answer was read as: "vLLM 0.11.0: non-default args"
+    # The committed workload compared with: "vllm-a (Deployment, deploy/vllm.yaml:3)";
+    # ``shown_workload`` is the same when the committed files hold several to choose from.
+    workload: str = ""
+    shown_workload: str = ""
+    # Committed settings the live source does not report: not compared (coverage).
+    unreported: tuple[str, ...] = ()
 
     @property
     def drift(self) -> tuple[Finding, ...]:
         return tuple(f for f in self.findings if _is_drift(f))
+
+    @property
+    def unchecked(self) -> tuple[Finding, ...]:
+        """The findings of ``--fail-on-unchecked``: settings the source does not report."""
+        return tuple(f for f in self.findings if f.rule_id == UNCHECKED_RULE)
 
 
 @mutable
@@ -69,7 +81,7 @@ class DriftResult:
             return EXIT_NOTHING_COMPARED
         if exit_zero:
             return EXIT_OK
-        drift = [f for f in self.findings if _is_drift(f)]
+        drift = [f for f in self.findings if _is_drift(f) or f.rule_id == UNCHECKED_RULE]
         return EXIT_DRIFT if exit_code(drift, Severity.ERROR) else EXIT_OK
 
 

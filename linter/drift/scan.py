@@ -8,6 +8,7 @@ their engine settings are compared (``engines``).
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
@@ -16,7 +17,13 @@ from typing import Any, Protocol
 from linter.drift import defaults as server_defaults
 from linter.drift import engines, live
 from linter.drift.compare import compare
-from linter.drift.items import disagreement_findings, drift_findings, failure_finding
+from linter.drift.desired import read_desired
+from linter.drift.items import (
+    disagreement_findings,
+    drift_findings,
+    failure_finding,
+    unchecked_findings,
+)
 from linter.drift.normalize import normalize
 from linter.drift.result import COMPARED, ERROR, NOT_READY, DriftResult, Target, TargetResult
 from linter.drift.sides import (
@@ -28,8 +35,9 @@ from linter.drift.sides import (
     live_document,
     live_side,
     live_subtree,
-    load_desired,
 )
+from linter.drift.unreadable import unreadable_findings
+from linter.errors import SourceError
 from linter.lightclass import frozen
 from linter.sources import files as file_sources
 
@@ -50,6 +58,10 @@ class _Pairing(Protocol):
 
     @property
     def memo(self) -> dict[tuple[str, str], Any]: ...
+
+    def named(self, target: Target) -> str:
+        """What of the target the analysis depends on beside the live text ("" when
+        nothing: one committed workload per server)."""
 
     def analyse(self, data: Any, target: Target, pod: bool) -> Any: ...
 
@@ -143,14 +155,31 @@ def _notes(pairing: _Pairing) -> list[str]:
 
 
 def _pairing(plan: DriftPlan, podspec: bool) -> _Pairing:
-    values = load_desired(plan.values, plan.sets)
+    desired = read_desired(plan.values, plan.sets)
+    values = desired.merged
     if plan.pairing.values_path is not None:
+        if values is None:
+            raise SourceError(_NOT_VALUES.format(files=", ".join(desired.files)))
         only = PODSPEC_KEYS if podspec else None
         return _ByPath(desired_side(values, plan.pairing, only), plan.pairing)
-    sides = engines.desired_engines(values)
-    if not sides:  # a server config kept in Git as it is: compare the documents
-        return _ByPath(desired_side(values, plan.pairing), plan.pairing, _WHOLE)
-    return _ByEngine(sides, plan.pairing)
+    sides = engines.engine_sides(desired.workloads)
+    if sides:
+        return _ByEngine(sides, plan.pairing, hidden=desired.hidden)
+    if values is None:
+        raise SourceError(_NO_SERVER.format(files=", ".join(desired.files)))
+    # A server config kept in Git as it is (values that hold no chart layout the serving
+    # model knows): compare the documents.
+    return _ByPath(desired_side(values, plan.pairing), plan.pairing, _WHOLE)
+
+
+_NOT_VALUES = (
+    "--values-path compares a subtree of values files; {files} holds Kubernetes objects "
+    "or other committed files, whose serving-model settings are compared without it"
+)
+_NO_SERVER = (
+    "{files}: no workload of an inference server the serving model recognises "
+    "(servelint show lists what it read)"
+)
 
 
 def _fetched(pairing: _Pairing, item: Any) -> TargetResult:
@@ -207,10 +236,11 @@ def _document_name(spec: str) -> str:
 def _compare_text(pairing: _Pairing, name: str, text: str, target: Target) -> TargetResult:
     # The replicas of a Deployment load the same file: a text already compared in this
     # run has the same differences, only the target (pod, source) differs.
-    analysis = pairing.memo.get((name, text))
+    key = (name + pairing.named(target), text)
+    analysis = pairing.memo.get(key)
     if analysis is None:
         analysis = _analyse_text(pairing, name, text, target)
-        pairing.memo[(name, text)] = analysis
+        pairing.memo[key] = analysis
     return pairing.result(analysis, target)
 
 
@@ -226,7 +256,7 @@ def _analyse_text(pairing: _Pairing, name: str, text: str, target: Target) -> An
         # never repeat; what they printed does. Equal captures (same repr: same settings,
         # formats, lines and processes) have the same analysis. A file name never holds
         # a NUL, so these keys cannot meet a text's.
-        key = ("\0capture", repr(capture))
+        key = ("\0capture" + pairing.named(target), repr(capture))
         analysis = pairing.memo.get(key)
         if analysis is None:
             analysis = pairing.analyse(capture, target, pod=False)
@@ -250,6 +280,9 @@ class _ByPath:
     pairing: Pairing
     note: str = ""
     memo: dict[tuple[str, str], Any] = dataclasses.field(default_factory=dict, compare=False)
+
+    def named(self, target: Target) -> str:
+        return ""
 
     def analyse(self, data: Any, target: Target, pod: bool) -> Any:
         """What ``result`` needs; for a live document (``pod`` false) it does not depend
@@ -283,7 +316,11 @@ class _ByPath:
             return _failed(target, analysis.reason, analysis.message)
         live_tree, server, differences, capture = analysis
         return _compared(
-            target, drift_findings(differences, self.desired, live_tree, target), server, capture
+            target,
+            drift_findings(differences, self.desired, live_tree, target),
+            server,
+            capture,
+            self.pairing.disable,
         )
 
 
@@ -292,11 +329,16 @@ class _ByEngine:
     sides: list[engines.EngineSide]
     pairing: Pairing
     note: str = ""
+    hidden: frozenset[str] = frozenset()
     memo: dict[tuple[str, str], Any] = dataclasses.field(default_factory=dict, compare=False)
 
+    def named(self, target: Target) -> str:
+        """Several committed workloads: the target's name may tell which one it runs."""
+        return f"\0{target.pod or target.source}" if len(self.sides) > 1 else ""
+
     def analyse(self, data: Any, target: Target, pod: bool) -> Any:
-        """What ``result`` needs; for a live document (``pod`` false) it does not depend
-        on the target."""
+        """What ``result`` needs; for a live document (``pod`` false) it depends on the
+        target only through ``named``."""
         capture = data if isinstance(data, live.Capture) else None
         try:
             if capture is not None:
@@ -305,10 +347,11 @@ class _ByEngine:
                 engine = engines.live_from_pod(data, target.container, target.source)
             else:
                 engine = engines.live_from_document(live_subtree(data, self.pairing))
-            side = engines.restricted(engines.pick(self.sides, engine), engine)
+            chosen = engines.pick(self.sides, engine, target.pod or target.source)
+            side, unreported = engines.restricted(chosen, engine)
         except LiveError as error:
             return _Failure(error.reason, error.message)
-        normalized = normalize(engine.settings, self.pairing.options)
+        normalized = normalize(engines.live_settings(side, engine), self.pairing.options)
         server = (
             None
             if self.pairing.server == "none"
@@ -318,14 +361,33 @@ class _ByEngine:
         )
         server = _for_capture(server, capture)
         differences = compare(side.normalized, normalized, server, self.pairing.ignore, ("engine",))
-        return side, normalized, server, differences, capture
+        described = chosen.describe()  # once per live text, not per pod
+        extra = (unreported, chosen, engine.source, engine.unreadable, described)
+        return side, normalized, server, differences, capture, extra
 
     def result(self, analysis: Any, target: Target) -> TargetResult:
         if isinstance(analysis, _Failure):
             return _failed(target, analysis.reason, analysis.message)
-        side, normalized, server, differences, capture = analysis
-        return _compared(
-            target, drift_findings(differences, side, normalized, target), server, capture
+        side, normalized, server, differences, capture, extra = analysis
+        unreported, chosen, source, unread, described = extra
+        gate = (
+            unchecked_findings(unreported, chosen, source or "this source", target)
+            if self.pairing.fail_on_unchecked
+            else []
+        )
+        if unread:
+            committed = engines.engine_settings(chosen.workload)
+            gate += unreadable_findings(unread, chosen, committed, target)
+        compared = _compared(
+            target,
+            [*drift_findings(differences, side, normalized, target, self.hidden), *gate],
+            server,
+            capture,
+            self.pairing.disable,
+        )
+        shown = described if len(self.sides) > 1 else ""
+        return dataclasses.replace(
+            compared, workload=described, shown_workload=shown, unreported=unreported
         )
 
 
@@ -351,15 +413,21 @@ def _compared(
     findings: Sequence[Any],
     server: server_defaults.ServerDefaults | None,
     capture: live.Capture | None,
+    disable: Sequence[str] = (),
 ) -> TargetResult:
     extra = tuple(disagreement_findings(capture, target)) if capture is not None else ()
+    kept = [f for f in (*findings, *extra) if not _disabled(f.rule_id, disable)]
     return TargetResult(
         target,
         COMPARED,
-        (*findings, *extra),
+        tuple(kept),
         server=server.name if server is not None else "",
         read=capture.describe() if capture is not None else "",
     )
+
+
+def _disabled(rule: str, disable: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatchcase(rule, pattern) for pattern in disable)
 
 
 def _server(choice: str, live: Any) -> server_defaults.ServerDefaults | None:

@@ -1,20 +1,20 @@
 """The two sides of a comparison: the desired values and one live document.
 
-Desired side: values files merged with Helm's semantics (``linter.helm.values``), each value
-keeping its file and line; optionally a subtree (``--values-path server.config``), the
+Desired side: values files merged with Helm's semantics (read by ``linter.drift.desired``
+with lint's front ends), each value keeping its file and line; optionally a subtree (``--values-path server.config``), the
 common pattern of a chart writing ``{{ .Values.server.config | toJson }}`` into the file the
 server loads. Live side: the document a pod loaded, optionally a subtree (``--live-path``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from typing import Any
 
 from linter.drift.normalize import EMPTY, Normalized, Options, get, normalize
 from linter.errors import SourceError
 from linter.evaluate.parsers import parse
-from linter.helm.values import MergedValues, load_values, merge_values
+from linter.helm.values import MergedValues
 from linter.lightclass import frozen
 from linter.parsing.documents import ADVISORY_PROBLEMS
 from linter.parsing.yaml_events import NUMBER_AS_TEXT
@@ -42,6 +42,10 @@ class Pairing:
     ignore: tuple[str, ...] = ()
     unordered: tuple[str, ...] = ()
     server: str = "auto"  # auto | none | vllm | tgi | sglang | triton
+    # --fail-on-unchecked: a committed setting the live source does not report fails.
+    fail_on_unchecked: bool = False
+    # --disable: rule ids or patterns (drift/port, drift/*-live) whose findings are dropped.
+    disable: tuple[str, ...] = ()
 
     @property
     def options(self) -> Options:
@@ -63,13 +67,6 @@ class DesiredSide:
 
     def field(self, relative: PathT) -> str:
         return format_path((*self.root, *relative))
-
-
-def load_desired(values_files: Sequence[str], sets: Sequence[str] = ()) -> MergedValues:
-    """The merged values (later files win, ``--set`` last); ``ValuesError`` (exit 3) when a
-    file cannot be read or Helm would reject it."""
-    documents = [load_values(path) for path in values_files]
-    return merge_values(None, documents, sets)
 
 
 def desired_side(

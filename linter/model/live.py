@@ -82,6 +82,10 @@ def _settings(server: str, data: Mapping[str, Any], model: str, version: str) ->
             continue
         if value is None:
             continue  # a server prints unset options as null: nothing to compare
+        if setting.kind == "multi" and isinstance(value, list):
+            # A repeatable flag printed as a list (Triton's model_repository_path[0]).
+            settings[setting.name] = [str(item) for item in value]
+            continue
         converted = convert(setting.kind, value)
         if converted is not None:
             settings[setting.name] = converted

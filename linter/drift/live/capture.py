@@ -33,6 +33,9 @@ class Printed:
     # The record lists every setting that differs from the defaults (vLLM's non-default
     # args): a setting it does not list was not set.
     lists_all_set: bool = False
+    # The record was cut before its end: the last complete field read (what follows it
+    # is not reported by this record).
+    truncated_after: str = ""
 
 
 @frozen
@@ -62,12 +65,25 @@ class Capture:
     ignored: tuple[str, ...] = ()  # metadata and hardware fields, never compared
     model: str = ""
     partial: bool = False  # the source reports a few settings only (/v1/models)
+    # The settings (under the server's own names) this source reports: what its records
+    # printed, and for a record that lists every setting that was set (vLLM's non-default
+    # args), every setting of the server. A setting outside it is "not reported by this
+    # source": never drift (docs/drift.md, "What each source prints").
+    reported: frozenset[str] = frozenset()
+    model_key: str = ""
+    # (kind, last complete field) of each record cut before its end.
+    truncated: tuple[tuple[str, str], ...] = ()
 
     def describe(self) -> str:
-        """``vLLM 0.11.0: non-default args, V1 engine config``."""
+        """``vLLM 0.11.0: non-default args, V1 engine config (truncated after seed)``."""
         name = SERVER_NAMES.get(self.server, self.server)
         version = f" {self.version}" if self.version else ""
-        return f"{name}{version}: {', '.join(self.formats)}"
+        cut = dict(self.truncated)
+        formats = [
+            f"{kind} (truncated after {cut[kind]})" if kind in cut else kind
+            for kind in self.formats
+        ]
+        return f"{name}{version}: {', '.join(formats)}"
 
 
 SERVER_NAMES = {"vllm": "vLLM", "tgi": "TGI", "sglang": "SGLang", "triton": "Triton"}
@@ -88,7 +104,8 @@ def assemble(
     chosen: list[Printed] = []
     for kind, group in groups.items():
         disagreements.extend(_disagreements(kind, group, ignored_keys))
-        chosen.append(group[0])
+        # A process's copy cut before its end reports less than a complete one.
+        chosen.append(next((r for r in group if not r.truncated_after), group[0]))
     merged: dict[str, Any] = {}
     none: set[str] = set()
     ignored: set[str] = set()
@@ -111,8 +128,11 @@ def assemble(
         unset |= _not_listed(server, merged, lists_all)
     given = [r for r in chosen if r.rank >= FULL_DUMP]
     listed = {key for record in given for key, value in record.values.items() if value is not None}
-    resolved = {key for key in merged if key not in listed} if given else set()
+    # Without a record of the arguments (an engine line alone), every value shown may be
+    # the server's choice: one the committed side leaves out is not evidence.
+    resolved = {key for key in merged if key not in listed} if given else set(merged)
     model = merged.get(model_key)
+    reported = _reported(server, version, chosen, model_key)
     return Capture(
         server,
         version,
@@ -125,7 +145,30 @@ def assemble(
         tuple(sorted(ignored)),
         model if isinstance(model, str) else "",
         partial,
+        frozenset(reported),
+        model_key,
+        tuple((r.kind, r.truncated_after) for r in chosen if r.truncated_after),
     )
+
+
+def _reported(server: str, version: str, records: Sequence[Printed], model_key: str) -> set[str]:
+    """What the records report: the keys they printed and, for a record that lists every
+    setting that was set, every setting of the server (its registry's and its flag
+    table's) but the model when it is not there (some vLLM releases leave the positional
+    model out of the non-default args)."""
+    from linter.drift.flagsettings import table_settings
+    from linter.model import registry
+
+    reported: set[str] = set()
+    for record in records:
+        reported.update(record.values)
+        if record.lists_all_set:
+            every = {s.name for s in registry.REGISTRIES.get(server, ())}
+            every |= table_settings(server, version)
+            if model_key not in record.values:
+                every.discard(model_key)
+            reported |= every
+    return reported
 
 
 def _not_listed(server: str, merged: dict[str, Any], records: list[Printed]) -> set[str]:
@@ -150,7 +193,9 @@ def _disagreements(
     ]
     out = []
     for key in keys:
-        seen = tuple((r.process or f"line {r.line}", r.line, r.values.get(key)) for r in group)
+        # A copy cut before ``key`` says nothing about it.
+        printed = [r for r in group if key in r.values or not r.truncated_after]
+        seen = tuple((r.process or f"line {r.line}", r.line, r.values.get(key)) for r in printed)
         if len({repr(value) for _, _, value in seen}) > 1:
             out.append(Disagreement(key, kind, seen))
     return out

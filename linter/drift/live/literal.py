@@ -281,3 +281,80 @@ def _bare(name: str) -> str:
 
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def parse_cut(text: str) -> tuple[Any, str]:
+    """The value ``text`` holds and "", or, for a map cut before its end (a log line cut
+    when it was pasted or by a size limit), the map of its complete fields before the
+    cut and the name of the last of them. ``LiteralError`` when the text is not a value
+    in a printed form, or is wrong before it ends."""
+    try:
+        return parse(text), ""
+    except LiteralError as error:
+        boundaries = _top_level_commas(text)
+        if boundaries is None:
+            raise  # closed before its end, or no map: not a cut
+        opener, commas = boundaries
+        for comma in reversed(commas[-3:]):  # the last complete field, a few tries at most
+            try:
+                value = parse(text[:comma] + _CLOSERS[opener])
+            except LiteralError:
+                continue
+            if isinstance(value, dict) and value:
+                return value, str(list(value)[-1])
+        raise error
+
+
+_CLOSERS = {"{": "}", "(": ")"}
+
+
+def _top_level_commas(text: str) -> tuple[str, list[int]] | None:
+    """The opening bracket of the outer map and the offsets of its field separators, when
+    the text ends inside it (brackets still open or a string not closed); None when the
+    outer value closes before the end or there is no map."""
+    depth, quote, opener = 0, "", ""
+    commas: list[int] = []
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char in "{[(":
+            if depth == 0:
+                if char == "[":
+                    return None
+                opener = char
+            depth += 1
+        elif char in "}])":
+            depth -= 1
+            if depth <= 0:
+                return None
+        elif char == "," and depth == 1:
+            commas.append(index)
+        index += 1
+    return (opener, commas) if depth > 0 and opener else None
+
+
+def ends_open(text: str) -> bool:
+    """The text ends inside brackets or a string (it was cut)."""
+    depth, quote, index = 0, "", 0
+    while index < len(text):
+        char = text[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char in "{[(":
+            depth += 1
+        elif char in "}])":
+            depth = max(depth - 1, 0)
+        index += 1
+    return bool(quote) or depth > 0

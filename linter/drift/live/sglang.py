@@ -93,12 +93,21 @@ def from_lines(lines: list[Line], problems: list[str]) -> tuple[list[Printed], s
         match = _SERVER_ARGS.search(line.text)
         if match:
             try:
-                values = literal.parse(match["rest"])
+                values, cut = literal.parse_cut(match["rest"])
             except literal.LiteralError as error:
                 problems.append(f"line {line.number}: the server_args could not be read ({error})")
                 continue
             if isinstance(values, dict):
-                records.append(Printed("server_args", EXPLICIT, line.number, line.process, values))
+                records.append(
+                    Printed(
+                        "server_args",
+                        EXPLICIT,
+                        line.number,
+                        line.process,
+                        values,
+                        truncated_after=cut,
+                    )
+                )
             continue
         match = _VERSION.search(line.text)
         if match and not version:

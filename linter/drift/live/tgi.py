@@ -64,15 +64,22 @@ def from_lines(lines: list[Line], problems: list[str]) -> tuple[list[Printed], s
         if _ARGS.match(line.text):
             text, index = _struct(lines, index)
             try:
-                values = literal.parse(text)
+                values, cut = literal.parse_cut(text)
             except literal.LiteralError as error:
                 problems.append(
                     f"line {line.number}: the launcher Args could not be read ({error})"
                 )
-                values = None
+                values, cut = None, ""
             if isinstance(values, dict):
                 records.append(
-                    Printed("launcher Args", EXPLICIT, line.number, line.process, aliased(values))
+                    Printed(
+                        "launcher Args",
+                        EXPLICIT,
+                        line.number,
+                        line.process,
+                        aliased(values),
+                        truncated_after=cut,
+                    )
                 )
             continue
         match = _DEFAULT.search(line.text)
@@ -108,6 +115,8 @@ def _struct(lines: list[Line], start: int) -> tuple[str, int]:
     depth = 0
     index = start
     while index < len(lines):
+        if index > start and lines[index].logged:
+            break  # the next log line: Args was cut before its closing brace
         text = lines[index].text
         parts.append(text)
         depth += _balance(text)

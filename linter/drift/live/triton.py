@@ -27,6 +27,7 @@ MODEL_KEY = ""
 
 _ROW = re.compile(r"^\|\s*(?P<name>[^|]*?)\s*\|\s*(?P<value>.*?)\s*\|$")
 _INDEXED = re.compile(r"^(?P<name>\w+)(?:\[(?P<index>\d+)\]|\{(?P<device>\d+)\})$")
+_STARTUP_MODEL = re.compile(r"^startup_models_\d+$")
 _MODEL_CONFIG = re.compile(r"model configuration:\s*(?P<rest>.*)$")
 # Verbose logs also print the completed config in protobuf text format (core
 # model_config_utils.cc): on the same line (2.3x) or on the lines after it (2.4x and later).
@@ -125,6 +126,8 @@ def _table(lines: list[Line], index: int) -> tuple[dict[str, Any], str, int]:
 
 
 def _row(name: str, value: str) -> tuple[str, Any]:
+    if _STARTUP_MODEL.match(name):  # startup_models_0: one --load-model each
+        return "load_model", [value]
     match = _INDEXED.match(name)
     if match:
         key = ROW_FLAGS.get(match["name"], match["name"])

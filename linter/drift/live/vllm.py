@@ -101,7 +101,10 @@ def from_lines(lines: list[Line], problems: list[str]) -> tuple[list[Printed], s
             continue
         match = _NON_DEFAULT.search(text)
         if match:
-            values = _literal(match["rest"], line, "non-default args", problems)
+            values, cut = _literal(match["rest"], line, "non-default args", problems)
+            if isinstance(values, dict) and "model" not in values and "model_tag" in values:
+                # vllm serve MODEL: some releases list the positional only as model_tag.
+                values["model"] = values["model_tag"]
             if isinstance(values, dict):
                 records.append(
                     Printed(
@@ -110,17 +113,24 @@ def from_lines(lines: list[Line], problems: list[str]) -> tuple[list[Printed], s
                         line.number,
                         line.process,
                         _aliased(values),
-                        lists_all_set=True,
+                        # Cut, it no longer lists every setting that was set.
+                        lists_all_set=not cut,
+                        truncated_after=cut,
                     )
                 )
             continue
         match = _NAMESPACE.match(text)
         if match:
-            values = _literal(match["rest"], line, "args Namespace", problems)
+            values, cut = _literal(match["rest"], line, "args Namespace", problems)
             if isinstance(values, dict):
                 records.append(
                     Printed(
-                        "args Namespace", FULL_DUMP, line.number, line.process, _aliased(values)
+                        "args Namespace",
+                        FULL_DUMP,
+                        line.number,
+                        line.process,
+                        _aliased(values),
+                        truncated_after=cut,
                     )
                 )
             continue
@@ -128,13 +138,10 @@ def from_lines(lines: list[Line], problems: list[str]) -> tuple[list[Printed], s
         if match:
             version = version or match["version"]
             kind = f"{match['engine']} engine config" if match["engine"] else "engine config"
+            values, cut = engine_fields(match["rest"])
             records.append(
                 Printed(
-                    kind,
-                    RESOLVED,
-                    line.number,
-                    line.process,
-                    _aliased(_engine_config(match["rest"])),
+                    kind, RESOLVED, line.number, line.process, _aliased(values), truncated_after=cut
                 )
             )
             continue
@@ -249,12 +256,38 @@ def _spaces(text: str, index: int) -> int:
     return count
 
 
-def _literal(text: str, line: Line, kind: str, problems: list[str]) -> Any:
+def _literal(text: str, line: Line, kind: str, problems: list[str]) -> tuple[Any, str]:
+    """The value and, when the line was cut, the last complete field read."""
     try:
-        return literal.parse(text)
+        return literal.parse_cut(text)
     except literal.LiteralError as error:
         problems.append(f"line {line.number}: the {kind} could not be read ({error})")
-        return None
+        return None, ""
+
+
+# The last field of a complete engine line: compilation_config (0.6.4 and later, V1),
+# use_cached_outputs (V0 of 0.7 and 0.8); the lines of 0.6.0 to 0.6.3 close with ")".
+_LAST_ENGINE_FIELDS = frozenset({"compilation_config", "use_cached_outputs"})
+
+
+def engine_fields(text: str) -> tuple[dict[str, Any], str]:
+    """The fields of an engine config line and, when the line was cut before its end, the
+    last complete field: the field the cut went through is dropped (``enforce_eager=Fal``
+    is not a value)."""
+    values = _engine_config(text)
+    stripped = text.rstrip()
+    if not values or (stripped.endswith(")") and not _open(stripped)):
+        return values, ""
+    last = list(values)[-1]
+    if last in _LAST_ENGINE_FIELDS and not _open(stripped):
+        return values, ""
+    del values[last]
+    return values, (list(values)[-1] if values else "")
+
+
+def _open(text: str) -> bool:
+    """The text ends inside brackets or a string."""
+    return literal.ends_open(text)
 
 
 def _aliased(values: dict[str, Any]) -> dict[str, Any]:
