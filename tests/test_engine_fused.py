@@ -90,6 +90,20 @@ DOC = "kind: Deployment\nspec:\n  containers: [{name: a, limits: 1}, {name: b}]\
             '    - {name: broken, expression: "doc.missing.field"}',
             '    - {id: r, severity: error, expression: "variables.broken == 1", message: m}',
         ),
+        # A variable only a message reads fails: nothing to report for a rule that holds.
+        (
+            '    - {name: broken, expression: "doc.missing.field"}\n'
+            '    - {name: kind, expression: "doc.kind"}',
+            "    - {id: r, severity: error, expression: \"variables.kind == 'Deployment'\", "
+            'messageExpression: "string(variables.broken)"}',
+        ),
+        # ... and the variable's error for a rule that does not.
+        (
+            '    - {name: broken, expression: "doc.missing.field"}\n'
+            '    - {name: kind, expression: "doc.kind"}',
+            "    - {id: r, severity: error, expression: \"variables.kind != 'Deployment'\", "
+            'messageExpression: "string(variables.broken)"}',
+        ),
         # forEach with item and index, and variables that read variables.
         (
             '    - {name: containers, expression: "doc.spec.containers"}\n'
@@ -113,6 +127,8 @@ DOC = "kind: Deployment\nspec:\n  containers: [{name: a, limits: 1}, {name: b}]\
     ids=[
         "unused-variable-fails",
         "used-variable-fails",
+        "message-variable-fails-rule-holds",
+        "message-variable-fails-rule-fails",
         "for-each-index",
         "whole-variables",
         "not-bool",
@@ -180,3 +196,23 @@ def test_a_disabled_rule_leaves_the_fused_check(tmp_path: Path) -> None:
     assert kept.fused.passes(activation({"doc": subjects[0].data}))
     assert evaluate([kept], subjects) == []
     assert select_policies(policies, Config()) == policies
+
+
+def test_a_message_variable_is_evaluated_for_a_finding_only(tmp_path: Path) -> None:
+    subjects = [document_subject(d) for d in parse("deploy.yaml", DOC).documents]
+    variables = (
+        '    - {name: broken, expression: "doc.missing.field"}\n'
+        '    - {name: kind, expression: "doc.kind"}'
+    )
+    holds = "    - {{id: r, severity: error, expression: \"variables.kind {} 'Deployment'\", "
+    message = 'messageExpression: "string(variables.broken)"}'
+    passing = _policy(tmp_path, variables, holds.format("==") + message)
+    assert evaluate(passing, subjects) == []
+    failing = _policy(tmp_path, variables, holds.format("!=") + message)
+    assert [(f.rule_id, f.message) for f in evaluate(failing, subjects)] == [
+        (
+            "team/r",
+            "cannot evaluate rule: variable 'broken': no such key 'missing' (guard it with "
+            "has())",
+        )
+    ]

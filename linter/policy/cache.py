@@ -51,7 +51,7 @@ from linter.policy.model import Policy, Rule
 
 # (source, text or, for a built-in file, its stamp (``_resources.stamp``), built in)
 PolicyFile = tuple[str, str, bool]
-_MAGIC = b"servelint-policies-json-7\n"
+_MAGIC = b"servelint-policies-json-8\n"
 _LENGTH = HEAD_LENGTH  # bytes of the JSON part's length, after the checksum
 _SUFFIX = ".entry"
 KEEP = 8  # entries kept: a few policy sets (repositories, --policy-dir) and versions

@@ -205,6 +205,9 @@ def _rule(value: object, blob: Blob) -> Rule:
         source=_str(data["source"]),
         line=as_int(data["line"]),
         needs=tuple(_str(n) for n in as_list(data["needs"])),
+        check_needs=None
+        if data["check_needs"] is None
+        else tuple(_str(n) for n in as_list(data["check_needs"])),
         message_template=_template(data["message_template"], blob),
         autofix=_optional_expr(data["autofix"], blob),
         autofix_description=_str(data["autofix_description"]),

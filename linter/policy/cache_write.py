@@ -107,6 +107,7 @@ def _rule_data(rule: Rule, blob: Written) -> dict[str, Any]:
         "source": rule.source,
         "line": rule.line,
         "needs": list(rule.needs),
+        "check_needs": None if rule.check_needs is None else list(rule.check_needs),
         "message_template": None
         if rule.message_template is None
         else [

@@ -276,12 +276,15 @@ def _evaluate_rule(rule: Rule, subject: Subject, scope: _Scope) -> list[Finding]
 
 
 def _evaluate_rule_items(rule: Rule, subject: Subject, scope: _Scope) -> list[Finding]:
+    # The check's variables first; those of the message, field path and fix only for a
+    # finding (as the fused check, which holds only the check's, decides: fused.py).
+    check_needs = rule.needs if rule.check_needs is None else rule.check_needs
     try:
-        bindings = scope.bindings(rule.needs)
+        bindings = scope.bindings(check_needs)
     except ExpressionError as exc:
         return [_error_finding(rule, subject, str(exc))]
     if rule.for_each is None:
-        return _check(rule, subject, scope.bound, bindings, None)
+        return _check(rule, subject, scope, bindings, None)
     try:
         items = rule.for_each.evaluate(scope.bound, bindings)
     except ExpressionError as exc:
@@ -291,19 +294,28 @@ def _evaluate_rule_items(rule: Rule, subject: Subject, scope: _Scope) -> list[Fi
     findings: list[Finding] = []
     for index, item in enumerate(items):
         per_item = Bindings(bindings.variables if bindings else {}, item, index, scope.subject)
-        findings.extend(_check(rule, subject, scope.bound, per_item, index))
+        findings.extend(_check(rule, subject, scope, per_item, index))
     return findings
 
 
 def _check(
-    rule: Rule, subject: Subject, bound: Any, bindings: Bindings | None, index: int | None
+    rule: Rule, subject: Subject, scope: _Scope, bindings: Bindings | None, index: int | None
 ) -> list[Finding]:
+    bound = scope.bound
     try:
         compliant = rule.expression.evaluate(bound, bindings)
         if not isinstance(compliant, bool):
             raise ExpressionError(f"expression returned {type(compliant).__name__}, not bool")
         if compliant:
             return []
+        if rule.check_needs is not None and rule.check_needs != rule.needs:
+            every = scope.bindings(rule.needs)
+            assert every is not None  # needs holds check_needs, which is not empty here
+            bindings = (
+                every
+                if bindings is None or bindings.index is None
+                else Bindings(every.variables, bindings.item, bindings.index, scope.subject)
+            )
         message = _message(rule, bound, bindings)
         path = _field_path(rule, bound, bindings, index)
     except ExpressionError as exc:

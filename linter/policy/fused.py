@@ -83,6 +83,9 @@ def fuse(policy: Policy) -> FusedCheck | None:
     levels = _levels(policy)
     if levels is None:
         return None
+    # Only the variables the checks read: those of messages, field paths and fixes are
+    # evaluated for a finding alone, by the ordinary way (engine.py).
+    checked = _checked_variables(policy)
     names = {name: f"servelint_l{level}" for name, level in levels.items()}
     parts: list[str] = []
     for rule in policy.rules:
@@ -104,12 +107,13 @@ def fuse(policy: Policy) -> FusedCheck | None:
     for level in sorted(set(levels.values()), reverse=True):
         entries = []
         for variable in policy.variables:
-            if levels[variable.name] == level:
+            if levels[variable.name] == level and (checked is None or variable.name in checked):
                 text = _rename(variable.expr.text, names)
                 if text is None:
                     return None
                 entries.append(f"'{variable.name}': (\n{text}\n)")
-        body = f"cel.bind(servelint_l{level}, {{{', '.join(entries)}}}, {body})"
+        if entries:
+            body = f"cel.bind(servelint_l{level}, {{{', '.join(entries)}}}, {body})"
     for index, condition in reversed(list(enumerate(policy.match_conditions))):
         local = f"servelint_c{index}"
         body = (
@@ -117,6 +121,16 @@ def fuse(policy: Policy) -> FusedCheck | None:
             f"dyn('{SKIP}') : dyn({body}))"
         )
     return FusedCheck(body)
+
+
+def _checked_variables(policy: Policy) -> frozenset[str] | None:
+    """The variables the rules' checks read; None when a rule does not say."""
+    checked: set[str] = set()
+    for rule in policy.rules:
+        if rule.check_needs is None:
+            return None
+        checked.update(rule.check_needs)
+    return frozenset(checked)
 
 
 def _each(expression: str) -> str:

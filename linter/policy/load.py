@@ -277,6 +277,7 @@ def _build_rule(
         source=document.source,
         line=document.span(base).line,
         needs=_rule_needs(document, base, raw, closures),
+        check_needs=_rule_needs(document, base, raw, closures, _CHECK_EXPRESSIONS),
         message_template=_template(document, (*base, "message"), message, compile_),
         autofix=_autofix(document, base, raw, compile_),
         autofix_description=raw.get("autofix", {}).get("description", ""),
@@ -351,11 +352,23 @@ def _expression_texts(raw: dict[str, Any]) -> Iterator[tuple[str, str]]:
                 yield "message", part.text
 
 
+# The texts that decide whether a rule holds; the others only describe a finding.
+_CHECK_EXPRESSIONS = frozenset({"expression", "forEach"})
+
+
 def _rule_needs(
-    document: Document, base: PathT, raw: dict[str, Any], closures: dict[str, tuple[str, ...]]
+    document: Document,
+    base: PathT,
+    raw: dict[str, Any],
+    closures: dict[str, tuple[str, ...]],
+    keys: frozenset[str] | None = None,
 ) -> tuple[str, ...]:
+    """The variables the rule's texts read (only those of ``keys`` when given), each with
+    the variables it reads, in declaration order."""
     wanted: set[str] = set()
     for key, text in _expression_texts(raw):
+        if keys is not None and key not in keys:
+            continue
         used = variable_references(text)
         names = set(closures) if used is None else used
         for name in sorted(names):

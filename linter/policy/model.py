@@ -48,6 +48,10 @@ class Rule:
     # in a sentence (``servelint explain``); None for a rule without one.
     autofix: CompiledExpr | None = None
     autofix_description: str = ""
+    # Those of ``needs`` that its check reads (``expression`` and ``forEach``): the rest
+    # serve the message, the field path and the fix, evaluated only for a finding. None:
+    # all of ``needs``.
+    check_needs: tuple[str, ...] | None = None
 
 
 class StoredRules(Sequence[Rule]):
