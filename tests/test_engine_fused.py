@@ -212,7 +212,6 @@ def test_a_message_variable_is_evaluated_for_a_finding_only(tmp_path: Path) -> N
     assert [(f.rule_id, f.message) for f in evaluate(failing, subjects)] == [
         (
             "team/r",
-            "cannot evaluate rule: variable 'broken': no such key 'missing' (guard it with "
-            "has())",
+            "cannot evaluate rule: variable 'broken': no such key 'missing' (guard it with has())",
         )
     ]

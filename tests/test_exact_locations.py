@@ -35,7 +35,7 @@ from linter.model.settings import DEFAULT_SETTINGS
 from linter.model.workload import Workload
 from linter.parsing.documents import DEFAULT_LIMITS
 from linter.policy import load_policies
-from linter.show import _in_chart
+from linter.committed import _in_chart
 from linter.sources.files import expand
 
 ROOT = Path(__file__).parent.parent
