@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from linter.committed import _in_chart
 from linter.evaluate.parsers import parse
 from linter.evaluate.stages import read_inputs
 from linter.model.extract import extract_workloads
@@ -35,7 +36,6 @@ from linter.model.settings import DEFAULT_SETTINGS
 from linter.model.workload import Workload
 from linter.parsing.documents import DEFAULT_LIMITS
 from linter.policy import load_policies
-from linter.committed import _in_chart
 from linter.sources.files import expand
 
 ROOT = Path(__file__).parent.parent
