@@ -13,12 +13,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import re
 from typing import Any
 
 import yaml
 
 from linter.findings import Finding, Severity, limit_finding, syntax_finding
+from linter.lazyregex import lazy_compile
 from linter.lightclass import frozen, mutable
 from linter.parsing.text_problems import explain_text_problems, line_text, tab_in_indentation
 from linter.parsing.yaml_events import NUMBER_RULE, EventBuilder, LimitExceeded
@@ -274,7 +274,7 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"invalid JSON: {name} is not a JSON number")
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = lazy_compile("[\ud800-\udfff]")  # JSON with lone surrogates only
 
 
 def _without_surrogates(data: Any) -> Any:
