@@ -295,10 +295,13 @@ def _parts(entry: Path) -> tuple[dict[str, Any], list[str], bytes]:
     size = int.from_bytes(body[:8], "big")
     header, blob = body[8 : 8 + size], body[8 + size :]
     first = int.from_bytes(header[:8], "big")
-    head, texts = json.loads(header[8 : 8 + first]), json.loads(header[8 + first :])
+    texts_end = 16 + first + int.from_bytes(header[8 + first : 16 + first], "big")
+    head, texts = json.loads(header[8 : 8 + first]), json.loads(header[16 + first : texts_end])
+    rules = header[texts_end:]
     assert (head["forms_length"], head["texts"]) == (len(blob), len(texts))
-    for policy in head["policies"]:  # each policy's rules are JSON text of their own
-        policy["rules"] = json.loads(policy["rules"])
+    for policy in head["policies"]:  # each policy's rules: JSON text after the texts
+        start, length = policy["rules"]
+        policy["rules"] = json.loads(rules[start : start + length])
         assert policy["rule_ids"] == [rule["id"] for rule in policy["rules"]]
     return head, texts, blob
 
@@ -309,15 +312,26 @@ def _opened(entry: Path) -> tuple[list[dict[str, Any]], bytes]:
     return head["policies"], blob
 
 
-def _header(policies_json: bytes, texts_json: bytes = b"[]") -> bytes:
-    return len(policies_json).to_bytes(8, "big") + policies_json + texts_json
+def _header(policies_json: bytes, texts_json: bytes = b"[]", rules: bytes = b"") -> bytes:
+    return (
+        len(policies_json).to_bytes(8, "big")
+        + policies_json
+        + len(texts_json).to_bytes(8, "big")
+        + texts_json
+        + rules
+    )
 
 
 def _resealed(policies: list[dict[str, Any]], blob: bytes, texts: list[str]) -> bytes:
     """An entry of these policies, texts and serialised CEL, as the cache writes one."""
-    policies = [{**p, "rules": json.dumps(p["rules"])} for p in policies]
-    head = {"forms_length": len(blob), "texts": len(texts), "policies": policies}
-    return _sealed(_header(json.dumps(head).encode(), json.dumps(texts).encode()), blob)
+    rules = b""
+    stored = []
+    for policy in policies:
+        text = json.dumps(policy["rules"]).encode()
+        stored.append({**policy, "rules": [len(rules), len(text)]})
+        rules += text
+    head = {"forms_length": len(blob), "texts": len(texts), "policies": stored}
+    return _sealed(_header(json.dumps(head).encode(), json.dumps(texts).encode(), rules), blob)
 
 
 class _RunsCode:

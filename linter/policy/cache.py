@@ -51,7 +51,7 @@ from linter.policy.model import Policy, Rule
 
 # (source, text or, for a built-in file, its stamp (``_resources.stamp``), built in)
 PolicyFile = tuple[str, str, bool]
-_MAGIC = b"servelint-policies-json-8\n"
+_MAGIC = b"servelint-policies-json-9\n"
 _LENGTH = HEAD_LENGTH  # bytes of the JSON part's length, after the checksum
 _SUFFIX = ".entry"
 KEEP = 8  # entries kept: a few policy sets (repositories, --policy-dir) and versions
@@ -72,10 +72,14 @@ def load(files: Sequence[PolicyFile]) -> list[Policy] | None:
     size = int.from_bytes(body[:_LENGTH], "big")
     header = body[_LENGTH : _LENGTH + size]
     first = int.from_bytes(header[:_LENGTH], "big")
+    texts_at = _LENGTH + first + _LENGTH
+    texts_end = texts_at + int.from_bytes(header[_LENGTH + first : texts_at], "big")
     try:
+        if texts_end > len(header):
+            raise Malformed
         data = as_dict(json.loads(bytes(header[_LENGTH : _LENGTH + first])))
-        texts = Texts(header[_LENGTH + first :], as_int(data["texts"]))
-        blob = Blob(body[_LENGTH + size :], path, texts)
+        texts = Texts(header[texts_at:texts_end], as_int(data["texts"]))
+        blob = Blob(body[_LENGTH + size :], path, texts, header[texts_end:])
         if as_int(data["forms_length"]) != len(blob.data):
             return None  # a truncated entry: rebuilt below
         recover = functools.partial(_rules_from_file, path)
@@ -111,7 +115,14 @@ def store(files: Sequence[PolicyFile], policies: Sequence[Policy]) -> None:
     policies_json = _json({"forms_length": len(blob), "texts": len(blob.texts), "policies": stored})
     # The texts after the policies, in the part the checksum covers: parsed only when a
     # run first reads one (``Texts``).
-    header = len(policies_json).to_bytes(_LENGTH, "big") + policies_json + _json(blob.texts)
+    texts = _json(blob.texts)
+    header = (
+        len(policies_json).to_bytes(_LENGTH, "big")
+        + policies_json
+        + len(texts).to_bytes(_LENGTH, "big")
+        + texts
+        + bytes(blob.rules)
+    )
     write_checked(path, _MAGIC, header, KEEP, rest=bytes(blob))
 
 

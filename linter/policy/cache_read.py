@@ -32,15 +32,19 @@ class Malformed(Exception):
 
 
 class Blob:
-    """The serialised forms of an entry (a view of the bytes read), the entry's path and
-    the texts of its expressions."""
+    """The serialised forms of an entry (a view of the bytes read), the entry's path, the
+    texts of its expressions and its policies' rules as JSON texts (``rules``, read when a
+    run first needs a policy's rules)."""
 
-    __slots__ = ("data", "entry", "texts")
+    __slots__ = ("data", "entry", "rules", "texts")
 
-    def __init__(self, data: memoryview, entry: Path, texts: Texts) -> None:
+    def __init__(
+        self, data: memoryview, entry: Path, texts: Texts, rules: memoryview | None = None
+    ) -> None:
         self.data = data
         self.entry = entry
         self.texts = texts
+        self.rules = memoryview(b"") if rules is None else rules
 
 
 class Texts:
@@ -231,7 +235,7 @@ def read_policy(
     data = as_dict(value)
     name = _str(data["name"])
     ids = tuple(_str(i) for i in as_list(data["rule_ids"]))
-    rules_text = _str(data["rules"])
+    rules_at = as_list(data["rules"])
     source, builtin = _str(data["source"]), _bool(data["builtin"])
     reread = functools.partial(recover, name, source, builtin)
     fused: FusedCheck | None = None
@@ -243,7 +247,7 @@ def read_policy(
         description=_str(data["description"]),
         target=_str(data["target"]),
         match_conditions=tuple(_named(c, blob) for c in as_list(data["match_conditions"])),
-        rules=StoredRules(ids, functools.partial(_rules, rules_text, ids, blob, reread)),
+        rules=StoredRules(ids, functools.partial(_rules, rules_at, ids, blob, reread)),
         source=source,
         builtin=builtin,
         variables=tuple(_named(v, blob) for v in as_list(data["variables"])),
@@ -252,12 +256,18 @@ def read_policy(
 
 
 def _rules(
-    text: str,
+    at: list[Any],
     ids: tuple[str, ...],
     blob: Blob,
     reread: Callable[[], tuple[Rule, ...]],
 ) -> tuple[Rule, ...]:
     try:
+        start, length = at
+        if not (isinstance(start, int) and isinstance(length, int) and start >= 0):
+            raise Malformed
+        if start + length > len(blob.rules):
+            raise Malformed
+        text = bytes(blob.rules[start : start + length]).decode("utf-8", "surrogatepass")
         rules = tuple(_rule(r, blob) for r in as_list(json.loads(text)))
         if tuple(r.id for r in rules) != ids:
             raise Malformed

@@ -43,6 +43,14 @@ class Written(bytearray):
         super().__init__()
         self.texts: list[str] = []
         self._numbers: dict[str, int] = {}
+        # Each policy's rules as JSON text, one after the other (``rules_at``).
+        self.rules = bytearray()
+
+    def rules_at(self, text: str) -> list[int]:
+        """Where ``text`` (a policy's rules as JSON) is kept: ``[start, length]``."""
+        data = text.encode("utf-8", "surrogatepass")
+        self.rules += data
+        return [len(self.rules) - len(data), len(data)]
 
     def text_number(self, text: str) -> int:
         number = self._numbers.get(text)
@@ -78,11 +86,15 @@ def policy_data(policy: Policy, blob: Written) -> dict[str, Any]:
         "builtin": policy.builtin,
         "match_conditions": [[c.name, _expr_data(c.expr, blob)] for c in policy.match_conditions],
         "variables": [[v.name, _expr_data(v.expr, blob)] for v in policy.variables],
-        # The rules as JSON text of their own: parsed only when a run first reads them
-        # (model.StoredRules); their ids beside it, which every run reads.
+        # The rules as JSON text of their own, kept after the texts: parsed only when a
+        # run first reads them (model.StoredRules); their ids here, which every run reads.
         "rule_ids": [r.id for r in policy.rules],
-        "rules": json.dumps(
-            [_rule_data(r, blob) for r in policy.rules], ensure_ascii=False, separators=(",", ":")
+        "rules": blob.rules_at(
+            json.dumps(
+                [_rule_data(r, blob) for r in policy.rules],
+                ensure_ascii=False,
+                separators=(",", ":"),
+            )
         ),
         "fused": None
         if policy.fused is None
