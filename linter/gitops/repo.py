@@ -20,6 +20,7 @@ from typing import Any
 from linter.lightclass import frozen
 from linter.parsing import bounded
 from linter.parsing.documents import Document, ParsedFile, parse_yaml
+from linter.sources.wrappers import repository_root
 
 MAX_FILES = 5000
 _SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__", "vendor"})
@@ -33,13 +34,9 @@ class Found:
     document: Document
 
 
-def root_of(source: str) -> Path:
-    folder = Path(os.path.abspath(source)).parent
-    for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    cwd = Path.cwd()
-    return cwd if folder == cwd or cwd in folder.parents else folder
+# The root as the dependency-aware hook finds it, so that both agree on a wrapper's
+# repository (``sources/wrappers.py``).
+root_of = repository_root
 
 
 def shown(path: Path) -> str:

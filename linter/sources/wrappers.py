@@ -55,7 +55,8 @@ MAX_FILES = 5000
 
 def repository_root(path: str) -> Path:
     """The nearest folder above ``path`` holding ``.git``; without one, the working folder
-    when ``path`` is below it, else the file's folder (``linter/gitops/repo.py`` agrees)."""
+    when ``path`` is below it, else the file's folder (``linter/gitops/repo.py`` reads
+    wrappers' references from it)."""
     folder = Path(os.path.abspath(path)).parent
     for candidate in (folder, *folder.parents):
         if (candidate / ".git").exists():
