@@ -15,7 +15,7 @@ import contextlib
 import os
 import stat
 from collections.abc import Iterator
-from typing import TextIO
+from typing import IO, Any, TextIO, cast
 
 
 @contextlib.contextmanager
@@ -31,20 +31,8 @@ def atomic_text(path: str | os.PathLike[str]) -> Iterator[TextIO]:
         with open(destination, "w", encoding="utf-8") as handle:
             yield handle
         return
-    folder = os.path.dirname(os.path.abspath(destination))
-    name = os.path.basename(destination)
-    import tempfile  # only when writing: with shutil and random it costs every run 2 ms
-
-    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            yield handle
-        os.chmod(temporary, _mode(destination))
-        os.replace(temporary, destination)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    with _replacing(destination, binary=False) as handle:
+        yield cast("TextIO", handle)
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> None:
@@ -55,16 +43,26 @@ def write_text(path: str | os.PathLike[str], text: str) -> None:
 def replace_bytes(path: str, data: bytes) -> None:
     """Replace the regular file ``path`` with ``data`` in one step, keeping its mode
     (``servelint lint --fix``: the bytes are written as they are, line endings included)."""
-    import tempfile
+    with _replacing(path, binary=True) as handle:
+        handle.write(data)
 
-    folder = os.path.dirname(os.path.abspath(path))
-    name = os.path.basename(path)
+
+@contextlib.contextmanager
+def _replacing(destination: str, *, binary: bool) -> Iterator[IO[Any]]:
+    """A new temporary file beside ``destination``, renamed over it, with its mode, when
+    the block ends without an exception; removed otherwise."""
+    import tempfile  # only when writing: with shutil and random it costs every run 2 ms
+
+    folder = os.path.dirname(os.path.abspath(destination))
+    name = os.path.basename(destination)
     descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
     try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-        os.chmod(temporary, _mode(path))
-        os.replace(temporary, path)
+        with (
+            os.fdopen(descriptor, "wb") if binary else os.fdopen(descriptor, "w", encoding="utf-8")
+        ) as handle:
+            yield handle
+        os.chmod(temporary, _mode(destination))
+        os.replace(temporary, destination)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
