@@ -10,8 +10,10 @@ import subprocess
 import sys
 import textwrap
 import tomllib
+import types
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -268,3 +270,78 @@ def test_the_kubernetes_client_is_an_extra_and_the_test_extra_brings_it() -> Non
     assert not [d for d in project["dependencies"] if d.startswith("kubernetes")]
     assert project["optional-dependencies"]["kube"] == ["kubernetes>=29.0"]
     assert "kubernetes>=29.0" in project["optional-dependencies"]["test"]
+
+
+def test_the_token_refresh_hook_runs_at_most_every_half_minute(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The client calls its refresh hook before every request; the hook re-reads the
+    proxy settings from the whole environment. Renewal happens five minutes before
+    expiry, so a hook run every 30 s keeps the token valid."""
+    from linter.sources import kube_config
+
+    clock = [1000.0]
+    monkeypatch.setattr(kube_config.time, "monotonic", lambda: clock[0])
+    calls: list[float] = []
+    configuration = types.SimpleNamespace(refresh_api_key_hook=None)
+
+    def hook(configuration: Any) -> None:
+        calls.append(clock[0])
+        configuration.refresh_api_key_hook = hook  # as the client's hook does
+
+    refresh = kube_config._throttled(hook)
+    for now in (1000.0, 1000.5, 1029.9, 1030.0, 1031.0, 1061.0):
+        clock[0] = now
+        refresh(configuration)
+    assert calls == [1000.0, 1030.0, 1061.0]
+    assert configuration.refresh_api_key_hook is refresh
+
+
+def test_an_expiring_exec_token_is_renewed_once_not_before_every_request(
+    tmp_path: Path,
+) -> None:
+    counter = tmp_path / "runs"
+    plugin = tmp_path / "token-plugin.py"
+    # A token already inside the client's five-minute renewal window: without the
+    # throttle the plugin would run again before each of the three pods' requests.
+    plugin.write_text(
+        textwrap.dedent(f"""
+        import json, pathlib
+        runs = pathlib.Path({str(counter)!r})
+        runs.write_text(str(int(runs.read_text() or 0) + 1) if runs.exists() else "1")
+        print(json.dumps({{"apiVersion": "client.authentication.k8s.io/v1",
+                           "kind": "ExecCredential",
+                           "status": {{"token": "{TOKEN}",
+                                      "expirationTimestamp": "2000-01-01T00:00:00Z"}}}}))
+    """)
+    )
+    config = (FIXTURES / "live" / "pod-config.json").read_bytes()
+    cluster = Cluster(
+        pods=[
+            Pod(
+                f"vllm-{n}",
+                labels={"app": "vllm"},
+                containers=[Container("vllm", files={"/etc/config.json": config})],
+            )
+            for n in range(3)
+        ]
+    )
+    with running(cluster, tmp_path) as api:
+        kubeconfig = yaml.safe_load(api.kubeconfig.read_text())
+        kubeconfig["users"][0]["user"] = {
+            "exec": {
+                "apiVersion": "client.authentication.k8s.io/v1",
+                "command": sys.executable,
+                "args": [str(plugin)],
+                "interactiveMode": "Never",
+            }
+        }
+        api.kubeconfig.write_text(yaml.safe_dump(kubeconfig))
+        report = fetch(request(api.kubeconfig))
+    assert [(i.pod, i.state) for i in report.items] == [
+        ("vllm-0", "ok"),
+        ("vllm-1", "ok"),
+        ("vllm-2", "ok"),
+    ]
+    # Once when the kubeconfig is loaded, once at the first request's refresh.
+    assert counter.read_text() == "2"

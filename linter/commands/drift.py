@@ -15,8 +15,8 @@ from linter.drift.options import drift_options
 @drift_options
 def drift(**options: Any) -> int:
     """Compare committed values with the configuration that pods (or files) really loaded."""
+    from linter.drift import reporters
     from linter.drift.options import build_plan, build_request, check_usage
-    from linter.drift.reporters import DRIFT_REPORTERS
     from linter.drift.scan import run_files, run_kube
 
     check_usage(options)
@@ -32,7 +32,7 @@ def drift(**options: Any) -> int:
     from linter.drift.result import redacted
 
     result = redacted(result)  # no format shows the runner's environment or a token
-    emit(DRIFT_REPORTERS[options["fmt"]], result, options["output"])
+    emit(reporters.get(options["fmt"]), result, options["output"])
     return result.exit_code(options["exit_zero"])
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from linter.errors import SourceError
 from linter.evaluate.parsers import format_for
@@ -20,7 +21,9 @@ from linter.helm.values import MergedValues, load_values, merge_values
 from linter.lightclass import frozen
 from linter.model.workload import Workload
 from linter.parsing.documents import ADVISORY_PROBLEMS, DEFAULT_LIMITS, Limits, ParsedFile
-from linter.policy.model import Policy
+
+if TYPE_CHECKING:  # the policies (and CEL) are loaded only when workloads are built
+    from linter.policy.model import Policy
 
 
 @frozen

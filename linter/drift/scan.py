@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
+from linter.drift import compare as compare_module
 from linter.drift import defaults as server_defaults
 from linter.drift import engines, live
 from linter.drift.compare import compare
@@ -117,6 +118,7 @@ def run_kube(plan: DriftPlan, request: Any, progress: Any = None) -> DriftResult
 
     started = time.time()
     pairing = _pairing(plan, podspec=request.source.kind == "podspec")
+    compare_module.warm_up()
     report = kube.fetch(request, progress, _early_reader(pairing))
     if report.error is not None:
         return DriftResult(

@@ -4,11 +4,17 @@ the in-cluster ServiceAccount, as the official ``kubernetes`` client reads them.
 from __future__ import annotations
 
 import os
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from linter.errors import SourceError
 
+# The client renews a kubeconfig token five minutes before it expires
+# (kube_config.EXPIRY_SKEW_PREVENTION_DELAY): asking every half minute keeps it fresh.
+_REFRESH_SECONDS = 30.0
 _SA_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
 # The client is the optional extra `kube` (pyproject.toml): lint, the pre-commit hooks
 # and drift on files never need it.
@@ -61,6 +67,31 @@ def load_configuration(
         except ConfigException as exc:
             raise SourceError(f"cannot use the in-cluster configuration: {exc}") from exc
         namespace = _SA_NAMESPACE.read_text().strip() if _SA_NAMESPACE.exists() else None
+    hook = getattr(configuration, "refresh_api_key_hook", None)  # a token from the kubeconfig
+    if hook is not None:
+        # setattr: the client declares the attribute as always None.
+        setattr(configuration, "refresh_api_key_hook", _throttled(hook))  # noqa: B010
     configuration.retries = False  # bounded retries are ours (kube_errors.call)
     configuration.connection_pool_maxsize = max(pool_size, 1)
     return configuration, namespace or "default"
+
+
+def _throttled(hook: Callable[[Any], None]) -> Callable[[Any], None]:
+    """``hook`` run at most once every ``_REFRESH_SECONDS``. The client calls its token
+    refresh hook before every request, and the hook sets the host again, which reads the
+    proxy settings from the whole environment: an eighth of a scan's time over 500 pods."""
+    lock = threading.Lock()
+    last = [-_REFRESH_SECONDS]
+
+    def refresh(configuration: Any) -> None:
+        with lock:
+            now = time.monotonic()
+            if now - last[0] < _REFRESH_SECONDS:
+                return
+            last[0] = now
+            hook(configuration)
+            # The client's hook installs a fresh copy of itself each time it runs
+            # (kube_config.KubeConfigLoader._set_config): keep this one in its place.
+            configuration.refresh_api_key_hook = refresh
+
+    return refresh

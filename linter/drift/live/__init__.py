@@ -28,7 +28,8 @@ FORMATS = (
     "a JSON or YAML config (vllm serve --config, /v1/models, /v2/models/<m>/config)",
 )
 
-_LOG_PARSERS = (vllm, tgi, sglang, triton)
+# Tried after vLLM's, in this order.
+_OTHER_LOG_PARSERS = (tgi, sglang, triton)
 
 
 class UnknownCapture(ValueError):
@@ -43,9 +44,14 @@ def read_capture(text: str) -> Capture | None:
     if document is not None:
         data, form = document
         return _from_document(data, form)
-    cleaned = lines.clean(text)
     problems: list[str] = []
-    for parser in _LOG_PARSERS:
+    # vLLM's parser acts only on lines holding one of its marks: in a log of any size
+    # those are a handful, and cleaning the rest would cost more than the parse.
+    records, version = vllm.from_lines(lines.clean_marked(text, vllm.MARKS), problems)
+    if records:
+        return assemble(vllm.SERVER, version, records, vllm.IGNORED, vllm.MODEL_KEY)
+    cleaned = lines.clean(text)
+    for parser in _OTHER_LOG_PARSERS:
         records, version = parser.from_lines(cleaned, problems)
         if records:
             return assemble(parser.SERVER, version, records, parser.IGNORED, parser.MODEL_KEY)
