@@ -25,8 +25,9 @@ TAGS = [
     ("vllm/vllm-openai-rocm:v0.14.0", "vllm", "0.14.0", True, "rocm"),
     ("vllm/vllm-openai-rocm:v0.11.0-rocm", "vllm", "0.11.0", True, "rocm"),
     ("vllm/vllm-openai-cpu:v0.12.0-x86_64", "vllm", "0.12.0", True, "cpu"),
-    ("vllm/vllm-tpu:v0.12.0", "vllm", "0.12.0", True, "tpu"),
-    ("vllm/vllm-tpu:e92694b6fe264a85371317295bca6643508034ef", "vllm", "", True, "tpu"),
+    # The TPU plugin's image numbers its own releases.
+    ("vllm/vllm-tpu:v0.12.0", "vllm", "", False, "tpu"),
+    ("vllm/vllm-tpu:e92694b6fe264a85371317295bca6643508034ef", "vllm", "", False, "tpu"),
     ("public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.9.1", "vllm", "0.9.1", True, "cpu"),
     (
         "public.ecr.aws/q9t5s3a7/vllm-release-repo:e92694b6fe264a85371317295bca6643508034ef",

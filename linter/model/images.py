@@ -46,8 +46,6 @@ _OFFICIAL = {
     "vllm/vllm-openai-cpu": "vllm",
     "public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo": "vllm",
     "public.ecr.aws/q9t5s3a7/vllm-release-repo": "vllm",
-    # vLLM for TPU (vllm-project/tpu-inference), tagged with the vLLM release it is built on.
-    "vllm/vllm-tpu": "vllm",
     "ghcr.io/huggingface/text-generation-inference": "tgi",
     "huggingface/text-generation-inference": "tgi",
     "lmsysorg/sglang": "sglang",
@@ -72,7 +70,10 @@ _EMBEDDED = {
 # the server's repository and release but run no server (-py3-sdk, -py3-min:
 # https://docs.nvidia.com/deeplearning/triton-inference-server/user-guide/docs/customization_guide/compose.html).
 _TRITON_TOOLS = lazy_compile(r"-(?:sdk|min)$")
-# Substrings of the last path segment of other images that run a known server.
+# Substrings of the last path segment of other images that run a known server. vLLM's TPU
+# image (vllm/vllm-tpu) is the tpu-inference plugin's build, which numbers its own releases
+# (pip install vllm-tpu --version=0.13.2.post6, vllm-project/tpu-inference
+# docs/getting_started/installation.md; vLLM has no 0.13.2): based on vLLM.
 _FAMILIES = (
     ("text-generation-inference", "tgi"),
     ("tgi-inference", "tgi"),
