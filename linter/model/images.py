@@ -13,13 +13,14 @@ settings from ``NIM_*`` environment variables, so the rules of those servers do 
 them as written (https://docs.nvidia.com/nim/large-language-models/latest/reference/environment-variables.html).
 Their tag is the NIM release (``1.3.3``), read like the other servers' release tags.
 
-The servers' own images include their platform builds (vLLM's ROCm, CPU and TPU
-repositories, the ``-rocm``/``-cuXXX`` tags of SGLang and TGI) and mirrors of them in another
-registry (``registry.corp/vllm/vllm-openai:v0.9.1``). A vendor build that names the release
-it embeds (AMD's ``rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521``, the AWS Neuron container) has
-that version without being the server's own image. Any other image of a server's family (a
-fork such as ``tgi-gaudi``, ``rocm/vllm-dev:main``, a custom build) is "unknown, based on" the
-server: ``server`` is set, ``official`` and ``version`` are not.
+The servers' own images include their platform builds (vLLM's ROCm and CPU repositories,
+the ``-rocm``/``-cuXXX`` tags of SGLang and TGI) and mirrors of them in another registry with
+an upstream tag (``registry.corp/vllm/vllm-openai:v0.9.1``). A vendor build that names the
+release it embeds (AMD's ``rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521``, the AWS Neuron
+container) has that version without being the server's own image. Any other image of a
+server's family (a fork such as ``tgi-gaudi``, ``rocm/vllm-dev:main``, ``vllm/vllm-tpu``, a
+mirror's own tag, a custom build) is "unknown, based on" the server: ``server`` is set,
+``official`` and ``version`` are not.
 
 ``platform`` is the software stack the image is built for, in ``gpus.platform``'s words
 (``cuda``, ``rocm``, ``xpu``, ``tpu``, ``hpu``, ``neuron``) and ``cpu``: named by the repository
