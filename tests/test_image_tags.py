@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
+from linter.evaluate.parsers import parse
 from linter.model import gpus, images
+from linter.model.extract import extract_workloads
 
 FIXTURES = Path(__file__).parent / "fixtures" / "image_tags"
 RunLine = Callable[..., Result]
@@ -120,6 +122,27 @@ def test_image_platforms_are_the_accelerator_platforms() -> None:
     resources += ["habana.ai/gaudi", "aws.amazon.com/neuron"]
     named = {gpus.platform(r) for r in resources}
     assert {t[4] for t in TAGS} - {""} == named | {"cpu"}
+
+
+@pytest.mark.parametrize(
+    ("name", "image"),
+    [
+        (
+            "vllm-rocm-release.yaml",
+            {
+                "tag": "rocm6.3.1_vllm_0.8.5_20250521",
+                "digest": "",
+                "official": False,
+                "platform": "rocm",
+            },
+        ),
+        ("tgi-gaudi.yaml", {"tag": "2.0.6", "digest": "", "official": False, "platform": "hpu"}),
+    ],
+)
+def test_policies_see_the_image_platform(name: str, image: dict[str, object]) -> None:
+    path = FIXTURES / name
+    [workload] = extract_workloads([parse(str(path), path.read_text())])
+    assert workload.view().data["image"] == image
 
 
 def _findings(run_line: RunLine, path: Path) -> tuple[int, list[tuple[str, int, str]], dict]:
