@@ -495,8 +495,9 @@ def test_other_image_keys_and_server_commands_are_noticed(
 
 
 def test_images_that_name_a_server_family_are_noticed(run_line: RunLine, tmp_path: Path) -> None:
-    """An accelerator build (tgi-gaudi) or an engine image that names its server in the tag
-    is not modelled: said. A family's router image runs no server: quiet."""
+    """An engine image that names its server in the tag is not modelled: said. Habana's TGI
+    fork (tgi-gaudi) is TGI of a version line of its own: read, its version unknown, based
+    on TGI. A family's router image runs no server: quiet."""
     (tmp_path / "gaudi.yaml").write_text(
         "image:\n  repository: ghcr.io/huggingface/tgi-gaudi\n  tag: '2.3.1'\n"
         "resources:\n  limits:\n    habana.ai/gaudi: 1\n"
@@ -520,16 +521,15 @@ def test_images_that_name_a_server_family_are_noticed(run_line: RunLine, tmp_pat
         "ghcr.io/volcano-sh/kthena-engine:vllm-ascend_v0.10.1rc1 at spec.backend.workers[0].image; "
         "fix: servelint has no reading of this kind yet: lint the rendered pod template, or "
         "describe the layout with a chart profile (docs/serving-model.md#profiles)",
-        f"not understood: {tmp_path}/gaudi.yaml:2:3: values layout: TGI image "
-        "ghcr.io/huggingface/tgi-gaudi at image.repository; fix: describe this values layout "
-        "with a chart profile (docs/serving-model.md#profiles), or lint the chart with --chart "
-        "so the rendered manifests are read",
     ]
-    # The Gaudi card request makes a pod of the values, which does not say the server was read.
-    assert (
-        "coverage: 3 files, 1 workload recognised (pod with no known server 1), "
-        "2 inputs not understood" in result.output
+    assert "coverage: 3 files, 1 workload recognised (tgi 1), 1 input not understood" in (
+        result.output
     )
+    assert (
+        f"not checked: {tmp_path}/gaudi.yaml:3:3: server version (image "
+        "ghcr.io/huggingface/tgi-gaudi:2.3.1 is not a TGI release image: version unknown, "
+        "based on TGI): 13 rules (13 error-level) report warnings instead of errors"
+    ) in result.output
 
 
 def test_a_setting_that_does_not_read_as_its_type_is_not_checked(run_line: RunLine) -> None:

@@ -20,6 +20,7 @@ from linter.lazyregex import lazy_compile
 from linter.model import registry
 from linter.model.budget import memory_budget
 from linter.model.capacity import EVERY_FIGURE, FIGURES_OF_SETTING
+from linter.model.images import parse_image
 from linter.model.located import value_of
 from linter.model.workload import Workload
 from linter.policy.model import Policy, Rule
@@ -64,6 +65,21 @@ PLATFORM_GPU_FIX = {
     "hpu": "set model.gpuProduct (Intel-Gaudi2, Intel-Gaudi3) or model.gpuMemory in .servelint.yaml",
 }
 VERSION_FIX = "pin the image to a release tag (for example {example})"
+# An image of a server's family that is not its own (a fork, a vendor or custom build) and
+# names no release it embeds: its version line is its own (docs/serving-model.md).
+BASED_ON = "image {image} is not a {server} release image: version unknown, based on {server}"
+OTHER_IMAGE = "image {image} is not a {server} release image: version unknown"
+OTHER_IMAGE_FIX = (
+    "run a release image of the server (for example {example}), or a vendor build whose "
+    "tag names the release it embeds"
+)
+SERVER_NAMES = {
+    "vllm": "vLLM",
+    "tgi": "TGI",
+    "sglang": "SGLang",
+    "triton": "Triton",
+    "trtllm": "Triton",
+}
 # Each pod of a multi-node server gets its own (``$(LWS_WORKER_INDEX)``, ``$POD_INDEX``):
 # a variable is how these are written, not a value the user left out.
 _PER_POD = frozenset({"node_rank", "data_parallel_rank", "data_parallel_start_rank"})
@@ -226,22 +242,36 @@ def _gaps(
     )
     if gated and record.engine is not None:
         image = value_of(record.engine.value.image)
+        official = record.image is None or value_of(record.image.value.official)
         detail = (
-            f"image {image} names no release" if isinstance(image, str) else "no image is named"
+            "no image is named"
+            if not isinstance(image, str)
+            else f"image {image} names no release"
+            if official
+            else _not_a_release(image, server)
         )
+        fix = VERSION_FIX if official else OTHER_IMAGE_FIX
         gaps.append(
             _gap(
                 "server version",
                 detail,
                 "report warnings instead of errors",
                 gated,
-                VERSION_FIX.format(example=_VERSION_EXAMPLES[server]),
+                fix.format(example=_VERSION_EXAMPLES[server]),
                 workload.locate(("engine", "image")),
             )
         )
     gaps.extend(_unread_settings(workload, mine))
     gaps.extend(_unjudged_flags(workload, mine))
     return tuple(gaps)
+
+
+def _not_a_release(image: str, server: str) -> str:
+    """A server's fork or vendor build is based on it; another image (ubuntu, a Python
+    base) installs the server itself."""
+    family = parse_image(image).server
+    text = BASED_ON if family == server else OTHER_IMAGE
+    return text.format(image=image, server=SERVER_NAMES[server])
 
 
 FLAGS_FIX = (

@@ -268,6 +268,7 @@ def _workload(
                 digest=Located(image.digest),
                 official=Located(image.official),
                 build_date=Located(image.build_date) if image.build_date else None,
+                platform=Located(image.platform) if image.platform else None,
             ),
             image_origin,
         )

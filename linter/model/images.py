@@ -12,11 +12,25 @@ server, ``nim``: they run vLLM, SGLang or TensorRT-LLM behind NIM's launcher, wh
 settings from ``NIM_*`` environment variables, so the rules of those servers do not apply to
 them as written (https://docs.nvidia.com/nim/large-language-models/latest/reference/environment-variables.html).
 Their tag is the NIM release (``1.3.3``), read like the other servers' release tags.
+
+The servers' own images include their platform builds (vLLM's ROCm and CPU repositories,
+the ``-rocm``/``-cuXXX`` tags of SGLang and TGI) and mirrors of them in another registry with
+an upstream tag (``registry.corp/vllm/vllm-openai:v0.9.1``). A vendor build that names the
+release it embeds (AMD's ``rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521``, the AWS Neuron
+container) has that version without being the server's own image. Any other image of a
+server's family (a fork such as ``tgi-gaudi``, ``rocm/vllm-dev:main``, ``vllm/vllm-tpu``, a
+mirror's own tag, a custom build) is "unknown, based on" the server: ``server`` is set,
+``official`` and ``version`` are not.
+
+``platform`` is the software stack the image is built for, in ``gpus.platform``'s words
+(``cuda``, ``rocm``, ``xpu``, ``tpu``, ``hpu``, ``neuron``) and ``cpu``: named by the repository
+or tag, else ``cuda`` for the servers' own images (their default build), else unknown.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from linter.lazyregex import lazy_compile
@@ -24,6 +38,15 @@ from linter.lazyregex import lazy_compile
 # repository (registry host stripped for Docker Hub) → server, for the official images.
 _OFFICIAL = {
     "vllm/vllm-openai": "vllm",
+    # vLLM's release pipeline pushes its ROCm and CPU builds to repositories of their own,
+    # tagged with the release (vllm-project/vllm .buildkite/scripts/annotate-release.sh:
+    # vllm/vllm-openai-rocm:v${RELEASE_VERSION}[-rocm], vllm/vllm-openai-cpu, the ECR
+    # vllm-cpu-release-repo:v${RELEASE_VERSION}; vllm-release-repo holds every commit's
+    # build, tagged with the commit, and vllm/vllm-openai:v${RELEASE_VERSION}-aarch64-cu130).
+    "vllm/vllm-openai-rocm": "vllm",
+    "vllm/vllm-openai-cpu": "vllm",
+    "public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo": "vllm",
+    "public.ecr.aws/q9t5s3a7/vllm-release-repo": "vllm",
     "ghcr.io/huggingface/text-generation-inference": "tgi",
     "huggingface/text-generation-inference": "tgi",
     "lmsysorg/sglang": "sglang",
@@ -31,10 +54,32 @@ _OFFICIAL = {
 }
 # NGC's NIM registry: every repository under it is a NIM microservice image.
 _NIM_PREFIX = "nvcr.io/nim/"
-# Substrings of the last path segment of other images that run a known server.
+# Vendor builds that name the server release they embed in the tag, by repository, with
+# the expression that reads it.
+_EMBEDDED = {
+    # AMD's validated vLLM builds: rocm6.3.1_vllm_0.8.5_20250521,
+    # rocm6.3.1_instinct_vllm0.8.3_20250415, rocm6.2_mi300_ubuntu20.04_py3.9_vllm_0.6.4
+    # (https://rocm.docs.amd.com/en/docs-7.1.0/how-to/rocm-for-ai/inference/benchmark-docker/previous-versions/vllm-history.html,
+    # which names each tag's vLLM release). AMD's dev builds (rocm/vllm-dev) name none.
+    "rocm/vllm": lazy_compile(r"(?:^|_)vllm_?v?(\d+\.\d+(?:\.\d+){0,2}(?:\.?post\d+)?)(?=_|$)"),
+    # AWS Neuron's vLLM container: the vLLM release, then for the plugin builds the
+    # vllm-neuron release (0.9.1-neuronx-py310-sdk2.24.0-ubuntu22.04 is vLLM 0.9.1,
+    # 0.21.0.1.0.0-neuronx-py313-sdk2.31.0-ubuntu24.04 is vLLM 0.21.0).
+    "neuron/pytorch-inference-vllm-neuronx": lazy_compile(r"^(\d+\.\d+\.\d+)(?:\.\d+)*-neuronx"),
+}
+# Triton's client SDK (perf_analyzer, genai-perf) and the base for building Triton carry
+# the server's repository and release but run no server (-py3-sdk, -py3-min:
+# https://docs.nvidia.com/deeplearning/triton-inference-server/user-guide/docs/customization_guide/compose.html).
+_TRITON_TOOLS = lazy_compile(r"-(?:sdk|min)$")
+# Substrings of the last path segment of other images that run a known server. vLLM's TPU
+# image (vllm/vllm-tpu) is the tpu-inference plugin's build, which numbers its own releases
+# (pip install vllm-tpu --version=0.13.2.post6, vllm-project/tpu-inference
+# docs/getting_started/installation.md; vLLM has no 0.13.2): based on vLLM.
 _FAMILIES = (
     ("text-generation-inference", "tgi"),
     ("tgi-inference", "tgi"),
+    # Habana's TGI fork for Gaudi, with a version line of its own (ghcr.io/huggingface/tgi-gaudi:2.0.6).
+    ("tgi-gaudi", "tgi"),
     ("tritonserver", "triton"),
     ("sglang", "sglang"),
     ("vllm", "vllm"),
@@ -60,6 +105,15 @@ _BUILD_DATE = lazy_compile(
     r"(?:^|[-_.])(20\d\d)-?(0[1-9]|1[0-2])-?(0[1-9]|[12]\d|3[01])(?=$|[-_.])"
 )
 _TGI_DLC_TAG = lazy_compile(r"(?:^|-)tgi(\d+\.\d+(?:\.\d+)?)(?:-|$)")
+# A registry host: the first path segment when it has a dot or a port, or is localhost
+# (how Docker tells a host from a Docker Hub namespace).
+_HOST = lazy_compile(r"^(?:[^/]*[.:][^/]*|localhost)/")
+# The platform words of repositories and tags, one path or tag word each (rocm630,
+# vllm-tpu, neuronx, gaudi2, habanalabs, intel-xpu, intel-cpu, cu128).
+_PLATFORM_WORD = lazy_compile(
+    r"^(?:(rocm)\d*|(tpu)\w*|(neuron)x?|(gaudi|habana|hpu)\w*|(xpu)|(cpu)|(cuda|cu\d)\d*)$"
+)
+_PLATFORM_NAMES = ("rocm", "tpu", "neuron", "hpu", "xpu", "cpu", "cuda")
 
 
 class ImageInfo(NamedTuple):
@@ -72,6 +126,7 @@ class ImageInfo(NamedTuple):
     version: str  # "" when unknown
     pinned: bool  # the version was read from a release tag
     build_date: str = ""  # YYYY-MM-DD a tag names instead of a release (2025-04-18)
+    platform: str = ""  # cuda, rocm, tpu, xpu, hpu, neuron, cpu; "" when not known
 
 
 def parse_image(image: str) -> ImageInfo:
@@ -82,15 +137,35 @@ def parse_image(image: str) -> ImageInfo:
     repository, tag = (name[:colon], name[colon + 1 :]) if colon > slash else (name, "")
     repository = _strip_docker_hub(repository)
     server, official = _server_of(repository)
+    if (
+        official
+        and server != "nim"
+        and repository.lower() not in _OFFICIAL
+        and not _upstream_tag(server, tag)
+    ):
+        # A mirror's own tag (registry.corp/vllm/vllm-openai:team-build-42) is a custom build.
+        official = False
     if server == "triton" and "trtllm" in tag:
         server = "trtllm"
+    if server == "triton" and _TRITON_TOOLS.search(tag):
+        server, official = "", False
     version = _version(server, tag) if official and not digest and "{" not in tag else ""
-    if server == "tgi" and not official and not digest:
-        version = _tgi_dlc_version(repository, tag)
+    if server and not official and not digest:
+        version = _embedded_version(server, repository, tag)
     dated = _BUILD_DATE.search(tag) if server and not version and not digest else None
     build_date = "-".join(dated.groups()) if dated else ""
+    platform = _platform(repository, tag, official) if server else ""
     return ImageInfo(
-        text, repository, tag, digest, server, official, version, bool(version), build_date
+        text,
+        repository,
+        tag,
+        digest,
+        server,
+        official,
+        version,
+        bool(version),
+        build_date,
+        platform,
     )
 
 
@@ -101,10 +176,29 @@ def _strip_docker_hub(repository: str) -> str:
     return repository
 
 
+def _hostless(repository: str) -> str:
+    match = _HOST.match(repository)
+    return repository[match.end() :] if match else repository
+
+
+def _mirrored(lowered: str, names: Iterable[str]) -> str | None:
+    """The name in ``names`` that ``lowered`` is, or mirrors in another registry (a host,
+    perhaps a proxy-cache project, then the upstream path: harbor.corp/hub/vllm/vllm-openai)."""
+    if lowered in names:
+        return lowered
+    if not _HOST.match(lowered):
+        return None
+    path = _hostless(lowered)
+    return next(
+        (n for n in names if path == _hostless(n) or path.endswith(f"/{_hostless(n)}")), None
+    )
+
+
 def _server_of(repository: str) -> tuple[str, bool]:
     lowered = repository.lower()
-    if lowered in _OFFICIAL:
-        return _OFFICIAL[lowered], True
+    official = _mirrored(lowered, _OFFICIAL)
+    if official is not None:
+        return _OFFICIAL[official], True
     if lowered.startswith(_NIM_PREFIX) and lowered.count("/") >= 3:
         return "nim", True
     last = lowered.rsplit("/", 1)[-1]
@@ -118,11 +212,33 @@ def _server_of(repository: str) -> tuple[str, bool]:
     return "", False
 
 
+def _upstream_tag(server: str, tag: str) -> bool:
+    """A tag the server's own repository has: a release, or one that moves with it."""
+    return not tag or "{" in tag or bool(_UNPINNED.match(tag)) or bool(_version(server, tag))
+
+
 def _version(server: str, tag: str) -> str:
     if not tag or _UNPINNED.match(tag):
         return ""
     match = _NGC.match(tag) if server in ("triton", "trtllm") else _RELEASE.match(tag)
     return match.group(1) if match else ""
+
+
+def _embedded_version(server: str, repository: str, tag: str) -> str:
+    """The release a vendor build names (``_EMBEDDED``, the TGI Deep Learning Containers)."""
+    if server == "tgi":
+        return _tgi_dlc_version(repository, tag)
+    embedded = _mirrored(repository.lower(), _EMBEDDED)
+    match = _EMBEDDED[embedded].search(tag) if embedded is not None else None
+    return match.group(1) if match else ""
+
+
+def _platform(repository: str, tag: str, official: bool) -> str:
+    for word in re.split(r"[-_./:]+", f"{repository}:{tag}".lower()):
+        match = _PLATFORM_WORD.match(word)
+        if match:
+            return _PLATFORM_NAMES[match.lastindex - 1 if match.lastindex else 0]
+    return "cuda" if official else ""
 
 
 def _tgi_dlc_version(repository: str, tag: str) -> str:

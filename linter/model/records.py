@@ -127,6 +127,8 @@ class Image(Record):
     digest: Located[str]
     official: Located[bool]
     build_date: Located[str] | None = None
+    # The software stack the image is built for (``images.ImageInfo.platform``).
+    platform: Located[str] | None = None
 
 
 @record
