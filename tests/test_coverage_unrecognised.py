@@ -39,9 +39,11 @@ WHOLE_POD_RULES = (
     "gpu/extended-resource-request-not-limit, gpu/extended-resource-request-without-limit, "
     "gpu/tensor-parallel-above-tpu-slice, gpu/world-size-above-devices, "
     "gpu/world-size-above-gpus, gpu/world-size-above-gpus-in-values, "
+    "hub/gated-model-without-token, hub/token-is-unexpanded-variable, "
     "kubernetes-qos/gpu-pod-best-effort, kubernetes-qos/guaranteed-broken-by-another-container, "
     "probes/liveness-budget-below-load-time, probes/liveness-kills-before-load, "
     "probes/startup-budget-below-load-time, probes/startup-kills-before-load, "
+    "readiness/missing, readiness/readiness-after-start-up, readiness/tcp-only, "
     "shm/kv-offload-above-dev-shm, shm/kv-offload-without-dev-shm, "
     "shm/kv-offload-without-dev-shm-version-unknown, shm/nccl-shm-transport-without-dev-shm, "
     "shm/tensor-parallel-without-dev-shm, sizing/gpu-server-without-memory-limit, "
@@ -140,7 +142,7 @@ def test_a_container_found_by_shape_is_judged_without_what_the_operator_adds(
             "coverage: 1 file, 1 workload recognised (vllm 1)",
             "coverage: not checked for a missing fact: operator's additions on 1 workload",
             f"not checked: {path}:5:3: operator's additions (container found by shape at "
-            "spec.runner; what the ModelDeployment operator adds to the pod is unknown): 24 "
+            "spec.runner; what the ModelDeployment operator adds to the pod is unknown): 29 "
             "rules (10 error-level) did not judge what the operator may add (probes, /dev/shm, "
             f"resources) ({WHOLE_POD_RULES}); fix: lint the pod the operator creates (kubectl "
             "get pod -o yaml), or a manifest that holds the container in a pod template",
