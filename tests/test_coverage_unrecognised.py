@@ -66,6 +66,12 @@ def test_a_server_named_under_keys_of_its_own_is_not_understood(
         '{"name": "chat", "deployment": {"container": "vllm/vllm-openai:v0.9.1",\n'
         ' "arguments": ["--model", "Qwen/Qwen3-8B"]}}\n'
     )
+    # Vertex AI's Model.upload arguments: the image and the command under keys of their own.
+    (tmp_path / "vertex.json").write_text(
+        '{"display_name": "r1", "serving_container_image_uri": "us-docker.pkg.dev/vertex-ai/'
+        'vertex-vision-model-garden-dockers/pytorch-vllm-serve:20250506_0916_RC01",\n'
+        ' "serving_container_args": ["python", "-m", "vllm.entrypoints.api_server"]}\n'
+    )
     # SageMaker's create-model: the command line in ContainerArguments.
     (tmp_path / "sagemaker.json").write_text(
         '{"ModelName": "triton", "PrimaryContainer": {"ContainerEntrypoint": ["sh", "-c"],\n'
@@ -94,6 +100,9 @@ def test_a_server_named_under_keys_of_its_own_is_not_understood(
             f"vllm/vllm-openai:v0.9.1 at deployment.container; {VALUES_FIX}",
             f"not understood: {tmp_path}/sagemaker.json:2:2: values layout: command tritonserver "
             f"--model-repository=/models at PrimaryContainer.ContainerArguments; {VALUES_FIX}",
+            f"not understood: {tmp_path}/vertex.json:1:24: values layout: vLLM image "
+            "us-docker.pkg.dev/vertex-ai/vertex-vision-model-garden-dockers/pytorch-vllm-serve:"
+            f"20250506_0916_RC01 at serving_container_image_uri; {VALUES_FIX}",
         ],
     )
 
