@@ -49,7 +49,8 @@ _STARTS_SERVER = lazy_compile(
 _IMAGE_WITH_TAG = lazy_compile(
     r"[a-z0-9][\w.\-]*(?:/[\w.\-]+)*(?::(?![0-9]+$)[\w.\-]+|@sha256:[0-9a-f]{64})$"
 )
-# Every marker below contains one of these words: a file without any is not walked.
+# Every image and command marker above contains one of these words: a file without any
+# is not walked, so a mapping of a server's flags counts only in a file naming a server.
 _NAMES_A_SERVER = lazy_compile(
     r"vllm|text-generation|tgi|sglang|tritonserver|trtllm|dynamo\.|nvcr\.io/nim/"
     r"|huggingfaceserver",
