@@ -22,6 +22,7 @@ from linter.model.budget import memory_budget
 from linter.model.capacity import EVERY_FIGURE, FIGURES_OF_SETTING
 from linter.model.images import parse_image
 from linter.model.located import value_of
+from linter.model.shapes import FACT as SHAPE_FACT
 from linter.model.workload import Workload
 from linter.policy.model import Policy, Rule
 from linter.positions import Origin
@@ -64,6 +65,11 @@ PLATFORM_GPU_FIX = {
     ),
     "hpu": "set model.gpuProduct (Intel-Gaudi2, Intel-Gaudi3) or model.gpuMemory in .servelint.yaml",
 }
+SHAPE_GAP = "operator's additions"
+SHAPE_FIX = (
+    "lint the pod the operator creates (kubectl get pod -o yaml), or a manifest that "
+    "holds the container in a pod template"
+)
 VERSION_FIX = "pin the image to a release tag (for example {example})"
 # An image of a server's family that is not its own (a fork, a vendor or custom build) and
 # names no release it embeds: its version line is its own (docs/serving-model.md).
@@ -130,6 +136,11 @@ class _RuleNeeds:
     def version_gated(self) -> bool:
         return any(r.version for r in self.reads)
 
+    @property
+    def whole_pod(self) -> bool:
+        """Holds back on a container found by shape, whose pod the operator completes."""
+        return any(r.whole_pod for r in self.reads)
+
     @functools.cached_property
     def settings(self) -> frozenset[str]:
         """``workload.engine.<name>``, ``workload.effective.<name>``."""
@@ -152,9 +163,9 @@ def entry(
     server = value_of(engine.name) if engine is not None else None
     version = value_of(engine.version) if engine is not None else None
     model_id = model.get("id") if isinstance(model.get("id"), str) else None
-    gaps = _gaps(
-        workload, server, version, model_id, model, gpu, functools.partial(_needs, tuple(policies))
-    )
+    needs = functools.partial(_needs, tuple(policies))
+    gaps = _gaps(workload, server, version, model_id, model, gpu, needs)
+    gaps += _operator_pod(workload, server, needs)
     return WorkloadEntry(
         name=workload.name,
         kind=record.kind.value,
@@ -272,6 +283,25 @@ def _not_a_release(image: str, server: str) -> str:
     family = parse_image(image).server
     text = BASED_ON if family == server else OTHER_IMAGE
     return text.format(image=image, server=SERVER_NAMES[server])
+
+
+def _operator_pod(
+    workload: Workload, server: str | None, needs: Callable[[], Sequence[_RuleNeeds]]
+) -> tuple[Gap, ...]:
+    """A container found by shape (``model/shapes.py``): the rules that judge the whole
+    pod held back, since its operator may add probes, /dev/shm and resources."""
+    found = workload.record.extra.get(SHAPE_FACT)
+    if found is None:
+        return ()
+    rules = [n.rule for n in needs() if n.whole_pod and (not n.servers or server in n.servers)]
+    if not rules:
+        return ()
+    detail = (
+        f"container found by shape at {found.value}; what the {workload.record.kind.value} "
+        "operator adds to the pod is unknown"
+    )
+    effect = "did not judge what the operator may add (probes, /dev/shm, resources)"
+    return (_gap(SHAPE_GAP, detail, effect, rules, SHAPE_FIX, found.origin or workload.anchor),)
 
 
 FLAGS_FIX = (
@@ -444,6 +474,10 @@ class _TextReads:
     def version(self) -> bool:
         text = self.text
         return "workload.engine.version" in text and _VERSION_GATED.search(text) is not None
+
+    @functools.cached_property
+    def whole_pod(self) -> bool:
+        return SHAPE_FACT in self.text
 
     @functools.cached_property
     def settings(self) -> frozenset[str]:

@@ -3,7 +3,10 @@
 A document counts as an inference deployment when an image key (``image``,
 ``containerImage``, ``imageName``, ``repository``) names a server image, or a
 ``command``/``args``/``cmd`` entry starts a server (``vllm serve``, ``trtllm-serve``,
-``python3 -m dynamo.vllm`` ...). Objects that only carry such text for something else — a
+``python3 -m dynamo.vllm`` ...); and, under keys of its own (a cloud vendor's JSON recipe),
+when any string is a server image with its tag (``vllm/vllm-openai:v0.9.1``), any string or
+list of strings starts a server, or a mapping's keys are mostly one server's flags
+(``coverage/flagkeys.py``). Objects that only carry such text for something else — a
 ConfigMap's script, a Kustomization's image override, a CI workflow's job container, a
 helm-unittest suite's ``set`` — are not deployments and stay quiet.
 
@@ -18,6 +21,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from linter.coverage.flagkeys import FlagKeys, flag_keys
 from linter.coverage.model import NotUnderstood
 from linter.lazyregex import lazy_compile
 from linter.model.images import ROUTER_WORDS, parse_image
@@ -32,7 +36,21 @@ _SERVER_COMMAND = lazy_compile(
     r"|sglang\.launch_server|sglang\s+serve|tritonserver|trtllm-serve"
     r"|dynamo\.(?:vllm|sglang|trtllm))\b"
 )
-# Every marker below contains one of these words: a file without any is not walked.
+# A string that is a whole command line starting a server, under a key of its own
+# (SageMaker's ``ContainerArguments``, a recipe's ``startup``), after a shell's ``exec``
+# or environment assignments; prose that mentions a command does not start with it.
+_STARTS_SERVER = lazy_compile(
+    r"\s*(?:exec\s+)?(?:\w+=\S*\s+)*(?:python3?\s+(?:-u\s+)?-m\s+)?"
+    r"(?:vllm\s+serve|vllm\.entrypoints|text-generation-launcher|sglang\.launch_server"
+    r"|sglang\s+serve|tritonserver|trtllm-serve|dynamo\.(?:vllm|sglang|trtllm))\b"
+)
+# An image reference with a tag or digest: registry/path:tag, no spaces, no URL scheme.
+# A tag of digits alone is a port (``tgi-service:8080``), not an image's tag.
+_IMAGE_WITH_TAG = lazy_compile(
+    r"[a-z0-9][\w.\-]*(?:/[\w.\-]+)*(?::(?![0-9]+$)[\w.\-]+|@sha256:[0-9a-f]{64})$"
+)
+# Every image and command marker above contains one of these words: a file without any
+# is not walked, so a mapping of a server's flags counts only in a file naming a server.
 _NAMES_A_SERVER = lazy_compile(
     r"vllm|text-generation|tgi|sglang|tritonserver|trtllm|dynamo\.|nvcr\.io/nim/"
     r"|huggingfaceserver",
@@ -57,7 +75,7 @@ _NOT_DEPLOYMENTS = frozenset(
     }
 )
 # A server family named anywhere in an image's last segment or tag, for images servelint
-# does not model as that server: accelerator builds (ghcr.io/huggingface/tgi-gaudi) and
+# does not model as that server: builds of other projects (intel/llm-scaler-vllm) and
 # engine images that name the server in the tag (kthena-engine:vllm-ascend_v0.10.1rc1).
 _FAMILY_WORD = lazy_compile(
     r"text-generation-inference|tritonserver|trtllm|sglang|vllm|tgi|huggingfaceserver"
@@ -126,6 +144,8 @@ def describe(document: Document) -> NotUnderstood | None:
     kind = data.get("kind")
     if isinstance(kind, str) and kind in _NOT_DEPLOYMENTS:
         return None
+    if ("model_path" in data or "model_id" in data) and _live_answer(data):
+        return None
     marker = next(_markers(data, ()), None)
     if marker is None:
         return None
@@ -142,7 +162,7 @@ def describe(document: Document) -> NotUnderstood | None:
         span.line,
         span.column,
         what,
-        f"{evidence} at {format_path(path)}",
+        f"{evidence} at {format_path(path) or 'the top level'}",
         fix,
     )
 
@@ -169,6 +189,10 @@ def unbuilt(document: Document) -> list[NotUnderstood]:
 
 def _markers(node: Any, path: PathT) -> Iterator[tuple[PathT, str]]:
     if isinstance(node, dict):
+        flags = flag_keys(node)
+        if flags is not None:
+            yield path, _flags_text(flags)
+            return
         for key, value in node.items():
             here = (*path, key)
             if isinstance(value, str):
@@ -181,12 +205,48 @@ def _markers(node: Any, path: PathT) -> Iterator[tuple[PathT, str]]:
                         yield (*here, index), f"command {_short(item)}"
                         break
                 else:
-                    yield from _markers(value, here)
+                    yield from _list_markers(value, here)
+            elif isinstance(value, list):
+                yield from _list_markers(value, here)
             else:
                 yield from _markers(value, here)
     elif isinstance(node, list):
         for index, item in enumerate(node):
-            yield from _markers(item, (*path, index))
+            if isinstance(item, str):
+                found = _marker(None, item)
+                if found is not None:
+                    yield (*path, index), found
+            else:
+                yield from _markers(item, (*path, index))
+
+
+def _list_markers(items: list[Any], path: PathT) -> Iterator[tuple[PathT, str]]:
+    if _launches(items):
+        yield path, f"command {_short(' '.join(items))}"
+    else:
+        yield from _markers(items, path)
+
+
+def _launches(items: list[Any]) -> bool:
+    """A list of strings that, joined, starts a server (``[vllm, serve, ...]``)."""
+    return (
+        bool(items)
+        and all(isinstance(item, str) for item in items)
+        and _STARTS_SERVER.match(" ".join(items)) is not None
+    )
+
+
+def _live_answer(data: dict[str, Any]) -> bool:
+    """A running server's answer (SGLang ``/get_server_info``, TGI ``/info``): its settings
+    as it runs them, which ``servelint drift`` reads; it deploys nothing."""
+    from linter.drift.live import sglang, tgi
+
+    return sglang.is_server_info(data) or tgi.is_info(data)
+
+
+def _flags_text(flags: FlagKeys) -> str:
+    shown = ", ".join(flags.keys[:3]) + (", ..." if len(flags.keys) > 3 else "")
+    return f"{len(flags.keys)} {_SERVER_NAMES[flags.server]} flags as keys ({shown})"
 
 
 def _is_image_key(key: object) -> bool:
@@ -202,7 +262,15 @@ def _marker(key: object, value: str) -> str | None:
         server = _family_of(value)
         if server:
             return f"{_SERVER_NAMES[server]} image {value}"
+    elif _IMAGE_WITH_TAG.match(value):
+        # Under a key of its own, only a reference with its tag or digest is an image:
+        # a bare name (``vllm``) or a repository (``vllm-project/vllm``) is not.
+        server = _family_of(value)
+        if server:
+            return f"{_SERVER_NAMES[server]} image {value}"
     if key in _COMMAND_KEYS and _SERVER_COMMAND.search(value):
+        return f"command {_short(value)}"
+    if _STARTS_SERVER.match(value):
         return f"command {_short(value)}"
     return None
 

@@ -6,7 +6,8 @@ and worker templates), KServe ServingRuntime / ClusterServingRuntime (``spec`` a
 ``workerSpec``), InferenceService (predictor), LLMInferenceService(Config) (template,
 worker, prefill), RayService / RayCluster / RayJob (head and worker groups), llmaz
 Service, KubeAI Model, RoleBasedGroup and kthena ModelServing (the pod of each role as
-their controllers build it: ``role_groups.py``).
+their controllers build it: ``role_groups.py``). In other kinds, every pod template, or
+else every mapping shaped as a server container (``shapes.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from linter.model.paths import Locate, document_locate, lookup
 from linter.model.platform_pods import lws_env, with_platform_defaults
 from linter.model.role_groups import role_group_pods
 from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
+from linter.model.shapes import shape_workloads
 from linter.model.workload import Workload
 from linter.parsing.documents import Document
 from linter.positions import PathT
@@ -130,8 +132,11 @@ def workloads_from_manifest(
         found = custom.custom_workloads(kind, data, locate, base, settings)
         if found:
             return found
-        # An unknown kind is never skipped: every pod template inside it is read as a pod.
+        # An unknown kind is never skipped: every pod template inside it is read as a pod,
+        # and without one, every mapping shaped as a server container (``shapes.py``).
         templates = _embedded_pod_specs(data)
+        if not templates:
+            return shape_workloads(data, base, locate, settings)
     grouped = {path for path, _, _ in templates if _in_pod_group(data, path)}
     out: list[Workload] = []
     multi = (

@@ -1,0 +1,47 @@
+"""A mapping whose keys are mostly one server's flags, in the forms recipes write them."""
+
+from __future__ import annotations
+
+import pytest
+
+from linter.coverage.flagkeys import FlagKeys, flag_keys
+
+
+@pytest.mark.parametrize(
+    ("keys", "expected"),
+    [
+        (
+            ["max_model_len", "tensor_parallel_size", "gpu_memory_utilization", "model"],
+            FlagKeys(
+                "vllm", ("max_model_len", "tensor_parallel_size", "gpu_memory_utilization", "model")
+            ),
+        ),
+        (
+            ["max-model-len", "enforce-eager", "max-num-seqs"],
+            FlagKeys("vllm", ("max-model-len", "enforce-eager", "max-num-seqs")),
+        ),
+        (
+            ["SM_VLLM_MAX_MODEL_LEN", "SM_VLLM_DTYPE", "SM_VLLM_MAX_NUM_SEQS"],
+            FlagKeys("vllm", ("SM_VLLM_MAX_MODEL_LEN", "SM_VLLM_DTYPE", "SM_VLLM_MAX_NUM_SEQS")),
+        ),
+        (
+            ["mem_fraction_static", "chunked_prefill_size", "tp_size"],
+            FlagKeys("sglang", ("mem_fraction_static", "chunked_prefill_size", "tp_size")),
+        ),
+        (
+            ["max_input_tokens", "max_total_tokens", "num_shard"],
+            FlagKeys("tgi", ("max_input_tokens", "max_total_tokens", "num_shard")),
+        ),
+        # Words every server takes (model, port, host): not one server's configuration.
+        (["model", "port", "host", "dtype"], None),
+        # Half of the keys are flags: not mostly.
+        (["max_model_len", "tensor_parallel_size", "model", "backend", "a_b", "c_d"], None),
+        # Fewer than three keys.
+        (["max_model_len", "tensor_parallel_size"], None),
+        # No server's flags at all.
+        (["replica_count", "machine_type", "accelerator_type"], None),
+    ],
+    ids=["vllm", "dashes", "sagemaker", "sglang", "tgi", "common", "half", "few", "none"],
+)
+def test_flag_keys(keys: list[str], expected: FlagKeys | None) -> None:
+    assert flag_keys(dict.fromkeys(keys, 1)) == expected
