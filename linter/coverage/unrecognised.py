@@ -75,7 +75,7 @@ _NOT_DEPLOYMENTS = frozenset(
     }
 )
 # A server family named anywhere in an image's last segment or tag, for images servelint
-# does not model as that server: builds of other projects (intel/llm-scaler-vllm) and
+# does not model as that server: builds of other projects that carry its name, and
 # engine images that name the server in the tag (kthena-engine:vllm-ascend_v0.10.1rc1).
 _FAMILY_WORD = lazy_compile(
     r"text-generation-inference|tritonserver|trtllm|sglang|vllm|tgi|huggingfaceserver"
