@@ -21,6 +21,7 @@ from linter.model import registry
 from linter.model.budget import memory_budget
 from linter.model.capacity import EVERY_FIGURE, FIGURES_OF_SETTING
 from linter.model.located import value_of
+from linter.model.operator_additions import additions_known
 from linter.model.workload import Workload
 from linter.policy.model import Policy, Rule
 from linter.positions import Origin
@@ -38,6 +39,8 @@ _NEEDS_MODEL = lazy_compile(r"\bworkload\.model\.(?!id\b)")
 _VERSION_GATED = lazy_compile(r"\bworkload\.engine\.version")
 _SETTING_READ = lazy_compile(r"\bworkload\.(?:engine|effective)\.(\w+)")
 _CAPACITY_READ = lazy_compile(r"\bworkload\.capacity\.(\w+)")
+# A guard that judges the kinds it lists (not one that leaves them out: ``!(… in [...])``).
+_KIND_ALLOW_LIST = lazy_compile(r"(?<!!\()workload\.kind in \[([^\]]*)\]")
 
 MODEL_FIX = (
     "give its architecture in .servelint.yaml: model: {{modelConfigs: {{{model}: "
@@ -241,7 +244,45 @@ def _gaps(
         )
     gaps.extend(_unread_settings(workload, mine))
     gaps.extend(_unjudged_flags(workload, mine))
+    gaps.extend(_operator_additions(workload, mine))
     return tuple(gaps)
+
+
+OPERATOR_FIX = (
+    "lint the pods the operator creates (kubectl get pod -o yaml) or a rendered manifest; "
+    "docs/operators.md lists the operators whose additions are read"
+)
+
+
+def _operator_additions(
+    workload: Workload, applying: Callable[[], Sequence[_RuleNeeds]]
+) -> list[Gap]:
+    """A custom resource whose operator was not read may add probes, ``/dev/shm`` or
+    environment to its pods: the rules that judge only kinds whose pods are known
+    (their guard lists the kinds) did not run on it."""
+    record = workload.record
+    kind = record.kind.value
+    if value_of(record.source) != "manifest" or additions_known(kind):
+        return []
+    literal = f"'{kind}'"
+    rules = [
+        n.rule
+        for n in applying()
+        if "workload.kind in [" in n.guard.text
+        and any(literal not in listed for listed in _KIND_ALLOW_LIST.findall(n.guard.text))
+    ]
+    if not rules:
+        return []
+    return [
+        _gap(
+            "operator additions",
+            f"the operator of {kind} may add probes, /dev/shm or environment to its pods",
+            "did not run",
+            rules,
+            OPERATOR_FIX,
+            workload.anchor,
+        )
+    ]
 
 
 FLAGS_FIX = (
