@@ -34,12 +34,20 @@ def test_every_row_names_its_source() -> None:
         "OME",
         "RoleBasedGroup",
         "kthena",
+        "llmaz",
     ]
 
 
 def test_which_kinds_have_known_additions() -> None:
-    known = ["Deployment", "Workspace", "DynamoGraphDeployment", "NIMService", "RayService"]
-    assert [additions_known(kind) for kind in (*known, "StormService", "Service")] == [
+    known = [
+        "Deployment",
+        "Workspace",
+        "DynamoGraphDeployment",
+        "NIMService",
+        "RayService",
+        "Service",
+    ]
+    assert [additions_known(kind) for kind in (*known, "StormService", "ModelBooster")] == [
         *([True] * len(known)),
         False,
         False,

@@ -73,7 +73,9 @@ _WORKER_ENV = {
 def dynamo_workloads(
     data: Mapping[str, Any], locate: Locate, meta: Meta, settings: ModelSettings
 ) -> list[Workload]:
-    services = data.get("spec", {}).get("services") if isinstance(data.get("spec"), Mapping) else None
+    services = (
+        data.get("spec", {}).get("services") if isinstance(data.get("spec"), Mapping) else None
+    )
     if not isinstance(services, Mapping):
         return []
     out: list[Workload] = []
@@ -133,9 +135,11 @@ def _service(
     worker = service.get("componentType") == "worker" or bool(server)
     _probes(service, at, operator, pod, worker)
     _shared_memory(service, at, operator, pod)
-    nodes = service.get("multinode", {}).get("nodeCount") if isinstance(
-        service.get("multinode"), Mapping
-    ) else None
+    nodes = (
+        service.get("multinode", {}).get("nodeCount")
+        if isinstance(service.get("multinode"), Mapping)
+        else None
+    )
     replicas = service.get("replicas")
     counted = isinstance(replicas, int) and not isinstance(replicas, bool)
     completed = dataclasses.replace(
@@ -153,8 +157,11 @@ def _service(
 
 
 def _hints(server: str, words: list[str], origin: Origin) -> tuple[Hint, ...]:
-    """The engine settings among a worker's arguments."""
-    return flag_hints(server, [(word, origin) for word in words]) if server else ()
+    """The engine settings among a worker's arguments. ``dynamo.trtllm`` takes TensorRT-LLM's
+    own arguments, not the Triton server's whose table ``trtllm`` names here: none read."""
+    if server not in ("vllm", "sglang"):
+        return ()
+    return flag_hints(server, [(word, origin) for word in words])
 
 
 def _resources(service: Mapping[str, Any], at: Any, pod: SyntheticPod) -> None:

@@ -26,6 +26,7 @@ _KSERVE_LLM = "https://github.com/kserve/kserve/blob/master/config/llmisvc/confi
 _RAY = "https://github.com/ray-project/kuberay/blob/master/ray-operator/controllers/ray/common/pod.go (addEmptyDir)"
 _LWS = "https://github.com/kubernetes-sigs/lws/blob/v0.10.0/site/content/en/docs/reference/labels-annotations-and-environment-variables.md#L42-L44"
 _KUBEAI = "https://github.com/kubeai-project/kubeai/blob/main/internal/modelcontroller/engine_vllm.go (vLLMPodForModel); charts/kubeai/values.yaml (resourceProfiles)"
+_LLMAZ = "https://github.com/InftyAI/llmaz/blob/3c13ff343e28cdbe842fd3c659e3daf0d1e27e91/pkg/controller/inference/service_controller.go (injectModelProperties L250-L290), pkg/controller_helper/modelsource/modelhub.go#L63-L115"
 _RBG = "https://github.com/sgl-project/rbg/blob/993491fba9bfdf377d3cd18c8833da20ce0ec87b/pkg/discovery/injector.go, env_builder.go; pkg/reconciler/pod_reconciler.go#L62-L125"
 _KTHENA = "https://github.com/volcano-sh/kthena/blob/3cc057284c34469fcb0ed22a12dac84b1d120719/pkg/model-serving-controller/utils/utils.go#L95-L211"
 _NIM = "https://github.com/NVIDIA/k8s-nim-operator/blob/v3.1.2/api/apps/v1alpha1/nimservice_types.go (GetStandardEnv L303, GetVolumes, GetDefault*Probe L657-L735)"
@@ -39,32 +40,196 @@ _KAITO_KINDS = ("Workspace", "InferenceSet")
 _OME_KINDS = ("ClusterServingRuntime", "ServingRuntime", "InferenceService")
 
 TABLE: tuple[Addition, ...] = (
-    Addition("KServe", _LLMISVC, "probes", "HTTP /health liveness and readiness on port 8000 in the main container", _KSERVE_LLM),
-    Addition("KServe", _LLMISVC, "/dev/shm", "memory-backed emptyDir dshm, sizeLimit 1Gi", _KSERVE_LLM),
-    Addition("KServe", _LLMISVC, "flags", "VLLM_ADDITIONAL_ARGS appended to the vllm serve command line", _KSERVE_LLM),
-    Addition("KubeRay", _RAY_KINDS, "/dev/shm", "memory-backed emptyDir shared-mem in the Ray container, sized to its memory limit", _RAY),
-    Addition("LeaderWorkerSet", ("LeaderWorkerSet",), "environment", "LWS_GROUP_SIZE, LWS_WORKER_INDEX, LWS_LEADER_ADDRESS in every container", _LWS),
-    Addition("KubeAI", ("Model",), "container", "python3 -m vllm.entrypoints.openai.api_server with the Model's args and env", _KUBEAI),
-    Addition("KubeAI", ("Model",), "/dev/shm", "memory-backed emptyDir dshm without a size limit (vLLM engine)", _KUBEAI),
-    Addition("KubeAI", ("Model",), "GPU count", "resourceProfile <name>:<count> becomes <count> GPUs of the profile's product", _KUBEAI),
-    Addition("RoleBasedGroup", ("RoleBasedGroup",), "environment", "RBG_GROUP_NAME, RBG_ROLE_NAME, RBG_LWP_GROUP_SIZE, RBG_LWP_WORKER_INDEX (replacing the container's own)", _RBG),
-    Addition("RoleBasedGroup", ("RoleBasedGroup",), "none", "no probes, no resources, no /dev/shm; a ConfigMap volume at /etc/rbg", _RBG),
-    Addition("kthena", ("ModelServing",), "environment", "GROUP_SIZE, WORKER_INDEX, ENTRY_ADDRESS (replacing the container's own)", _KTHENA),
+    Addition(
+        "KServe",
+        _LLMISVC,
+        "probes",
+        "HTTP /health liveness and readiness on port 8000 in the main container",
+        _KSERVE_LLM,
+    ),
+    Addition(
+        "KServe", _LLMISVC, "/dev/shm", "memory-backed emptyDir dshm, sizeLimit 1Gi", _KSERVE_LLM
+    ),
+    Addition(
+        "KServe",
+        _LLMISVC,
+        "flags",
+        "VLLM_ADDITIONAL_ARGS appended to the vllm serve command line",
+        _KSERVE_LLM,
+    ),
+    Addition(
+        "KubeRay",
+        _RAY_KINDS,
+        "/dev/shm",
+        "memory-backed emptyDir shared-mem in the Ray container, sized to its memory limit",
+        _RAY,
+    ),
+    Addition(
+        "LeaderWorkerSet",
+        ("LeaderWorkerSet",),
+        "environment",
+        "LWS_GROUP_SIZE, LWS_WORKER_INDEX, LWS_LEADER_ADDRESS in every container",
+        _LWS,
+    ),
+    Addition(
+        "llmaz",
+        ("Service",),
+        "environment",
+        "a model-loader init container (MODEL_ID, HF token from the modelhub-secret Secret) and "
+        "the model volume in the model-runner container",
+        _LLMAZ,
+    ),
+    Addition(
+        "llmaz",
+        ("Service",),
+        "none",
+        "no probes, no resources, no /dev/shm from the Service controller (a Playground's "
+        "backend runtime writes them into the Service's template)",
+        _LLMAZ,
+    ),
+    Addition(
+        "KubeAI",
+        ("Model",),
+        "container",
+        "python3 -m vllm.entrypoints.openai.api_server with the Model's args and env",
+        _KUBEAI,
+    ),
+    Addition(
+        "KubeAI",
+        ("Model",),
+        "/dev/shm",
+        "memory-backed emptyDir dshm without a size limit (vLLM engine)",
+        _KUBEAI,
+    ),
+    Addition(
+        "KubeAI",
+        ("Model",),
+        "GPU count",
+        "resourceProfile <name>:<count> becomes <count> GPUs of the profile's product",
+        _KUBEAI,
+    ),
+    Addition(
+        "RoleBasedGroup",
+        ("RoleBasedGroup",),
+        "environment",
+        "RBG_GROUP_NAME, RBG_ROLE_NAME, RBG_LWP_GROUP_SIZE, RBG_LWP_WORKER_INDEX (replacing the container's own)",
+        _RBG,
+    ),
+    Addition(
+        "RoleBasedGroup",
+        ("RoleBasedGroup",),
+        "none",
+        "no probes, no resources, no /dev/shm; a ConfigMap volume at /etc/rbg",
+        _RBG,
+    ),
+    Addition(
+        "kthena",
+        ("ModelServing",),
+        "environment",
+        "GROUP_SIZE, WORKER_INDEX, ENTRY_ADDRESS (replacing the container's own)",
+        _KTHENA,
+    ),
     Addition("kthena", ("ModelServing",), "none", "no probes, no resources, no /dev/shm", _KTHENA),
-    Addition("NVIDIA NIM Operator", ("NIMService",), "probes", "liveness /v1/health/live, readiness and startup /v1/health/ready on the api port, unless disabled", _NIM),
-    Addition("NVIDIA NIM Operator", ("NIMService",), "/dev/shm", "memory-backed emptyDir dshm sized by storage.sharedMemorySizeLimit (none when unset)", _NIM),
-    Addition("NVIDIA NIM Operator", ("NIMService",), "environment", "NIM_SERVER_PORT = expose.service.port (8000)", _NIM),
-    Addition("KAITO", _KAITO_KINDS, "container", "presets/workspace/inference/vllm/inference_api.py serving the preset's model", _KAITO + "pkg/utils/plugin/plugin.go#L47"),
-    Addition("KAITO", _KAITO_KINDS, "GPU count", "resource.instanceType's GPUs from the operator's SKU table, as nvidia.com/gpu limits and requests", _KAITO + "pkg/sku/azure_sku_handler.go, pkg/workspace/inference/preset_inferences.go#L560-L575"),
-    Addition("KAITO", _KAITO_KINDS, "probes", "HTTP /health liveness, readiness and startup (30 min) on port 5000", _KAITO + "pkg/workspace/inference/preset_inferences.go#L52-L108"),
-    Addition("KAITO", _KAITO_KINDS, "/dev/shm", "memory-backed emptyDir dshm without a size limit", _KAITO + "pkg/utils/common_preset.go#L143"),
-    Addition("KAITO", _KAITO_KINDS, "flags", "--served-model-name, --tensor-parallel-size 1 on one GPU; the inference-config ConfigMap's vllm: keys after them (they win)", _KAITO + "pkg/model/interface.go#L394-L559, presets/workspace/inference/vllm/inference_api.py#L128-L148"),
-    Addition("OME", _OME_KINDS, "container", "engineConfig/decoderConfig (and leader/worker) runner as the pod's container", _OME + "pkg/apis/ome/v1beta1/inference_service.go#L138-L270"),
-    Addition("OME", _OME_KINDS, "environment", "MODEL_PATH = the base model's storage path, unless the container sets it", _OME + "pkg/controller/v1beta1/inferenceservice/components/base.go#L139-L146"),
-    Addition("NVIDIA Dynamo", ("DynamoGraphDeployment",), "probes", "worker: /live liveness, /health readiness, /live startup (720 x 10 s) on the system port 9090; a service's own probes replace them", _DYNAMO + "internal/dynamo/component_worker.go"),
-    Addition("NVIDIA Dynamo", ("DynamoGraphDeployment",), "/dev/shm", "memory-backed emptyDir of 8Gi unless sharedMemory.disabled (sharedMemory.size resizes it)", _DYNAMO + "docs/footer.md"),
-    Addition("NVIDIA Dynamo", ("DynamoGraphDeployment",), "environment", "worker: DYN_SYSTEM_ENABLED, DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS, DYN_SYSTEM_PORT", _DYNAMO + "internal/dynamo/component_worker.go"),
-    Addition("NVIDIA Dynamo", ("DynamoGraphDeployment",), "resources", "resources.gpu becomes nvidia.com/gpu; resources.custom keys keep their names", _DYNAMO + "getResourcesConfig"),
+    Addition(
+        "NVIDIA NIM Operator",
+        ("NIMService",),
+        "probes",
+        "liveness /v1/health/live, readiness and startup /v1/health/ready on the api port, unless disabled",
+        _NIM,
+    ),
+    Addition(
+        "NVIDIA NIM Operator",
+        ("NIMService",),
+        "/dev/shm",
+        "memory-backed emptyDir dshm sized by storage.sharedMemorySizeLimit (none when unset)",
+        _NIM,
+    ),
+    Addition(
+        "NVIDIA NIM Operator",
+        ("NIMService",),
+        "environment",
+        "NIM_SERVER_PORT = expose.service.port (8000)",
+        _NIM,
+    ),
+    Addition(
+        "KAITO",
+        _KAITO_KINDS,
+        "container",
+        "presets/workspace/inference/vllm/inference_api.py serving the preset's model",
+        _KAITO + "pkg/utils/plugin/plugin.go#L47",
+    ),
+    Addition(
+        "KAITO",
+        _KAITO_KINDS,
+        "GPU count",
+        "resource.instanceType's GPUs from the operator's SKU table, as nvidia.com/gpu limits and requests",
+        _KAITO
+        + "pkg/sku/azure_sku_handler.go, pkg/workspace/inference/preset_inferences.go#L560-L575",
+    ),
+    Addition(
+        "KAITO",
+        _KAITO_KINDS,
+        "probes",
+        "HTTP /health liveness, readiness and startup (30 min) on port 5000",
+        _KAITO + "pkg/workspace/inference/preset_inferences.go#L52-L108",
+    ),
+    Addition(
+        "KAITO",
+        _KAITO_KINDS,
+        "/dev/shm",
+        "memory-backed emptyDir dshm without a size limit",
+        _KAITO + "pkg/utils/common_preset.go#L143",
+    ),
+    Addition(
+        "KAITO",
+        _KAITO_KINDS,
+        "flags",
+        "--served-model-name, --tensor-parallel-size 1 on one GPU; the inference-config ConfigMap's vllm: keys after them (they win)",
+        _KAITO
+        + "pkg/model/interface.go#L394-L559, presets/workspace/inference/vllm/inference_api.py#L128-L148",
+    ),
+    Addition(
+        "OME",
+        _OME_KINDS,
+        "container",
+        "engineConfig/decoderConfig (and leader/worker) runner as the pod's container",
+        _OME + "pkg/apis/ome/v1beta1/inference_service.go#L138-L270",
+    ),
+    Addition(
+        "OME",
+        _OME_KINDS,
+        "environment",
+        "MODEL_PATH = the base model's storage path, unless the container sets it",
+        _OME + "pkg/controller/v1beta1/inferenceservice/components/base.go#L139-L146",
+    ),
+    Addition(
+        "NVIDIA Dynamo",
+        ("DynamoGraphDeployment",),
+        "probes",
+        "worker: /live liveness, /health readiness, /live startup (720 x 10 s) on the system port 9090; a service's own probes replace them",
+        _DYNAMO + "internal/dynamo/component_worker.go",
+    ),
+    Addition(
+        "NVIDIA Dynamo",
+        ("DynamoGraphDeployment",),
+        "/dev/shm",
+        "memory-backed emptyDir of 8Gi unless sharedMemory.disabled (sharedMemory.size resizes it)",
+        _DYNAMO + "docs/footer.md",
+    ),
+    Addition(
+        "NVIDIA Dynamo",
+        ("DynamoGraphDeployment",),
+        "environment",
+        "worker: DYN_SYSTEM_ENABLED, DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS, DYN_SYSTEM_PORT",
+        _DYNAMO + "internal/dynamo/component_worker.go",
+    ),
+    Addition(
+        "NVIDIA Dynamo",
+        ("DynamoGraphDeployment",),
+        "resources",
+        "resources.gpu becomes nvidia.com/gpu; resources.custom keys keep their names",
+        _DYNAMO + "getResourcesConfig",
+    ),
 )
 
 # Kinds whose pods are the template as written: nothing is added.
