@@ -276,3 +276,79 @@ def test_dynamo_lint(run_line: RunLine) -> None:
             "0 errors, 3 warnings, 0 info in 1 file",
         ],
     )
+
+
+def test_a_dynamo_service_s_own_probes_and_shared_memory(tmp_path: Path) -> None:
+    path = tmp_path / "graph.yaml"
+    path.write_text(
+        "apiVersion: nvidia.com/v1alpha1\n"
+        "kind: DynamoGraphDeployment\n"
+        "metadata: {name: g}\n"
+        "spec:\n"
+        "  services:\n"
+        "    Worker:\n"
+        "      componentType: worker\n"
+        "      sharedMemory: {disabled: true}\n"
+        "      readinessProbe:\n"
+        "        httpGet: {path: /ready, port: 9090}\n"
+        "      envs:\n"
+        "        - {name: DYN_SYSTEM_PORT, value: '9345'}\n"
+        "      resources:\n"
+        "        limits: {gpu: '2', custom: {rdma/ib: '1'}}\n"
+        "      extraPodSpec:\n"
+        "        mainContainer:\n"
+        "          image: nvcr.io/nvidia/ai-dynamo/sglang-runtime:0.4.0\n"
+        "          command: [python3, -m, dynamo.sglang, --model-path, Qwen/Qwen3-0.6B, --tp, '2']\n"
+    )
+    [workload] = _workloads(path)
+    data = workload.view().data
+    env = data["container"]["env"]
+    assert (
+        data["engine"]["name"],
+        data["engine"]["model_id"],
+        data["engine"]["tp_size"],
+        data["gpu"]["count"],
+        data["pod"]["shm"]["mounted"],
+        data["container"]["probes"]["readiness"]["http_path"],
+        env["DYN_SYSTEM_PORT"],
+        sorted(data["container"]["resources"]["limits"]),
+    ) == (
+        "sglang",
+        "Qwen/Qwen3-0.6B",
+        2,
+        2,
+        False,
+        "/ready",
+        "9345",
+        ["nvidia.com/gpu", "rdma/ib"],
+    )
+    assert _at(workload, "container", "probes", "readiness", "http_path") == (
+        10,
+        19,
+        "spec.services.Worker.readinessProbe.httpGet.path",
+    )
+
+
+def test_a_kaito_workspace_with_its_own_pod_template(tmp_path: Path) -> None:
+    path = tmp_path / "custom.yaml"
+    path.write_text(
+        "apiVersion: kaito.sh/v1beta1\n"
+        "kind: Workspace\n"
+        "metadata: {name: custom}\n"
+        "resource: {instanceType: Standard_NC24ads_A100_v4}\n"
+        "inference:\n"
+        "  template:\n"
+        "    spec:\n"
+        "      containers:\n"
+        "        - name: server\n"
+        "          image: vllm/vllm-openai:v0.11.0\n"
+        "          args: [--model, Qwen/Qwen2.5-7B-Instruct, --max-model-len, '8192']\n"
+    )
+    [workload] = _workloads(path)
+    data = workload.view().data
+    # The template is the pod as written: the operator adds nothing a rule reads to it.
+    assert (
+        data["engine"]["model_id"],
+        data["engine"]["max_model_len"],
+        data["container"]["probes"],
+    ) == ("Qwen/Qwen2.5-7B-Instruct", 8192, {})

@@ -28,7 +28,7 @@ from linter.model.records import (
     Image,
     ServingModel,
 )
-from linter.model.server import EnvValue, engine_record, tokens_of
+from linter.model.server import MODEL_SETTING, EnvValue, engine_record, tokens_of
 from linter.model.setting_input import SettingInput
 from linter.model.settings import ModelSettings
 from linter.model.workload import Workload
@@ -276,8 +276,11 @@ def _workload(
     nim_model = nim_image_model(server, image)
     if nim_model:
         engine.settings.setdefault("model", Located(nim_model, image_origin))
-    if "model" in engine.settings and engine.model_id is None:
-        engine.model_id = engine.settings["model"]
+    if engine.model_id is None:
+        # A hint may carry the server's own model setting (SGLang's model_path).
+        key = next((k for k in (MODEL_SETTING.get(server), "model") if k in engine.settings), None)
+        if key is not None:
+            engine.model_id = engine.settings[key]
     record.container = container
     gpu = Gpu.of(gpus.gpu_facts(spec, container.value.resources.value.plain(), settings))
     locate_gpu(spec, view, locate, gpu)
