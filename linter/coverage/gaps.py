@@ -21,7 +21,6 @@ from linter.model import registry
 from linter.model.budget import memory_budget
 from linter.model.capacity import EVERY_FIGURE, FIGURES_OF_SETTING
 from linter.model.located import value_of
-from linter.model.operator_additions import additions_known
 from linter.model.workload import Workload
 from linter.policy.model import Policy, Rule
 from linter.positions import Origin
@@ -262,7 +261,12 @@ def _operator_additions(
     (their guard lists the kinds) did not run on it."""
     record = workload.record
     kind = record.kind.value
-    if value_of(record.source) != "manifest" or additions_known(kind):
+    if value_of(record.source) != "manifest":
+        return []
+    # Only with manifests: a values file's hook run never loads the table.
+    from linter.model.operator_additions import additions_known
+
+    if additions_known(kind):
         return []
     literal = f"'{kind}'"
     rules = [
