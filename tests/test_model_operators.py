@@ -12,7 +12,7 @@ from report_lines import report_lines
 
 from linter.evaluate.stages import read_inputs
 from linter.model.extract import extract_workloads
-from linter.model.kaito import gpus_of_sku, model_of_preset
+from linter.model.kaito import gpus_of_sku, model_of_preset, parallelism
 from linter.model.workload import Workload
 from linter.sources.files import expand
 
@@ -134,6 +134,21 @@ def test_kaito_presets_and_skus_from_the_operators_tables() -> None:
     assert model_of_preset("Qwen/Qwen3-8B") == "Qwen/Qwen3-8B"
     assert (gpus_of_sku("Standard_ND96isr_H100_v5"), gpus_of_sku("g5.12xlarge")) == (8, 4)
     assert gpus_of_sku("Standard_D4s_v5") is None
+
+
+def test_kaito_parallelism_as_the_operator_chooses_it() -> None:
+    # Under half of one GPU (7.15 GiB x 4 x 2 < 320 GiB): data parallel on every GPU.
+    assert parallelism("microsoft/Phi-4-mini-instruct", "Standard_NC96ads_A100_v4") == [
+        ("--data-parallel-size", "4"),
+        ("--tensor-parallel-size", "1"),
+    ]
+    # phi-4 (27.31 GiB) on four 24 GiB GPUs: tensor parallel over all four.
+    assert parallelism("microsoft/phi-4", "g5.12xlarge") == [("--tensor-parallel-size", "4")]
+    assert parallelism("Qwen/Qwen3-8B", "Standard_NC24ads_A100_v4") == [
+        ("--tensor-parallel-size", "1")
+    ]
+    # A model whose size the operator's catalogue gives but this table lacks: not guessed.
+    assert parallelism("Qwen/Qwen3-8B", "g5.12xlarge") == []
 
 
 def test_a_kaito_workspace_on_an_unknown_sku_without_its_configmap(tmp_path: Path) -> None:
@@ -352,3 +367,40 @@ def test_a_kaito_workspace_with_its_own_pod_template(tmp_path: Path) -> None:
         data["engine"]["max_model_len"],
         data["container"]["probes"],
     ) == ("Qwen/Qwen2.5-7B-Instruct", 8192, {})
+
+
+def test_malformed_operator_objects_are_read_without_failing(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        "apiVersion: nvidia.com/v1alpha1\n"
+        "kind: DynamoGraphDeployment\n"
+        "metadata: {name: a}\n"
+        "spec:\n"
+        "  services:\n"
+        "    W:\n"
+        "      envs: [1, {name: X}]\n"
+        "      sharedMemory: {size: [1]}\n"
+        "      resources: {limits: {gpu: abc, custom: 3}, requests: [1]}\n"
+        "      extraPodSpec:\n"
+        "        volumes: 3\n"
+        '        mainContainer: {command: ["python3 -m dynamo.vllm --model \'x"], env: 4}\n'
+        "    V: 9\n"
+        "---\n"
+        "apiVersion: kaito.sh/v1beta1\n"
+        "kind: Workspace\n"
+        "metadata: {name: k}\n"
+        "resource: x\n"
+        "inference: {preset: {name: 7}, config: [x], template: {spec: 3}}\n"
+        "---\n"
+        "apiVersion: ome.io/v1beta1\n"
+        "kind: ClusterServingRuntime\n"
+        "metadata: {name: o}\n"
+        "spec: {engineConfig: {runner: [1], leader: 3}, decoderConfig: {worker: {runner: 4}}}\n"
+    )
+    result = run_line(["lint", "--no-config", str(path)])
+    assert (result.exit_code, report_lines(result.output)) == (
+        0,
+        ["0 errors, 0 warnings, 0 info in 1 file"],
+    )

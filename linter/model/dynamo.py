@@ -30,7 +30,7 @@ from typing import Any
 
 from linter.model.build import Hint, Meta, build_workloads
 from linter.model.operator_kinds import flag_hints
-from linter.model.paths import Locate
+from linter.model.paths import Locate, lookup
 from linter.model.pod_volumes import ADDED_BY
 from linter.model.role_pods import added_by
 from linter.model.settings import ModelSettings
@@ -191,8 +191,9 @@ def _env(service: Mapping[str, Any], at: Any, pod: SyntheticPod) -> None:
         return
     for index, item in enumerate(envs):
         if isinstance(item, Mapping):
-            spot = pod.append((*_C, "env"), dict(item), at("envs", index))
-            pod.copy_origins((*_C, "env", spot), dict(item), lambda p: at(*p), ("envs", index))
+            spot = _append(pod, (*_C, "env"), dict(item), at("envs", index))
+            if spot is not None:
+                pod.copy_origins((*_C, "env", spot), dict(item), lambda p: at(*p), ("envs", index))
 
 
 def _probes(
@@ -207,12 +208,22 @@ def _probes(
             pod.set((*_C, key), dict(default), operator)
     if not worker:
         return
-    own = {e.get("name") for e in container.get("env", []) if isinstance(e, Mapping)}
+    env = container.get("env")
+    own = {e.get("name") for e in env if isinstance(e, Mapping)} if isinstance(env, list) else set()
     for name, value in _WORKER_ENV.items():
         if name not in own:
-            spot = pod.append((*_C, "env"), {"name": name, "value": value}, operator)
-            pod.origins[(*_C, "env", spot, "value")] = operator
-    pod.append((*_C, "ports"), {"name": "system", "containerPort": _SYSTEM_PORT}, operator)
+            spot = _append(pod, (*_C, "env"), {"name": name, "value": value}, operator)
+            if spot is not None:
+                pod.origins[(*_C, "env", spot, "value")] = operator
+    _append(pod, (*_C, "ports"), {"name": "system", "containerPort": _SYSTEM_PORT}, operator)
+
+
+def _append(pod: SyntheticPod, path: PathT, value: Any, origin: Origin) -> int | None:
+    """Append to a list of the pod; nothing when the pod holds something else there (a
+    malformed value is reported by the pod-spec rules as written)."""
+    if not isinstance(lookup(pod.spec, path), list | None):
+        return None
+    return pod.append(path, value, origin)
 
 
 def _shared_memory(
@@ -234,7 +245,9 @@ def _shared_memory(
         "emptyDir": {"medium": "Memory", "sizeLimit": size},
         ADDED_BY: "Dynamo operator",
     }
-    spot = pod.append(("volumes",), volume, origin)
+    spot = _append(pod, ("volumes",), volume, origin)
+    if spot is None:
+        return
     pod.copy_origins(("volumes", spot), volume, lambda _p: origin, ())
     mount = {"name": "shared-memory", "mountPath": "/dev/shm"}
-    pod.append((*_C, "volumeMounts"), mount, operator)
+    _append(pod, (*_C, "volumeMounts"), mount, operator)

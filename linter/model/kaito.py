@@ -23,8 +23,9 @@ Read from KAITO at v0.12.0 (https://github.com/kaito-project/kaito, commit 056b8
   after the operator's own flags, so they win (argparse keeps the last value). The
   operator's flags read here are the ones it always sets for a single-node preset:
   ``--served-model-name`` (``pkg/model/interface.go`` L405-L413) and
-  ``--tensor-parallel-size`` 1 on one GPU (``configureParallelism`` L543-L559; on more
-  GPUs it picks data or tensor parallelism from the model's size, so it is left unset).
+  the parallelism of ``configureParallelism`` (L543-L559: tensor parallel 1 on one GPU;
+  on more, data parallel when the model is under half a GPU, else tensor parallel; unset
+  when the model's size is not known here or the workspace spans several nodes).
 """
 
 from __future__ import annotations
@@ -86,43 +87,75 @@ _PRESETS = {
     "gpt-oss-120b": "openai/gpt-oss-120b",
 }
 # The operator's SKU tables (pkg/sku/azure_sku_handler.go, aws_sku_handler.go at v0.12.0):
-# instance type → GPUs per node. The product comes from the GPU catalogue's instance types.
-_SKU_GPUS = {
-    "standard_nv36ads_a10_v5": 1,
-    "standard_nv72ads_a10_v5": 2,
-    "standard_nc24ads_a100_v4": 1,
-    "standard_nc48ads_a100_v4": 2,
-    "standard_nc96ads_a100_v4": 4,
-    "standard_nd96asr_a100_v4": 8,
-    "standard_nd96amsr_a100_v4": 8,
-    "standard_nc40ads_h100_v5": 1,
-    "standard_nc80adis_h100_v5": 2,
-    "standard_nd96isr_h100_v5": 8,
-    "standard_ncc40ads_h100_v5": 1,
-    "standard_nd96isr_h200_v5": 8,
-    "p4d.24xlarge": 8,
-    "p4de.24xlarge": 8,
-    "p5.48xlarge": 8,
-    "p5e.48xlarge": 8,
-    "p5en.48xlarge": 8,
-    "g6.xlarge": 1,
-    "g6.2xlarge": 1,
-    "g6.4xlarge": 1,
-    "g6.8xlarge": 1,
-    "g6.16xlarge": 1,
-    "gr6.4xlarge": 1,
-    "gr6.8xlarge": 1,
-    "g6.12xlarge": 4,
-    "g6.24xlarge": 4,
-    "g6.48xlarge": 8,
-    "g5.xlarge": 1,
-    "g5.2xlarge": 1,
-    "g5.4xlarge": 1,
-    "g5.8xlarge": 1,
-    "g5.12xlarge": 4,
-    "g5.16xlarge": 1,
-    "g5.24xlarge": 4,
-    "g5.48xlarge": 8,
+# instance type → (GPUs per node, their memory together in GiB). The product comes from the
+# GPU catalogue's instance types. The AMD, Trainium and Inferentia types are left out: the
+# operator asks for nvidia.com/gpu on every type (preset_inferences.go L560), which those
+# nodes do not offer.
+_SKUS = {
+    "standard_nv36ads_a10_v5": (1, 24),
+    "standard_nv72ads_a10_v5": (2, 48),
+    "standard_nc24ads_a100_v4": (1, 80),
+    "standard_nc48ads_a100_v4": (2, 160),
+    "standard_nc96ads_a100_v4": (4, 320),
+    "standard_nd96asr_a100_v4": (8, 320),
+    "standard_nd96amsr_a100_v4": (8, 640),
+    "standard_nc40ads_h100_v5": (1, 94),
+    "standard_nc80adis_h100_v5": (2, 188),
+    "standard_nd96isr_h100_v5": (8, 640),
+    "standard_ncc40ads_h100_v5": (1, 94),
+    "standard_nd96isr_h200_v5": (8, 1128),
+    "p4d.24xlarge": (8, 320),
+    "p4de.24xlarge": (8, 640),
+    "p5.48xlarge": (8, 640),
+    "p5e.48xlarge": (8, 1128),
+    "p5en.48xlarge": (8, 1128),
+    "g6.xlarge": (1, 24),
+    "g6.2xlarge": (1, 24),
+    "g6.4xlarge": (1, 24),
+    "g6.8xlarge": (1, 24),
+    "g6.16xlarge": (1, 24),
+    "gr6.4xlarge": (1, 24),
+    "gr6.8xlarge": (1, 24),
+    "g6.12xlarge": (4, 96),
+    "g6.24xlarge": (4, 96),
+    "g6.48xlarge": (8, 192),
+    "g5.xlarge": (1, 24),
+    "g5.2xlarge": (1, 24),
+    "g5.4xlarge": (1, 24),
+    "g5.8xlarge": (1, 24),
+    "g5.12xlarge": (4, 96),
+    "g5.16xlarge": (1, 24),
+    "g5.24xlarge": (4, 96),
+    "g5.48xlarge": (8, 192),
+}
+# presets/workspace/models/model_catalog.yaml modelFileSize (GiB) of the preset models, for
+# the operator's choice between data and tensor parallelism (configureParallelism).
+_MODEL_GIB = {
+    "meta-llama/Llama-3.1-8B-Instruct": 14.96,
+    "meta-llama/Llama-3.3-70B-Instruct": 131.42,
+    "deepseek-ai/DeepSeek-R1-0528": 641.30,
+    "deepseek-ai/DeepSeek-V3-0324": 641.30,
+    "mistralai/Mistral-7B-v0.3": 13.50,
+    "mistralai/Mistral-7B-Instruct-v0.3": 13.50,
+    "mistralai/Ministral-3-3B-Instruct-2512": 4.35,
+    "mistralai/Ministral-3-8B-Instruct-2512": 9.70,
+    "mistralai/Ministral-3-14B-Instruct-2512": 14.65,
+    "mistralai/Mistral-Large-3-675B-Instruct-2512": 634.70,
+    "microsoft/Phi-3-mini-4k-instruct": 7.12,
+    "microsoft/Phi-3-mini-128k-instruct": 7.12,
+    "microsoft/Phi-3-medium-4k-instruct": 26.00,
+    "microsoft/Phi-3-medium-128k-instruct": 26.00,
+    "microsoft/Phi-3.5-mini-instruct": 7.12,
+    "microsoft/Phi-4-mini-instruct": 7.15,
+    "microsoft/phi-4": 27.31,
+    "Qwen/Qwen2.5-Coder-7B-Instruct": 14.19,
+    "Qwen/Qwen2.5-Coder-32B-Instruct": 61.03,
+    "deepseek-ai/DeepSeek-R1-Distill-Qwen-14B": 27.51,
+    "deepseek-ai/DeepSeek-R1-Distill-Llama-8B": 14.96,
+    "google/gemma-3-4b-it": 8.01,
+    "google/gemma-3-27b-it": 51.10,
+    "openai/gpt-oss-20b": 25.63,
+    "openai/gpt-oss-120b": 121.54,
 }
 # preset_inferences.go defaultLivenessProbe, defaultReadinessProbe, buildStartupProbe.
 _PROBES: dict[str, dict[str, Any]] = {
@@ -156,7 +189,27 @@ def model_of_preset(name: str) -> str:
 
 
 def gpus_of_sku(instance_type: str) -> int | None:
-    return _SKU_GPUS.get(instance_type.lower())
+    found = _SKUS.get(instance_type.lower())
+    return found[0] if found else None
+
+
+def parallelism(model: str, instance_type: str) -> list[tuple[str, str]]:
+    """The parallelism flags the operator passes on one node (``configureParallelism``,
+    ``modelFitsOnSingleGPU`` in pkg/model/interface.go L543-L559, L686-L698): a model under
+    half of one GPU's memory runs data parallel on every GPU, a larger one tensor parallel.
+    Empty when the model's size is not in the operator's catalogue as read here."""
+    found = _SKUS.get(instance_type.lower())
+    if found is None:
+        return []
+    count, total_gib = found
+    if count == 1:
+        return [("--tensor-parallel-size", "1")]
+    size = _MODEL_GIB.get(model)
+    if size is None:
+        return []
+    if size * count * 2 < total_gib:
+        return [("--data-parallel-size", str(count)), ("--tensor-parallel-size", "1")]
+    return [("--tensor-parallel-size", str(count))]
 
 
 def kaito_workloads(
@@ -190,16 +243,16 @@ def kaito_workloads(
     model = model_of_preset(preset)
     preset_at = at("inference", "preset", "name")
     args: list[tuple[str, Origin]] = [("--served-model-name", preset_at), (model, preset_at)]
-    count = _gpus(data, base, at, pod)
-    if count == 1:
+    sku = _gpus(data, base, at, pod)
+    nodes = lookup(data, (*base, "resource", "count"))
+    if sku and not (_is_int(nodes) and nodes > 1):
         size_at = added_by(at("resource", "instanceType"), WHO)
-        args += [("--tensor-parallel-size", size_at), ("1", size_at)]
+        args += [(word, size_at) for pair in parallelism(model, sku) for word in pair]
     args += _config_flags(inference, base, locate, companions)
     for index, (token, origin) in enumerate(args):
         pod.append((*_C, "args"), token, origin)
         pod.origins[(*_C, "args", index)] = origin
     _operator_pieces(pod, inference, operator)
-    nodes = lookup(data, (*base, "resource", "count"))
     replicas = lookup(data, ("spec", "replicas")) if base else None
     # The server's parser reads these words (inference_api.py forwards them), so they are
     # its settings, the ConfigMap's last.
@@ -215,20 +268,20 @@ def kaito_workloads(
     return build_workloads(pod.spec, pod.locate, completed, settings)
 
 
-def _gpus(data: Mapping[str, Any], base: PathT, at: Any, pod: SyntheticPod) -> int | None:
+def _gpus(data: Mapping[str, Any], base: PathT, at: Any, pod: SyntheticPod) -> str:
     """The GPUs the operator requests for the instance type, and the node label that
-    names the type (so the catalogue finds the product)."""
+    names the type (so the catalogue finds the product); the instance type, or ''."""
     sku = lookup(data, (*base, "resource", "instanceType"))
     if not isinstance(sku, str) or not sku:
-        return None
+        return ""
     origin = added_by(at("resource", "instanceType"), WHO)
     pod.set(("nodeSelector", "node.kubernetes.io/instance-type"), sku, origin)
     count = gpus_of_sku(sku)
     if count is None:
-        return None
+        return ""
     for side in ("limits", "requests"):
         pod.set((*_C, "resources", side, "nvidia.com/gpu"), count, origin)
-    return count
+    return sku
 
 
 def _config_flags(

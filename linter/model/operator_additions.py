@@ -184,9 +184,12 @@ TABLE: tuple[Addition, ...] = (
         "KAITO",
         _KAITO_KINDS,
         "flags",
-        "--served-model-name, --tensor-parallel-size 1 on one GPU; the inference-config ConfigMap's vllm: keys after them (they win)",
+        "--served-model-name; on one node --tensor-parallel-size 1 on one GPU, on more "
+        "--data-parallel-size N when the model is under half a GPU, else "
+        "--tensor-parallel-size N; the inference-config ConfigMap's vllm: keys after them "
+        "(they win)",
         _KAITO
-        + "pkg/model/interface.go#L394-L559, presets/workspace/inference/vllm/inference_api.py#L128-L148",
+        + "pkg/model/interface.go#L394-L559 and L686-L698, presets/workspace/inference/vllm/inference_api.py#L128-L148",
     ),
     Addition(
         "OME",
