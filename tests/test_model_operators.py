@@ -120,6 +120,12 @@ def test_a_kaito_inference_set(run_line: RunLine) -> None:
     )
     assert (data["gpu"]["count"], data["gpu"]["product"]) == (1, "NVIDIA-A100-80GB-PCIe")
     assert _at(workload, "gpu", "count") == (19, 7, "added by KAITO")
+    # --max-model-len auto: vLLM fits the context to the memory; no length is judged.
+    assert (data["engine"]["unparsed"], "max_model_len" in engine) == (
+        {"max_model_len": "auto"},
+        False,
+    )
+    assert _at(workload, "engine", "unparsed", "max_model_len") == (13, 3, "added by KAITO")
     assert _lint(run_line, FIXTURES / "kaito-inferenceset.yaml") == (
         0,
         [

@@ -28,7 +28,13 @@ from linter.model.records import (
     Image,
     ServingModel,
 )
-from linter.model.server import MODEL_SETTING, EnvValue, engine_record, tokens_of
+from linter.model.server import (
+    MODEL_SETTING,
+    EnvValue,
+    engine_record,
+    mark_unparsed,
+    tokens_of,
+)
 from linter.model.setting_input import SettingInput
 from linter.model.settings import ModelSettings
 from linter.model.workload import Workload
@@ -44,6 +50,9 @@ class Hint:
     name: str
     value: Any
     origin: Origin
+    # The text as written when ``value`` is None: it does not read as the setting's type
+    # (KAITO's ``--max-model-len auto``), so the rules that read the setting skip it.
+    raw: str = ""
 
 
 @frozen
@@ -272,6 +281,10 @@ def _workload(
             image_origin,
         )
     for hint in meta.hints:
+        if hint.value is None:
+            if hint.name not in engine.settings:
+                mark_unparsed(engine, hint.name, hint.raw, hint.origin)
+            continue
         engine.settings.setdefault(hint.name, Located(hint.value, hint.origin))
     nim_model = nim_image_model(server, image)
     if nim_model:

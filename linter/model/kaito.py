@@ -243,6 +243,8 @@ def kaito_workloads(
     model = model_of_preset(preset)
     preset_at = at("inference", "preset", "name")
     args: list[tuple[str, Origin]] = [("--served-model-name", preset_at), (model, preset_at)]
+    # vLLM sizes the context to the memory it finds (preset_inferences.go L581-L590).
+    args += [("--max-model-len", operator), ("auto", operator)]
     sku = _gpus(data, base, at, pod)
     nodes = lookup(data, (*base, "resource", "count"))
     if sku and not (_is_int(nodes) and nodes > 1):

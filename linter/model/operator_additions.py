@@ -184,12 +184,12 @@ TABLE: tuple[Addition, ...] = (
         "KAITO",
         _KAITO_KINDS,
         "flags",
-        "--served-model-name; on one node --tensor-parallel-size 1 on one GPU, on more "
+        "--served-model-name, --max-model-len auto; on one node --tensor-parallel-size 1 on one GPU, on more "
         "--data-parallel-size N when the model is under half a GPU, else "
         "--tensor-parallel-size N; the inference-config ConfigMap's vllm: keys after them "
         "(they win)",
-        _KAITO
-        + "pkg/model/interface.go#L394-L559 and L686-L698, presets/workspace/inference/vllm/inference_api.py#L128-L148",
+        _KAITO + "pkg/model/interface.go#L394-L559 and L686-L698, "
+        "pkg/workspace/inference/preset_inferences.go#L581-L590, presets/workspace/inference/vllm/inference_api.py#L128-L148",
     ),
     Addition(
         "OME",

@@ -62,6 +62,10 @@ def flag_hints(server: str, tokens: Sequence[tuple[str, Origin]]) -> tuple[Hint,
     parsed = parse_args(server, [Token(text, origin) for text, origin in tokens])
     found: dict[str, Hint] = {}
     for flag in parsed.flags:
-        if flag.setting is not None and flag.value is not None:
-            found[flag.setting.name] = Hint(flag.setting.name, flag.value, flag.origin)
+        if flag.setting is None or flag.subkey is not None:
+            continue
+        # A value that does not read as the setting's type is kept as written (None).
+        name = flag.setting.name
+        found.pop(name, None)  # the last one written wins, in order
+        found[name] = Hint(name, flag.value, flag.origin, "" if flag.value else flag.raw)
     return tuple(found.values())
