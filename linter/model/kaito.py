@@ -22,7 +22,8 @@ Read from KAITO at v0.12.0 (https://github.com/kaito-project/kaito, commit 056b8
   arguments under ``vllm:``; ``inference_api.py`` (``parse_args`` L128-L148) appends them
   after the operator's own flags, so they win (argparse keeps the last value). The
   operator's flags read here are the ones it always sets for a single-node preset:
-  ``--served-model-name`` (``pkg/model/interface.go`` L405-L413) and
+  ``--served-model-name`` (``pkg/model/interface.go`` L405-L413), ``--max-model-len auto``
+  (``preset_inferences.go`` L581-L590: vLLM fits the context to the memory) and
   the parallelism of ``configureParallelism`` (L543-L559: tensor parallel 1 on one GPU;
   on more, data parallel when the model is under half a GPU, else tensor parallel; unset
   when the model's size is not known here or the workspace spans several nodes).
@@ -225,12 +226,10 @@ def kaito_workloads(
     inference = lookup(data, (*base, "inference"))
     if not isinstance(inference, Mapping):
         return []  # a tuning workspace, or nothing to run
-    template = inference.get("template")
-    if isinstance(template, Mapping) and isinstance(lookup(template, ("spec",)), Mapping):
+    spec = lookup(inference, ("template", "spec"))
+    if isinstance(spec, Mapping):
         # A custom model: the user's own pod template, run as written.
         where = (*base, "inference", "template", "spec")
-        spec = lookup(template, ("spec",))
-        assert isinstance(spec, Mapping)
         return build_workloads(spec, lambda p: locate((*where, *p)), meta, settings)
     preset = lookup(inference, ("preset", "name"))
     if not isinstance(preset, str) or not preset:
