@@ -40,6 +40,8 @@ _NEEDS_MODEL = lazy_compile(r"\bworkload\.model\.(?!id\b)")
 _VERSION_GATED = lazy_compile(r"\bworkload\.engine\.version")
 _SETTING_READ = lazy_compile(r"\bworkload\.(?:engine|effective)\.(\w+)")
 _CAPACITY_READ = lazy_compile(r"\bworkload\.capacity\.(\w+)")
+# A guard that judges the kinds it lists (not one that leaves them out: ``!(… in [...])``).
+_KIND_ALLOW_LIST = lazy_compile(r"(?<!!\()workload\.kind in \[([^\]]*)\]")
 
 MODEL_FIX = (
     "give its architecture in .servelint.yaml: model: {{modelConfigs: {{{model}: "
@@ -274,6 +276,7 @@ def _gaps(
         )
     gaps.extend(_unread_settings(workload, mine))
     gaps.extend(_unjudged_flags(workload, mine))
+    gaps.extend(_operator_additions(workload, mine))
     return tuple(gaps)
 
 
@@ -302,6 +305,48 @@ def _operator_pod(
     )
     effect = "did not judge what the operator may add (probes, /dev/shm, resources)"
     return (_gap(SHAPE_GAP, detail, effect, rules, SHAPE_FIX, found.origin or workload.anchor),)
+
+
+OPERATOR_FIX = (
+    "lint the pods the operator creates (kubectl get pod -o yaml) or a rendered manifest; "
+    "docs/operators.md lists the operators whose additions are read"
+)
+
+
+def _operator_additions(
+    workload: Workload, applying: Callable[[], Sequence[_RuleNeeds]]
+) -> list[Gap]:
+    """A custom resource whose operator was not read may add probes, ``/dev/shm`` or
+    environment to its pods: the rules that judge only kinds whose pods are known
+    (their guard lists the kinds) did not run on it."""
+    record = workload.record
+    kind = record.kind.value
+    if value_of(record.source) != "manifest" or SHAPE_FACT in record.extra:
+        return []  # a container found by shape has its own, wider gap (_operator_pod)
+    # Only with manifests: a values file's hook run never loads the table.
+    from linter.model.operator_additions import additions_known
+
+    if additions_known(kind):
+        return []
+    literal = f"'{kind}'"
+    rules = [
+        n.rule
+        for n in applying()
+        if "workload.kind in [" in n.guard.text
+        and any(literal not in listed for listed in _KIND_ALLOW_LIST.findall(n.guard.text))
+    ]
+    if not rules:
+        return []
+    return [
+        _gap(
+            "operator additions",
+            f"the operator of {kind} may add probes, /dev/shm or environment to its pods",
+            "did not run",
+            rules,
+            OPERATOR_FIX,
+            workload.anchor,
+        )
+    ]
 
 
 FLAGS_FIX = (

@@ -28,7 +28,13 @@ from linter.model.records import (
     Image,
     ServingModel,
 )
-from linter.model.server import EnvValue, engine_record, tokens_of
+from linter.model.server import (
+    MODEL_SETTING,
+    EnvValue,
+    engine_record,
+    mark_unparsed,
+    tokens_of,
+)
 from linter.model.setting_input import SettingInput
 from linter.model.settings import ModelSettings
 from linter.model.workload import Workload
@@ -44,6 +50,9 @@ class Hint:
     name: str
     value: Any
     origin: Origin
+    # The text as written when ``value`` is None: it does not read as the setting's type
+    # (KAITO's ``--max-model-len auto``), so the rules that read the setting skip it.
+    raw: str = ""
 
 
 @frozen
@@ -273,12 +282,19 @@ def _workload(
             image_origin,
         )
     for hint in meta.hints:
+        if hint.value is None:
+            if hint.name not in engine.settings:
+                mark_unparsed(engine, hint.name, hint.raw, hint.origin)
+            continue
         engine.settings.setdefault(hint.name, Located(hint.value, hint.origin))
     nim_model = nim_image_model(server, image)
     if nim_model:
         engine.settings.setdefault("model", Located(nim_model, image_origin))
-    if "model" in engine.settings and engine.model_id is None:
-        engine.model_id = engine.settings["model"]
+    if engine.model_id is None:
+        # A hint may carry the server's own model setting (SGLang's model_path).
+        key = next((k for k in (MODEL_SETTING.get(server), "model") if k in engine.settings), None)
+        if key is not None:
+            engine.model_id = engine.settings[key]
     record.container = container
     gpu = Gpu.of(gpus.gpu_facts(spec, container.value.resources.value.plain(), settings))
     locate_gpu(spec, view, locate, gpu)

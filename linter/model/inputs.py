@@ -41,7 +41,9 @@ def extract_manifests(files: Sequence[ParsedFile], settings: ModelSettings) -> l
     return [
         workload
         for parsed, document in objects
-        for workload in workloads_from_manifest(document, settings, parsed.text)
+        for workload in workloads_from_manifest(
+            document, settings, parsed.text, companions=parsed.documents
+        )
     ]
 
 

@@ -6,20 +6,23 @@ and worker templates), KServe ServingRuntime / ClusterServingRuntime (``spec`` a
 ``workerSpec``), InferenceService (predictor), LLMInferenceService(Config) (template,
 worker, prefill), RayService / RayCluster / RayJob (head and worker groups), llmaz
 Service, KubeAI Model, RoleBasedGroup and kthena ModelServing (the pod of each role as
-their controllers build it: ``role_groups.py``). In other kinds, every pod template, or
-else every mapping shaped as a server container (``shapes.py``).
+their controllers build it: ``role_groups.py``), KAITO Workspace / InferenceSet, OME
+runtimes and InferenceService, NVIDIA Dynamo graph deployments (``operator_kinds.py``).
+In other kinds, every pod template, or else every mapping shaped as a server container
+(``shapes.py``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from linter.model import custom
 from linter.model.build import Meta, build_workloads, relative
 from linter.model.located import Located
+from linter.model.operator_kinds import operator_workloads
 from linter.model.paths import Locate, document_locate, lookup
 from linter.model.platform_pods import lws_env, with_platform_defaults
 from linter.model.role_groups import role_group_pods
@@ -101,12 +104,14 @@ def workloads_from_manifest(
     settings: ModelSettings = DEFAULT_SETTINGS,
     text: str | None = None,
     locate: Locate | None = None,
+    companions: Sequence[Any] = (),
 ) -> list[Workload]:
     """Workloads of one Kubernetes object (an empty list for objects without pods).
 
     ``text`` (the file's text) lets flags inside ``- |`` shell scripts point at their own
     line instead of the script's first line. ``locate`` places a path of an object built
     from several files (a Kustomize build); by default the document's own positions.
+    ``companions``: the other documents of its file (a KAITO workspace's ConfigMap).
     """
     data = document.data
     if not isinstance(data, Mapping) or not isinstance(data.get("kind"), str):
@@ -127,6 +132,9 @@ def workloads_from_manifest(
             for pod in pods
             for w in _role_pod_workloads(pod, base, document, text, locate, settings)
         ]
+    own = operator_workloads(data, locate, base, settings, companions)
+    if own is not None:
+        return own
     templates = _templates(kind, data)
     if templates is None:
         found = custom.custom_workloads(kind, data, locate, base, settings)

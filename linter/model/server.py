@@ -276,6 +276,11 @@ def _apply(
         engine.unparsed.value.pop(name, None)
 
 
+def mark_unparsed(engine: Engine, name: str, raw: str, origin: Origin) -> None:
+    """A setting a front end states in a form that does not read as its type."""
+    _unparsed(engine, name, raw, origin)
+
+
 def _unparsed(engine: Engine, name: str, raw: str, origin: Origin) -> None:
     """A value that does not read as the setting's type (a Helm leftover, ``$(VAR)``, …)."""
     table = engine.unparsed.value if engine.unparsed is not None else {}
