@@ -20,6 +20,12 @@ RunLine = Callable[..., Result]
 
 # image → (server, version, official, platform)
 TAGS = [
+    # Programs that run beside a server and carry its name.
+    ("ghcr.io/acme/vllm-latency-proxy:1.2.0", "", "", False, ""),
+    ("ghcr.io/acme/vllm-router:0.1.5", "", "", False, ""),
+    ("ghcr.io/acme/tgi-benchmark:2.0", "", "", False, ""),
+    ("ghcr.io/acme/sglang_exporter:1", "", "", False, ""),
+    ("ghcr.io/acme/vllm-build:0.9.1", "vllm", "", False, ""),
     # vLLM: the release images, their platform builds and repositories, mirrors.
     ("vllm/vllm-openai:v0.9.1", "vllm", "0.9.1", True, "cuda"),
     ("vllm/vllm-openai:v0.6.1.post2", "vllm", "0.6.1.post2", True, "cuda"),

@@ -24,7 +24,7 @@ from typing import Any
 from linter.coverage.flagkeys import FlagKeys, flag_keys
 from linter.coverage.model import NotUnderstood
 from linter.lazyregex import lazy_compile
-from linter.model.images import ROUTER_WORDS, parse_image
+from linter.model.images import is_companion, parse_image
 from linter.model.role_groups import unbuilt_roles
 from linter.parsing.documents import Document, ParsedFile
 from linter.positions import PathT, format_path
@@ -281,7 +281,7 @@ def _family_of(image: str) -> str:
     if server:
         return server
     last = image.strip().lower().rsplit("/", 1)[-1]
-    if any(word in last for word in ROUTER_WORDS):  # a router runs no server
+    if is_companion(last):  # a router or a proxy runs no server
         return ""
     found = _FAMILY_WORD.search(last)
     return _FAMILY_SERVER[found.group(0)] if found else ""

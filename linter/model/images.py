@@ -86,7 +86,14 @@ _FAMILIES = (
 )
 # Images of a family that run its request router, not the server (lmsysorg/sglang-router
 # runs `python -m sglang_router.launch_router`; vllm-project's router images alike).
-ROUTER_WORDS = ("router", "gateway")
+_ROUTER_WORDS = ("router", "gateway")
+# Words of an image name that make it a companion of a server, never the server: a
+# metrics proxy (vllm-latency-proxy), an exporter, a benchmark client. Whole words only
+# ("ui" is in "build").
+_COMPANION_WORDS = frozenset(
+    {"proxy", "exporter", "benchmark", "bench", "client", "dashboard", "monitor", "ui", "webui"}
+)
+_WORD_SPLIT = lazy_compile(r"[-_.]")
 # Up to four numeric parts (vLLM 0.10.1.1, 0.9.0.1), a post-release or a release candidate.
 _RELEASE = lazy_compile(r"^v?(\d+\.\d+(?:\.\d+){0,2}(?:\.?post\d+|rc\d+)?)(?:[-+_].*)?$")
 # A pre-release (0.10.1rc1): a build of the main branch before that release, which the
@@ -202,7 +209,7 @@ def _server_of(repository: str) -> tuple[str, bool]:
     if lowered.startswith(_NIM_PREFIX) and lowered.count("/") >= 3:
         return "nim", True
     last = lowered.rsplit("/", 1)[-1]
-    if any(word in last for word in ROUTER_WORDS) or "/ai-dynamo/" in f"/{lowered}":
+    if is_companion(last) or "/ai-dynamo/" in f"/{lowered}":
         # NVIDIA Dynamo's runtime images (ai-dynamo/sglang-runtime) run Dynamo's own
         # frontend and workers (python -m dynamo.sglang), not the server's entrypoint.
         return "", False
@@ -210,6 +217,14 @@ def _server_of(repository: str) -> tuple[str, bool]:
         if needle in last:
             return server, False
     return "", False
+
+
+def is_companion(name: str) -> bool:
+    """An image name (its last segment, lowercase) of a router, gateway, proxy or other
+    program that runs beside a server and not the server itself."""
+    if any(word in name for word in _ROUTER_WORDS):
+        return True
+    return not _COMPANION_WORDS.isdisjoint(_WORD_SPLIT.split(name))
 
 
 def _upstream_tag(server: str, tag: str) -> bool:
