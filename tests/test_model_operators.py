@@ -410,3 +410,21 @@ def test_malformed_operator_objects_are_read_without_failing(
         0,
         ["0 errors, 0 warnings, 0 info in 1 file"],
     )
+
+
+def test_a_kaito_workspace_over_several_nodes(run_line: RunLine) -> None:
+    """Tensor parallel over each node's GPUs, pipeline parallel over the nodes: the
+    weights of DeepSeek-R1 are spread over twelve GPUs, not judged against one."""
+    path = FIXTURES / "kaito-workspace-multinode.yaml"
+    [workload] = _workloads(path)
+    engine = workload.view().data["engine"]
+    assert (
+        engine["tensor_parallel_size"],
+        engine["pipeline_parallel_size"],
+        engine["distributed_executor_backend"],
+    ) == (2, 6, "ray")
+    assert _at(workload, "engine", "pipeline_parallel_size") == (9, 3, "added by KAITO")
+    assert _lint(run_line, path) == (
+        0,
+        [f"3:1: {BEST_EFFORT}", "0 errors, 1 warning, 0 info in 1 file"],
+    )

@@ -26,7 +26,8 @@ Read from KAITO at v0.12.0 (https://github.com/kaito-project/kaito, commit 056b8
   (``preset_inferences.go`` L581-L590: vLLM fits the context to the memory) and
   the parallelism of ``configureParallelism`` (L543-L559: tensor parallel 1 on one GPU;
   on more, data parallel when the model is under half a GPU, else tensor parallel; unset
-  when the model's size is not known here or the workspace spans several nodes).
+  when the model's size is not known here); over several nodes, tensor parallel over each
+  node's GPUs and pipeline parallel over the nodes, on Ray (L557-L570).
 """
 
 from __future__ import annotations
@@ -246,9 +247,11 @@ def kaito_workloads(
     args += [("--max-model-len", operator), ("auto", operator)]
     sku = _gpus(data, base, at, pod)
     nodes = lookup(data, (*base, "resource", "count"))
-    if sku and not (_is_int(nodes) and nodes > 1):
+    if sku:
         size_at = added_by(at("resource", "instanceType"), WHO)
-        args += [(word, size_at) for pair in parallelism(model, sku) for word in pair]
+        several = nodes if _is_int(nodes) and nodes > 1 else 1
+        pairs = parallelism(model, sku) if several == 1 else across_nodes(sku, several)
+        args += [(word, size_at) for pair in pairs for word in pair]
     args += _config_flags(inference, base, locate, companions)
     for index, (token, origin) in enumerate(args):
         pod.append((*_C, "args"), token, origin)
@@ -267,6 +270,20 @@ def kaito_workloads(
         multi_node=_is_int(nodes) and nodes > 1,
     )
     return build_workloads(pod.spec, pod.locate, completed, settings)
+
+
+def across_nodes(instance_type: str, nodes: int) -> list[tuple[str, str]]:
+    """The parallelism flags of a workspace over several nodes (``configureParallelism``,
+    pkg/model/interface.go L557-L570 at 056b8280): tensor parallel over one node's GPUs,
+    pipeline parallel over the nodes, on Ray."""
+    count = gpus_of_sku(instance_type)
+    if count is None:
+        return []
+    return [
+        ("--tensor-parallel-size", str(count)),
+        ("--pipeline-parallel-size", str(nodes)),
+        ("--distributed-executor-backend", "ray"),
+    ]
 
 
 def _gpus(data: Mapping[str, Any], base: PathT, at: Any, pod: SyntheticPod) -> str:
