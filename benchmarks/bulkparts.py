@@ -46,7 +46,7 @@ TARGET = 2.0
 STAGES = (
     ("parse with positions", "linter.run.pipeline", "read_inputs"),
     ("serving model", "linter.evaluate.providers", "extract_workloads"),
-    ("conversion to CEL data", "linter.model.workload", "cel_data"),
+    ("conversion to CEL data", "linter.model.records.workload", "cel_data"),
     ("CEL evaluations", "linter.policy.expr", "CompiledExpr._run"),
     ("secret scan", "linter.secrets.redact", "scan"),
 )

@@ -16,8 +16,8 @@ from linter.coverage.model import NotUnderstood
 from linter.evaluate.providers import StandaloneWorkloads
 from linter.evaluate.stages import read_inputs
 from linter.lightclass import frozen
-from linter.model.settings import ModelSettings
-from linter.model.workload import Workload
+from linter.model.engine.settings import ModelSettings
+from linter.model.records.workload import Workload
 from linter.parsing.documents import Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.sources.chartlayout import chart_of, environment_name

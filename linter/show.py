@@ -15,8 +15,8 @@ from linter.committed import committed_workloads
 from linter.coverage import gaps
 from linter.errors import SourceError
 from linter.lightclass import frozen
-from linter.model.settings import ModelSettings
-from linter.model.workload import Workload, WorkloadView
+from linter.model.engine.settings import ModelSettings
+from linter.model.records.workload import Workload, WorkloadView
 from linter.parsing.documents import Document, Limits
 from linter.policy.model import Policy
 from linter.positions import PathT, format_path
@@ -27,7 +27,7 @@ from linter.sources.files import Input
 
 if TYPE_CHECKING:
     from linter.drift.live import Capture
-    from linter.model.live import LiveSettings
+    from linter.model.engine.live import LiveSettings
 
 SHOW_VERSION = 1
 # Sections of a workload that are settings; the rest (pod, container, effective) are the
@@ -302,7 +302,7 @@ def render_text(shown: Mapping[str, Any]) -> str:
             written = f", {setting['writtenAs']}" if setting.get("writtenAs") else ""
             lines.append(f"    {setting['setting']} = {setting['value']!r}  ({where}{written})")
         if workload.get("gpuMemory"):
-            from linter.model.budget import MemoryBudget
+            from linter.model.facts.budget import MemoryBudget
             from linter.reporters.memory import text_lines
 
             lines.extend(text_lines(MemoryBudget.from_json(workload["gpuMemory"])))
@@ -356,7 +356,7 @@ def show_live(path: str, limits: Limits) -> dict[str, Any]:
 def _captured(name: str, capture: Capture) -> dict[str, Any]:
     """A start-up log or info answer (``linter.drift.live.Capture``), with what it was
     read from."""
-    from linter.model.live import server_settings
+    from linter.model.engine.live import server_settings
 
     found = server_settings(capture.server, capture.settings, capture.model, capture.version)
     entry = _live_entry(name, found)
@@ -378,7 +378,7 @@ def _captured(name: str, capture: Capture) -> dict[str, Any]:
 
 
 def _live_document(document: Document) -> dict[str, Any]:
-    from linter.model.live import engine_settings_from_live
+    from linter.model.engine.live import engine_settings_from_live
 
     found = engine_settings_from_live(document.data)
     if found is None:

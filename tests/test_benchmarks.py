@@ -18,7 +18,7 @@ from kube_standin.fixtures import isolate, running
 from linter.cli import main
 from linter.drift.live import read_capture
 from linter.evaluate.parsers import parse
-from linter.model.extract import extract_workloads
+from linter.model.frontends.extract import extract_workloads
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 

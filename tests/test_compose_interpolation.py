@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from linter.evaluate.parsers import parse
-from linter.model.command import expand_shell_vars
-from linter.model.compose import project_env
-from linter.model.extract import extract_workloads
+from linter.model.engine.command import expand_shell_vars
+from linter.model.frontends.compose import project_env
+from linter.model.frontends.extract import extract_workloads
 
 
 @pytest.mark.parametrize(

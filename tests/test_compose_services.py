@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from linter.evaluate.parsers import parse
-from linter.model.extract import extract_workloads
+from linter.model.frontends.extract import extract_workloads
 
 SERVICE = (
     "services:\n"

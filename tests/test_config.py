@@ -13,7 +13,7 @@ from click.testing import Result
 
 from linter.errors import ConfigError
 from linter.findings import Severity
-from linter.model.settings import ModelSettings
+from linter.model.engine.settings import ModelSettings
 from linter.parsing.documents import Limits
 from linter.run.config import find_config, load_config, parse_duration, parse_quantity
 
@@ -402,7 +402,7 @@ def test_input_limits_from_the_file(repo: Path, run_line: Callable[..., Result])
 def test_model_settings_reach_the_extractors(
     repo: Path, run_line: Callable[..., Result], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from linter.model import extract
+    from linter.model.frontends import extract
 
     seen: list[ModelSettings] = []
     monkeypatch.setattr(

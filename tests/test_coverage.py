@@ -481,7 +481,7 @@ def test_other_image_keys_and_server_commands_are_noticed(
         "          command: [python3, -m, dynamo.trtllm]\n"
     )
     result = run_line(["lint", "--no-config", "-v", str(tmp_path)])
-    # The Dynamo worker is read (linter/model/dynamo.py): a workload, not a note.
+    # The Dynamo worker is read (linter/model/frontends/dynamo.py): a workload, not a note.
     assert "coverage: 2 files, 1 workload recognised (trtllm 1)" in result.output
     assert [line for line in result.output.splitlines() if line.startswith("not understood")] == [
         f"not understood: {tmp_path}/values.yaml:3:5: values layout: vLLM image "

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from linter.evaluate.parsers import parse
-from linter.model.extract import extract_workloads
+from linter.model.frontends.extract import extract_workloads
 from linter.policy import Policy, load_policies
 from linter.policy.engine import Subject, document_subject, evaluate, workload_subject
 

@@ -31,9 +31,9 @@ from typing import Any
 from linter.committed import _in_chart
 from linter.evaluate.parsers import parse
 from linter.evaluate.stages import read_inputs
-from linter.model.extract import extract_workloads
-from linter.model.settings import DEFAULT_SETTINGS
-from linter.model.workload import Workload
+from linter.model.engine.settings import DEFAULT_SETTINGS
+from linter.model.frontends.extract import extract_workloads
+from linter.model.records.workload import Workload
 from linter.parsing.documents import DEFAULT_LIMITS
 from linter.policy import load_policies
 from linter.sources.files import expand

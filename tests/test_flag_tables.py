@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from linter.evaluate.parsers import parse
-from linter.model import flagtables
-from linter.model.args import Token, parse_args
-from linter.model.extract import extract_workloads
+from linter.model.engine import flagtables
+from linter.model.engine.args import Token, parse_args
+from linter.model.frontends.extract import extract_workloads
 from linter.positions import Origin
 
 FIXTURES = Path(__file__).parent / "fixtures" / "flagtables"

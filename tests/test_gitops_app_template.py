@@ -1,6 +1,6 @@
 """The bjw-s app-template chart through its chart profiles (profiles/app-template*.yaml,
-linter/model/app_template.py), and chart profiles chosen by the release's chart version
-(metadata.chartVersions, linter/model/chart_versions.py).
+linter/model/frontends/app_template.py), and chart profiles chosen by the release's chart version
+(metadata.chartVersions, linter/model/frontends/chart_versions.py).
 
 tests/fixtures/gitops/apptemplate holds a HelmRelease of app-template 4.1.1 shaped like
 those of home-lab GitOps repositories (a vLLM controller, a proxy controller, a
@@ -18,7 +18,7 @@ import pytest
 from click.testing import Result
 from gitops_repo import checkout, findings
 
-from linter.model import chart_versions
+from linter.model.frontends import chart_versions
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gitops" / "apptemplate"
 DOES_NOT_FIT = "vllm-kv/one-sequence-does-not-fit"
@@ -241,7 +241,7 @@ def test_a_values_file_of_app_template_is_detected_by_its_controllers(
 def test_each_wrapper_s_version_selects_the_profile(repo: Path) -> None:
     from linter.gitops.kustomize import build
     from linter.gitops.read import wrapped_releases
-    from linter.model.settings import ModelSettings
+    from linter.model.engine.settings import ModelSettings
     from linter.parsing.documents import parse_yaml
 
     settings = ModelSettings()

@@ -22,7 +22,7 @@ from click.testing import Result
 from gitops_repo import checkout
 
 from linter.gitops.kustomize import build
-from linter.model.settings import ModelSettings
+from linter.model.engine.settings import ModelSettings
 from linter.positions import Origin
 
 FIXTURES = Path(__file__).parent / "fixtures"

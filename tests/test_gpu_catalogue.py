@@ -12,9 +12,9 @@ import yaml
 
 from linter.errors import ConfigError
 from linter.evaluate.parsers import parse
-from linter.model import gpus
-from linter.model.extract import extract_workloads
-from linter.model.settings import ModelSettings
+from linter.model.engine.settings import ModelSettings
+from linter.model.facts import gpus
+from linter.model.frontends.extract import extract_workloads
 from linter.run.config import load_config
 
 CATALOGUE = Path(__file__).parent.parent / "catalogue" / "gpus.yaml"

@@ -326,7 +326,7 @@ def test_the_chart_pod_fact_matches_the_workload_schema(
     from linter.helm.chart import values_workloads
     from linter.helm.podfacts import add_chart_pod
     from linter.helm.values import load_values, merge_values
-    from linter.model.settings import DEFAULT_SETTINGS
+    from linter.model.engine.settings import DEFAULT_SETTINGS
 
     merged = merge_values(load_values(f"{chart}/values.yaml"), [], (), label=f"helm:{chart}")
     workloads = values_workloads(merged, DEFAULT_SETTINGS)

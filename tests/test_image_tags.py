@@ -12,8 +12,9 @@ import pytest
 from click.testing import Result
 
 from linter.evaluate.parsers import parse
-from linter.model import gpus, images
-from linter.model.extract import extract_workloads
+from linter.model.engine import images
+from linter.model.facts import gpus
+from linter.model.frontends.extract import extract_workloads
 
 FIXTURES = Path(__file__).parent / "fixtures" / "image_tags"
 RunLine = Callable[..., Result]

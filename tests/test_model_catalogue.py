@@ -16,9 +16,9 @@ from click.testing import Result
 
 from linter import _resources
 from linter.errors import ConfigError
-from linter.model import presets
-from linter.model.capacity import capacity
-from linter.model.settings import ModelSettings
+from linter.model.engine.settings import ModelSettings
+from linter.model.facts import presets
+from linter.model.facts.capacity import capacity
 from linter.run.config import load_config
 
 CATALOGUE = Path(__file__).parent.parent / "catalogue" / "models.yaml"

@@ -17,9 +17,9 @@ from click.testing import Result
 
 from linter import _resources
 from linter.evaluate.parsers import parse
-from linter.model.extract import extract_workloads
-from linter.model.live import LiveSettings, engine_settings_from_live
-from linter.model.profiles import packaged_profiles
+from linter.model.engine.live import LiveSettings, engine_settings_from_live
+from linter.model.frontends.extract import extract_workloads
+from linter.model.frontends.profiles import packaged_profiles
 
 FIXTURES = Path(__file__).parent / "fixtures" / "model"
 INPUTS = sorted([*(FIXTURES / "manifests").glob("*.yaml"), *(FIXTURES / "values").glob("*.yaml")])
@@ -264,7 +264,7 @@ def test_hostile_inputs_give_no_traceback() -> None:
 def test_extraction_keeps_heavy_modules_off_the_lint_path() -> None:
     code = (
         "import sys\nfrom linter.evaluate.parsers import parse\n"
-        "from linter.model.extract import extract_workloads\n"
+        "from linter.model.frontends.extract import extract_workloads\n"
         f"for p in {[str(p) for p in INPUTS]!r}:\n"
         "    extract_workloads([parse(p, open(p).read())])\n"
         "heavy = {'jsonschema', 'kubernetes', 'deepdiff', 'ruamel'}\n"

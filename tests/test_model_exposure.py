@@ -4,7 +4,7 @@ workload's pods, and the pod labels they are matched on."""
 from __future__ import annotations
 
 from linter.evaluate.parsers import parse
-from linter.model.extract import extract_workloads
+from linter.model.frontends.extract import extract_workloads
 from linter.positions import Origin
 
 STREAM = """\

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from linter.evaluate.parsers import parse
-from linter.model.custom import ray_runtime_pip
-from linter.model.extract import extract_workloads
-from linter.model.settings import ModelSettings
-from linter.model.workload import Workload
+from linter.model.engine.settings import ModelSettings
+from linter.model.frontends.custom import ray_runtime_pip
+from linter.model.frontends.extract import extract_workloads
+from linter.model.records.workload import Workload
 from linter.positions import Origin
 
 MODEL = Path(__file__).parent / "fixtures" / "model" / "manifests"
@@ -407,7 +407,7 @@ def test_user_config_json_and_presets_for_models() -> None:
     )
     # MLA: one latent vector of kv_lora_rank + qk_rope_head_dim per layer, no factor 2.
     assert daemon.view().data["capacity"]["kv_bytes_per_token_per_gpu"] == 27 * (512 + 64) * 2
-    from linter.model.presets import model_facts
+    from linter.model.facts.presets import model_facts
 
     tiny = model_facts("my-org/tiny", {}, settings)
     assert (tiny["source"], tiny["head_dim"], tiny["num_key_value_heads"]) == ("settings", 64, 4)

@@ -10,8 +10,8 @@ from click.testing import Result
 from report_lines import report_lines
 
 from linter.evaluate.stages import read_inputs
-from linter.model.extract import extract_workloads
-from linter.model.workload import Workload
+from linter.model.frontends.extract import extract_workloads
+from linter.model.records.workload import Workload
 from linter.sources.files import expand
 
 FIXTURES = Path(__file__).parent / "fixtures" / "model" / "platforms"

@@ -10,8 +10,8 @@ from click.testing import Result
 from report_lines import report_lines
 
 from linter.evaluate.stages import read_inputs
-from linter.model.extract import extract_workloads
-from linter.model.workload import Workload
+from linter.model.frontends.extract import extract_workloads
+from linter.model.records.workload import Workload
 from linter.sources.files import expand
 
 FIXTURES = Path(__file__).parent / "fixtures" / "model" / "recognition"
@@ -332,9 +332,9 @@ def test_the_substratusai_vllm_entrypoint_uses_every_gpu(run_line: RunLine) -> N
 
 
 def test_a_later_substratusai_image_runs_vllms_own_entrypoint() -> None:
-    from linter.model.args import Token
-    from linter.model.image_entrypoints import derived_command
-    from linter.model.images import parse_image
+    from linter.model.engine.args import Token
+    from linter.model.engine.image_entrypoints import derived_command
+    from linter.model.engine.images import parse_image
     from linter.positions import Origin
 
     origin = Origin("f.yaml", 1, 1)

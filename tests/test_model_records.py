@@ -12,11 +12,11 @@ import pytest
 
 from linter import _resources
 from linter.evaluate.parsers import parse
-from linter.model import registry
-from linter.model.celdata import cel_data, origins_of
-from linter.model.extract import extract_workloads
-from linter.model.located import DROPPED, Located, Record
-from linter.model.pod_records import (
+from linter.model.engine import registry
+from linter.model.frontends.extract import extract_workloads
+from linter.model.records.celdata import cel_data, origins_of
+from linter.model.records.located import DROPPED, Located, Record
+from linter.model.records.pod_records import (
     Container,
     EnvRef,
     EnvSource,
@@ -28,7 +28,7 @@ from linter.model.pod_records import (
     Shm,
     Volume,
 )
-from linter.model.records import (
+from linter.model.records.records import (
     Capacity,
     ChartPod,
     CliFlag,
@@ -46,7 +46,7 @@ from linter.model.records import (
     TritonDerived,
     TritonModel,
 )
-from linter.model.workload import Workload
+from linter.model.records.workload import Workload
 from linter.positions import Origin
 
 DOC = Path(__file__).parent.parent / "docs" / "serving-model.md"

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from linter.evaluate.parsers import parse
-from linter.model.extract import extract_workloads
-from linter.model.settings import ModelSettings
-from linter.model.shapes import ShapePod, is_container, shape_pods
-from linter.model.workload import Workload
+from linter.model.engine.settings import ModelSettings
+from linter.model.frontends.extract import extract_workloads
+from linter.model.frontends.shapes import ShapePod, is_container, shape_pods
+from linter.model.records.workload import Workload
 
 RUNNER = """\
 apiVersion: serving.example.com/v1

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from linter.model import command, gpus, images, presets, quantities, registry, resources
-from linter.model.args import Token, parse_args
-from linter.model.probes import sleep_seconds
-from linter.model.settings import ModelSettings
+from linter.model.engine import command, images, registry
+from linter.model.engine.args import Token, parse_args
+from linter.model.engine.settings import ModelSettings
+from linter.model.facts import gpus, presets, quantities
+from linter.model.records import resources
+from linter.model.records.probes import sleep_seconds
 from linter.positions import Origin
 
 HERE = Origin("test.yaml", 1, 1)

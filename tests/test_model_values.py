@@ -9,11 +9,11 @@ import pytest
 
 from linter.errors import ConfigError
 from linter.evaluate.parsers import parse
-from linter.model.extract import extract_workloads
-from linter.model.settings import ModelSettings
-from linter.model.values import workloads_from_values
-from linter.model.values_sections import looks_like_values
-from linter.model.workload import Workload
+from linter.model.engine.settings import ModelSettings
+from linter.model.frontends.extract import extract_workloads
+from linter.model.frontends.values import workloads_from_values
+from linter.model.frontends.values_sections import looks_like_values
+from linter.model.records.workload import Workload
 from linter.positions import Origin, PathT, format_path
 
 VALUES = Path(__file__).parent / "fixtures" / "model" / "values"

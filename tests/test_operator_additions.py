@@ -1,4 +1,4 @@
-"""The one table of what each operator adds to its pods (linter/model/operator_additions.py),
+"""The one table of what each operator adds to its pods (linter/model/facts/operator_additions.py),
 its page (docs/operators.md), and the coverage note for kinds whose operator was not read."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from click.testing import Result
 
-from linter.model.operator_additions import TABLE, additions_known, markdown_rows
+from linter.model.facts.operator_additions import TABLE, additions_known, markdown_rows
 
 ROOT = Path(__file__).parent.parent
 RunLine = Callable[..., Result]

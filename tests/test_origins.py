@@ -10,8 +10,8 @@ from click.testing import Result
 
 from linter.evaluate.stages import read_inputs
 from linter.helm.context import ChartContext, request_for
-from linter.model.settings import DEFAULT_SETTINGS
-from linter.model.workload import Workload
+from linter.model.engine.settings import DEFAULT_SETTINGS
+from linter.model.records.workload import Workload
 from linter.parsing.documents import DEFAULT_LIMITS
 from linter.policy import load_policies
 from linter.sources.files import expand

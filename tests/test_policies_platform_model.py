@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from linter.evaluate.parsers import parse
-from linter.model.extract import extract_workloads
+from linter.model.frontends.extract import extract_workloads
 
 FIXTURES = Path(__file__).parent / "fixtures" / "platform"
 

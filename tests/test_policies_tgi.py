@@ -421,7 +421,7 @@ def test_shared_memory_findings_are_never_two_errors_on_one_line(run_line: RunLi
 def test_compose_ipc_host_shares_the_hosts_dev_shm() -> None:
     """Serving model: Compose's `ipc: host` is the pod's hostIPC (no 64 MiB /dev/shm)."""
     from linter.evaluate.parsers import parse
-    from linter.model.extract import extract_workloads
+    from linter.model.frontends.extract import extract_workloads
 
     path = FIXTURES / "compose" / "compose.yaml"
     [workload] = extract_workloads([parse(str(path), path.read_text(encoding="utf-8"))])
@@ -455,7 +455,7 @@ def test_compose_ipc_host_shares_the_hosts_dev_shm() -> None:
 def test_tgi_deep_learning_containers_name_the_release(image: str, version: str) -> None:
     """Serving model: Hugging Face's TGI DLC images carry the TGI version in the repository
     (Google Cloud) or in the tag (AWS), so the version-gated rules apply to them."""
-    from linter.model.images import parse_image
+    from linter.model.engine.images import parse_image
 
     info = parse_image(image)
     assert (info.server, info.version, info.pinned) == ("tgi", version, bool(version))

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from linter.model import registry
+from linter.model.engine import registry
 
 RunLine = Callable[..., Result]
 ROOT = Path(__file__).parents[1]

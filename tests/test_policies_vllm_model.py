@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from linter.evaluate.parsers import parse
-from linter.model.extract import extract_workloads
+from linter.model.frontends.extract import extract_workloads
 
 FIXTURES = Path(__file__).parent / "fixtures" / "vllm" / "model"
 

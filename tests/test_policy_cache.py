@@ -19,7 +19,7 @@ import pytest
 from linter import digests
 from linter.errors import PolicyError
 from linter.evaluate.parsers import parse
-from linter.model.extract import extract_workloads
+from linter.model.frontends.extract import extract_workloads
 from linter.policy import cache, cache_read, load, load_policies
 from linter.policy.engine import document_subject, evaluate, workload_subject
 from linter.policy.load import _policy_texts

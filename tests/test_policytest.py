@@ -392,11 +392,11 @@ def test_builtin_loader_ignores_the_tests_folder(
 def test_model_settings_of_a_test_reach_workload_policies(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_line: Callable[..., Result]
 ) -> None:
-    from linter.model import extract
-    from linter.model.located import Located
-    from linter.model.records import ServingModel
-    from linter.model.settings import ModelSettings
-    from linter.model.workload import Workload
+    from linter.model.engine.settings import ModelSettings
+    from linter.model.frontends import extract
+    from linter.model.records.located import Located
+    from linter.model.records.records import ServingModel
+    from linter.model.records.workload import Workload
     from linter.positions import Origin
 
     def extractor(files: object, settings: ModelSettings) -> list[Workload]:

@@ -1,4 +1,4 @@
-"""Probes switched off by values keys a chart profile names (linter/model/profile_probes.py)."""
+"""Probes switched off by values keys a chart profile names (linter/model/frontends/profile_probes.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from linter.model.profile_probes import probes_off
+from linter.model.frontends.profile_probes import probes_off
 from linter.positions import Origin, PathT, format_path
 
 _SOURCE = "https://example.invalid/templates/deployment.yaml#L10"

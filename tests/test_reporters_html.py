@@ -15,7 +15,7 @@ import pytest
 from click.testing import Result
 from gitops_repo import checkout
 
-from linter.model.budget import MemoryBudget
+from linter.model.facts.budget import MemoryBudget
 from linter.reporters.memory import text_lines
 
 FIXTURES = Path(__file__).parent / "fixtures"

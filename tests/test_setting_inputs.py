@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from linter.evaluate.parsers import parse
-from linter.model.extract import extract_workloads
-from linter.model.workload import Workload
+from linter.model.frontends.extract import extract_workloads
+from linter.model.records.workload import Workload
 
 _IMAGE = "image:\n  repository: vllm/vllm-openai\n  tag: v0.11.0\n"
 

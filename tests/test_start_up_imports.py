@@ -67,7 +67,11 @@ def test_the_policy_cache_s_writer_is_imported_only_to_store_an_entry(tmp_path: 
 
 def test_a_values_file_alone_leaves_the_kubernetes_object_modules_out(tmp_path: Path) -> None:
     values = FIXTURES / "vllm" / "production-stack" / "values-memory.yaml"
-    modules = ("linter.model.manifests", "linter.model.custom", "linter.model.platform_pods")
+    modules = (
+        "linter.model.frontends.manifests",
+        "linter.model.frontends.custom",
+        "linter.model.frontends.platform_pods",
+    )
     assert _reported(_fresh(_lint_and_list(values, modules), tmp_path / "cache")) == [1, []]
 
 

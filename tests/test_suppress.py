@@ -13,7 +13,7 @@ import pytest
 from click.testing import Result
 
 from linter.findings import Finding, Severity
-from linter.model.workload import Workload
+from linter.model.records.workload import Workload
 from linter.parsing.documents import parse_json, parse_yaml
 from linter.positions import Origin
 from linter.run.suppress import annotated, inline
@@ -449,9 +449,9 @@ def test_model_findings_are_suppressed_where_they_point(
     tmp_path: Path, run_line: Callable[..., Result], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The workload lives in the manifest, but the setting (and the finding) in the values."""
-    from linter.model import extract
-    from linter.model.located import Located
-    from linter.model.records import ServingModel
+    from linter.model.frontends import extract
+    from linter.model.records.located import Located
+    from linter.model.records.records import ServingModel
 
     values, manifest = tmp_path / "values.yaml", tmp_path / "deploy.yaml"
 

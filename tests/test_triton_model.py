@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from linter.evaluate.parsers import parse
-from linter.model.settings import DEFAULT_SETTINGS
-from linter.model.triton_models import extract_triton
-from linter.model.workload import Workload
+from linter.model.engine.settings import DEFAULT_SETTINGS
+from linter.model.frontends.triton_models import extract_triton
+from linter.model.records.workload import Workload
 from linter.positions import Origin
 from linter.triton.graphs import ranges_text
 

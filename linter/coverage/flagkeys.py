@@ -13,7 +13,7 @@ import functools
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from linter.model import flagtables
+from linter.model.engine import flagtables
 
 # The servers whose flag tables are read, in the order a tie is given.
 _SERVERS = ("vllm", "sglang", "tgi")

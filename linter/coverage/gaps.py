@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 from linter.coverage.model import FLAGS_FACT, Gap, WorkloadEntry
 from linter.findings import Severity
 from linter.lazyregex import lazy_compile
-from linter.model import registry
-from linter.model.budget import memory_budget
-from linter.model.capacity import EVERY_FIGURE, FIGURES_OF_SETTING
-from linter.model.images import parse_image
-from linter.model.located import value_of
-from linter.model.shapes import FACT as SHAPE_FACT
-from linter.model.workload import Workload
+from linter.model.engine import registry
+from linter.model.engine.images import parse_image
+from linter.model.facts.budget import memory_budget
+from linter.model.facts.capacity import EVERY_FIGURE, FIGURES_OF_SETTING
+from linter.model.frontends.shapes import FACT as SHAPE_FACT
+from linter.model.records.located import value_of
+from linter.model.records.workload import Workload
 from linter.policy.model import Policy, Rule
 from linter.positions import Origin
 from linter.triton.fields import MODEL_CONFIG_KIND as TRITON_MODEL_KIND
@@ -324,7 +324,7 @@ def _operator_additions(
     if value_of(record.source) != "manifest" or SHAPE_FACT in record.extra:
         return []  # a container found by shape has its own, wider gap (_operator_pod)
     # Only with manifests: a values file's hook run never loads the table.
-    from linter.model.operator_additions import additions_known
+    from linter.model.facts.operator_additions import additions_known
 
     if additions_known(kind):
         return []
@@ -357,7 +357,7 @@ FLAGS_FIX = (
 
 def _unjudged_flags(workload: Workload, applying: Callable[[], Sequence[_RuleNeeds]]) -> list[Gap]:
     """Values keys holding flags that neither a chart profile nor the chart's templates
-    show reaching the server as written (``linter/model/value_flags.py``)."""
+    show reaching the server as written (``linter/model/frontends/value_flags.py``)."""
     engine = workload.record.engine
     keys = engine.value.unjudged_flags if engine is not None else None
     if keys is None:

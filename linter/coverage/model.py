@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from linter.lightclass import frozen
-from linter.model.budget import MemoryBudget
+from linter.model.facts.budget import MemoryBudget
 
 T = TypeVar("T")
 
@@ -47,7 +47,7 @@ class Gap:
 
 
 # The gap of a values key whose flags the values reading does not judge; a rendered
-# chart judges them (``linter/model/value_flags.py``).
+# chart judges them (``linter/model/frontends/value_flags.py``).
 FLAGS_FACT = "command-line flags"
 
 

@@ -24,8 +24,8 @@ from typing import Any
 from linter.coverage.flagkeys import FlagKeys, flag_keys
 from linter.coverage.model import NotUnderstood
 from linter.lazyregex import lazy_compile
-from linter.model.images import is_companion, parse_image
-from linter.model.role_groups import unbuilt_roles
+from linter.model.engine.images import is_companion, parse_image
+from linter.model.frontends.role_groups import unbuilt_roles
 from linter.parsing.documents import Document, ParsedFile
 from linter.positions import PathT, format_path
 
@@ -239,9 +239,9 @@ def _launches(items: list[Any]) -> bool:
 def _live_answer(data: dict[str, Any]) -> bool:
     """A running server's answer (SGLang ``/get_server_info``, TGI ``/info``): its settings
     as it runs them, which ``servelint drift`` reads; it deploys nothing."""
-    from linter.drift.live import sglang, tgi
+    from linter.model.engine.live import is_sglang_server_info, is_tgi_info
 
-    return sglang.is_server_info(data) or tgi.is_info(data)
+    return is_sglang_server_info(data) or is_tgi_info(data)
 
 
 def _flags_text(flags: FlagKeys) -> str:

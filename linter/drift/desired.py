@@ -19,7 +19,7 @@ from linter.errors import SourceError
 from linter.evaluate.parsers import format_for
 from linter.helm.values import MergedValues, load_values, merge_values
 from linter.lightclass import frozen
-from linter.model.workload import Workload
+from linter.model.records.workload import Workload
 from linter.parsing.documents import ADVISORY_PROBLEMS, DEFAULT_LIMITS, Limits, ParsedFile
 
 if TYPE_CHECKING:  # the policies (and CEL) are loaded only when workloads are built
@@ -88,7 +88,7 @@ def _layered(files: Sequence[str], sets: Sequence[str], limits: Limits) -> Desir
     if folder is not None:
         return _in_chart(folder, files, sets, limits)
     from linter.helm.chart import values_workloads
-    from linter.model.settings import DEFAULT_SETTINGS
+    from linter.model.engine.settings import DEFAULT_SETTINGS
 
     merged = merge_values(None, [load_values(path) for path in files], sets)
     workloads = values_workloads(merged, DEFAULT_SETTINGS)
@@ -100,7 +100,7 @@ def _in_chart(folder: str, files: Sequence[str], sets: Sequence[str], limits: Li
     (nothing rendered: the values say what the chart is given)."""
     from linter.helm.chart import build_request
     from linter.helm.release import ChartReleases
-    from linter.model.settings import DEFAULT_SETTINGS
+    from linter.model.engine.settings import DEFAULT_SETTINGS
 
     request = build_request(folder, files, sets, no_render=True)
     releases = ChartReleases(_policies(), request, DEFAULT_SETTINGS, limits)
@@ -114,7 +114,7 @@ def _in_chart(folder: str, files: Sequence[str], sets: Sequence[str], limits: Li
 
 def _as_linted(files: Sequence[str], parsed: list[ParsedFile], limits: Limits) -> Desired:
     from linter.committed import committed_workloads
-    from linter.model.settings import DEFAULT_SETTINGS
+    from linter.model.engine.settings import DEFAULT_SETTINGS
 
     found = committed_workloads(files, _policies(), DEFAULT_SETTINGS, limits)
     if found.errors and not found.workloads:

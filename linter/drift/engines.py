@@ -1,9 +1,9 @@
 """Pairing through the serving model (no ``--values-path``).
 
 Both sides become engine settings under the serving model's canonical names and types:
-the values through ``linter.model.values.workloads_from_values`` (any chart layout, every
+the values through ``linter.model.frontends.values.workloads_from_values`` (any chart layout, every
 setting at the values line that wrote it), the live side through
-``linter.model.live.engine_settings_from_live`` (vLLM config or ``/v1/models``, TGI
+``linter.model.engine.live.engine_settings_from_live`` (vLLM config or ``/v1/models``, TGI
 ``/info``, SGLang ``/get_server_info``) or, for ``podspec``, through the pod's own manifest.
 So ``vllmConfig.maxModelLen`` in values compares with ``max_model_len`` in a vLLM config and
 ``MAX_TOTAL_TOKENS`` with TGI's ``max_total_tokens``.
@@ -22,9 +22,9 @@ from linter.drift.normalize import Normalized, normalize
 from linter.drift.sides import LiveError
 from linter.drift.unreadable import unreadable
 from linter.lightclass import frozen
-from linter.model.located import value_of
-from linter.model.records import ENGINE_FACTS
-from linter.model.workload import Workload
+from linter.model.records.located import value_of
+from linter.model.records.records import ENGINE_FACTS
+from linter.model.records.workload import Workload
 from linter.parsing.documents import Document
 from linter.positions import Origin, PathT, format_path
 
@@ -141,7 +141,7 @@ def engine_sides(workloads: Sequence[tuple[Workload, str | None]]) -> list[Engin
 
 
 def live_from_document(data: Any) -> LiveEngine:
-    from linter.model.live import engine_settings_from_live
+    from linter.model.engine.live import engine_settings_from_live
 
     found = engine_settings_from_live(data)
     if found is None:
@@ -165,7 +165,7 @@ def live_from_capture(capture: Capture) -> LiveEngine:
     """The engine settings a start-up log or an info answer shows, typed as the serving
     model types them (``max_model_len: 4096``); fields that name no setting of the server
     are left out (they cannot be set from values either)."""
-    from linter.model.live import server_settings
+    from linter.model.engine.live import server_settings
 
     found = server_settings(capture.server, capture.settings)
     settings = {name: value for name, value in found.settings.items() if name not in _META}
@@ -189,14 +189,14 @@ def live_from_capture(capture: Capture) -> LiveEngine:
 
 def _registered(server: str, printed: dict[str, Any]) -> set[str]:
     """The printed keys that name a registry setting (typed by ``server_settings``)."""
-    from linter.model import registry
+    from linter.model.engine import registry
 
     return {key for key in printed if registry.by_key(server, key) is not None}
 
 
 def _reported(capture: Capture) -> frozenset[str]:
     """The capture's reported settings under the serving model's names."""
-    from linter.model import registry
+    from linter.model.engine import registry
 
     aliases = ALIASES.get(capture.server, {})
     names = set()
@@ -210,7 +210,7 @@ def _reported(capture: Capture) -> frozenset[str]:
 
 
 def live_from_pod(pod: dict[str, Any], container: str, source: str) -> LiveEngine:
-    from linter.model.manifests import workloads_from_manifest
+    from linter.model.frontends.manifests import workloads_from_manifest
 
     for workload in workloads_from_manifest(Document(source, 0, pod, {})):
         record = workload.record

@@ -2,7 +2,7 @@
 
 The serving model types the settings of its registry (``model/registry.py``); a server
 has hundreds more (``tool_call_parser``, ``tokenizer_mode``, ``reasoning_parser``,
-``chat_template``, ...). Every flag the server's flag table (``model/flagdata/``) accepts
+``chat_template``, ...). Every flag the server's flag table (``model/engine/flagdata/``) accepts
 at the release is comparable: the committed side as written on its command line, the live
 side as printed, both normalised as any value is. ``host``, ``port``, ``seed``, the api
 key and the like are compared only when the committed side sets them: the values side of
@@ -14,9 +14,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from linter.model.located import value_of
-from linter.model.values_sections import GENERIC_SETTINGS
-from linter.model.workload import Workload
+from linter.model.frontends.values_sections import GENERIC_SETTINGS
+from linter.model.records.located import value_of
+from linter.model.records.workload import Workload
 from linter.positions import Origin
 
 # Compared only when the committed side sets them.
@@ -52,7 +52,7 @@ def _is_path(value: Any) -> bool:
 def table_settings(server: str, version: str = "") -> frozenset[str]:
     """The settings (argparse ``dest`` or clap field) the server's flag table knows at
     ``version``; at any release when the version is not in the table."""
-    from linter.model import flagtables
+    from linter.model.engine import flagtables
 
     table = flagtables.table(server)
     if table is None:
@@ -68,7 +68,7 @@ def committed_extras(
 ) -> tuple[dict[str, Any], dict[str, Origin]]:
     """The flags of the committed command line that the flag table knows and the
     registry does not, as written, with where each was written."""
-    from linter.model import flagtables
+    from linter.model.engine import flagtables
 
     record = workload.record.engine
     flags = record.value.flags if record is not None else None

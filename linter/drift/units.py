@@ -16,7 +16,7 @@ import math
 import re
 from decimal import Decimal
 
-from linter.model.quantities import parse_quantity
+from linter.model.facts.quantities import parse_quantity
 
 
 class Unit(enum.Enum):

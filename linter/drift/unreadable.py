@@ -39,8 +39,8 @@ class _Located(Protocol):
 def unreadable(server: str, printed: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
     """Printed values of typed settings that do not read as their type: setting name →
     (the value as printed, what the setting needs)."""
-    from linter.model import registry
-    from linter.model.args import convert
+    from linter.model.engine import registry
+    from linter.model.engine.args import convert
 
     out: dict[str, tuple[Any, str]] = {}
     for key, value in printed.items():

@@ -17,10 +17,10 @@ from linter.coverage.unrecognised import not_understood
 from linter.evaluate.subjects import Batch, Contribution, SubjectProvider
 from linter.findings import Finding
 from linter.lightclass import mutable
-from linter.model.extract import extract_workloads
-from linter.model.located import value_of
-from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
-from linter.model.workload import Workload
+from linter.model.engine.settings import DEFAULT_SETTINGS, ModelSettings
+from linter.model.frontends.extract import extract_workloads
+from linter.model.records.located import value_of
+from linter.model.records.workload import Workload
 from linter.parsing.documents import ParsedFile
 from linter.policy.model import Policy
 from linter.secrets import checks, redact

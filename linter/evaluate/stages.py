@@ -12,7 +12,7 @@ from linter.evaluate.providers import file_providers
 from linter.evaluate.result import RunResult, merged
 from linter.evaluate.subjects import evaluate
 from linter.findings import Finding, Severity
-from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
+from linter.model.engine.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.parsing.documents import DEFAULT_LIMITS, Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.sources import files as file_sources

@@ -22,7 +22,7 @@ from typing import Protocol, TypeVar
 from linter.coverage.model import NO_COVERAGE, Coverage
 from linter.findings import Finding
 from linter.lightclass import frozen
-from linter.model.workload import Workload
+from linter.model.records.workload import Workload
 from linter.parsing.documents import Document, ParsedFile
 from linter.policy import engine
 from linter.policy.model import Policy

@@ -10,7 +10,7 @@ from ruamel.yaml.nodes import ScalarNode, SequenceNode
 
 from linter.fix.locate import Place, value_of
 from linter.lightclass import frozen
-from linter.model import flagtables
+from linter.model.engine import flagtables
 
 
 @frozen

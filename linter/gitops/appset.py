@@ -20,7 +20,7 @@ from linter.gitops import repo
 from linter.gitops.argo import applications
 from linter.gitops.model import WrappedRelease
 from linter.lazyregex import lazy_compile
-from linter.model.settings import ModelSettings
+from linter.model.engine.settings import ModelSettings
 from linter.parsing.documents import Document, ParsedFile
 from linter.positions import PathT
 

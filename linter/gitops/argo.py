@@ -23,7 +23,7 @@ from linter.gitops.flux import resolve_chart
 from linter.gitops.model import ChartSource, Layer, WrappedRelease
 from linter.helm.nodes import Node, unwrap
 from linter.helm.strvals import SET_SOURCE, SetError, apply_set
-from linter.model.settings import ModelSettings
+from linter.model.engine.settings import ModelSettings
 from linter.parsing.documents import Document, ParsedFile
 from linter.positions import Origin, PathT, Span, parse_path
 

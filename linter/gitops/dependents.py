@@ -10,7 +10,7 @@ from pathlib import Path
 from linter.gitops.model import WrappedRelease
 from linter.gitops.read import wrapped_releases
 from linter.gitops.repo import shown
-from linter.model.settings import ModelSettings
+from linter.model.engine.settings import ModelSettings
 from linter.parsing import bounded
 from linter.parsing.documents import parse_yaml
 
@@ -22,7 +22,7 @@ def profiled(
     ``changed`` (real paths): wrappers of the charts they name, and values files they
     detect, as a full run reads them."""
     from linter.gitops.repo import yaml_files
-    from linter.model.profiles import detect, user_profiles
+    from linter.model.frontends.profiles import detect, user_profiles
     from linter.sources.chartlayout import is_values_name
     from linter.sources.wrappers import wrapper_files
 

@@ -22,8 +22,8 @@ from typing import Any
 from linter.findings import Finding
 from linter.gitops import inline, repo
 from linter.gitops.model import ChartSource, Layer, WrappedRelease
-from linter.model.profiles import chart_profile
-from linter.model.settings import ModelSettings
+from linter.model.engine.settings import ModelSettings
+from linter.model.frontends.profiles import chart_profile
 from linter.parsing.documents import Document, ParsedFile
 from linter.positions import PathT, Span, parse_path
 

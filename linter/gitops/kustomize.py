@@ -25,8 +25,8 @@ from linter.gitops import inline
 from linter.gitops.flux import by_profile
 from linter.gitops.model import ChartSource, Layer, WrappedRelease
 from linter.gitops.repo import shown
-from linter.model.settings import ModelSettings
-from linter.model.strategic_merge import merge
+from linter.model.engine.settings import ModelSettings
+from linter.model.frontends.strategic_merge import merge
 from linter.parsing import bounded
 from linter.parsing.documents import ADVISORY_PROBLEMS, Document, ParsedFile, parse_yaml
 from linter.positions import Origin, PathT, format_path, nearest

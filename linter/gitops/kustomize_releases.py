@@ -21,9 +21,9 @@ from linter.findings import Finding
 from linter.gitops.kustomize import KIND, Build, build
 from linter.gitops.provider import GitOpsReleases, environment_of, one_each
 from linter.helm.chart import Chart, ChartRequest, Environment, by_environment, environment_notes
-from linter.model.manifests import workloads_from_manifest
-from linter.model.settings import ModelSettings
-from linter.model.workload import Workload
+from linter.model.engine.settings import ModelSettings
+from linter.model.frontends.manifests import workloads_from_manifest
+from linter.model.records.workload import Workload
 from linter.parsing.documents import Document, Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.sources.wrappers import is_kustomization

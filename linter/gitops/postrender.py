@@ -21,8 +21,8 @@ from typing import Any
 from linter.coverage.model import NotUnderstood
 from linter.gitops.kustomize import Obj, Where, post_render
 from linter.gitops.model import WrappedRelease
-from linter.model.paths import Locate
-from linter.model.settings import ModelSettings
+from linter.model.engine.settings import ModelSettings
+from linter.model.records.paths import Locate
 from linter.positions import Origin, PathT, format_path, nearest
 
 POD: PathT = ("spec", "template", "spec")

@@ -37,9 +37,9 @@ from linter.helm.chart import (
 from linter.helm.release import ReleaseSubjects
 from linter.helm.unread import unread_in_release
 from linter.helm.values import MergedValues, ValuesError, merge_values
-from linter.model.profiles import profile_named
-from linter.model.settings import ModelSettings
-from linter.model.workload import Workload
+from linter.model.engine.settings import ModelSettings
+from linter.model.frontends.profiles import profile_named
+from linter.model.records.workload import Workload
 from linter.parsing.documents import Document, Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.secrets import redact
@@ -169,7 +169,7 @@ class _ValuesPart:
     def __init__(
         self, policies: Sequence[Policy], wrapped: WrappedRelease, settings: ModelSettings
     ) -> None:
-        from linter.model.values import workloads_from_values
+        from linter.model.frontends.values import workloads_from_values
 
         self.wrapped = wrapped
         self.env = environment_of(wrapped)
@@ -210,7 +210,7 @@ class _ValuesPart:
                 patch=post if profile is not None else None,
             )
             if post is not None:
-                from linter.model.value_flags import mark_reaching
+                from linter.model.frontends.value_flags import mark_reaching
 
                 mark_reaching(self.workloads, post.written)
                 self.post_gaps = tuple(post.found)

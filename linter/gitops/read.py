@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from linter.coverage.model import NotUnderstood
 from linter.gitops.model import WrappedRelease
-from linter.model.settings import ModelSettings
+from linter.model.engine.settings import ModelSettings
 from linter.parsing.documents import ParsedFile
 from linter.sources.wrappers import APPLICATION, APPLICATION_SET, HELM_RELEASE, wrapper_kind
 

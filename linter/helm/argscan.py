@@ -1,7 +1,7 @@
 """Which values lists a chart's templates visibly put into its container's args as written.
 
 The values reading (no helm) judges the flags of a values key only where it is certain
-the server's parser gets them as written (``linter/model/value_flags.py``). Here that is
+the server's parser gets them as written (``linter/model/frontends/value_flags.py``). Here that is
 read from the text of the chart's own templates, and only in the plainest case: a template
 with one container, one ``image`` (from values; the caller checks that they name the
 server's image), no ``command`` or a literal server command (``["vllm", "serve"]``) and one

@@ -29,8 +29,8 @@ from linter.findings import Finding, Severity, summarize
 from linter.helm.render import find_helm
 from linter.helm.values import MergedValues, ValuesError, values_document
 from linter.lightclass import frozen
-from linter.model.settings import ModelSettings
-from linter.model.workload import Workload
+from linter.model.engine.settings import ModelSettings
+from linter.model.records.workload import Workload
 from linter.parsing import bounded
 from linter.parsing.documents import ADVISORY_PROBLEMS, Document, ParsedFile, parse_yaml
 from linter.policy.model import Policy
@@ -262,7 +262,7 @@ def values_coverage(
 
 def values_workloads(merged: MergedValues, settings: ModelSettings) -> list[Workload]:
     """The serving model's workloads for a release's merged values, with their origins."""
-    from linter.model.values import workloads_from_values
+    from linter.model.frontends.values import workloads_from_values
 
     return workloads_from_values(merged.data, merged.locate, merged.label, settings)
 

@@ -36,7 +36,7 @@ from linter.helm.chart import (
 from linter.helm.release import ReleaseSubjects
 from linter.helm.unread import unread_in_release
 from linter.lightclass import frozen
-from linter.model.settings import ModelSettings
+from linter.model.engine.settings import ModelSettings
 from linter.parsing.documents import ADVISORY_PROBLEMS, Document, Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.secrets import redact

@@ -32,11 +32,11 @@ from linter.helm.keytree import KeyTree, any_whole, step_all
 from linter.helm.podscan import HOST_IPC, MEMORY, NCCL_ENV, SHM, Mark, PodScan, scan_chart
 from linter.helm.unread import ChartKeys, chart_keys
 from linter.helm.values import MergedValues
-from linter.model import quantities as q
-from linter.model.located import Located
-from linter.model.pod_records import Mount, Shm, Volume
-from linter.model.records import ChartPod
-from linter.model.workload import Workload
+from linter.model.facts import quantities as q
+from linter.model.records.located import Located
+from linter.model.records.pod_records import Mount, Shm, Volume
+from linter.model.records.records import ChartPod
+from linter.model.records.workload import Workload
 from linter.positions import Origin, PathT, format_path, parse_path
 
 FACT = "chart_pod"

@@ -47,8 +47,8 @@ from linter.helm.unread import unread_in_release
 from linter.helm.valueflags import judge_chart_flags
 from linter.helm.values import MergedValues, ValuesError, merge_values
 from linter.lightclass import frozen
-from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
-from linter.model.workload import Workload
+from linter.model.engine.settings import DEFAULT_SETTINGS, ModelSettings
+from linter.model.records.workload import Workload
 from linter.parsing.documents import DEFAULT_LIMITS, Document, Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.secrets import redact

@@ -1,13 +1,13 @@
 """The flags of a chart's values keys, judged where the chart's templates pass the key
-into the server's args as written (``argscan.py``); see ``linter/model/value_flags.py``."""
+into the server's args as written (``argscan.py``); see ``linter/model/frontends/value_flags.py``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from linter.helm.values import MergedValues
-from linter.model.value_flags import note_unjudged, value_at
-from linter.model.workload import Workload
+from linter.model.frontends.value_flags import note_unjudged, value_at
+from linter.model.records.workload import Workload
 from linter.positions import PathT, parse_path
 
 

@@ -1,6 +1,6 @@
 """The serving model: canonical, typed settings of inference workloads, with origins."""
 
-from linter.model.workload import Workload
+from linter.model.records.workload import Workload
 from linter.positions import Origin
 
 __all__ = ["Origin", "Workload"]

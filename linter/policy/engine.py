@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from linter.errors import ExpressionError
 from linter.findings import Finding, Fix
 from linter.lightclass import frozen
-from linter.model.workload import Workload
+from linter.model.records.workload import Workload
 from linter.parsing.documents import Document
 from linter.policy.expr import (
     EVALUATION_MEMORY,

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from linter.model.quantities import duration_ms, memory_bytes, parse_quantity
+from linter.model.facts.quantities import duration_ms, memory_bytes, parse_quantity
 
 _UNITS = {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 _HUMAN_UNITS = (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from linter.lightclass import frozen
-from linter.model.settings import ModelSettings
+from linter.model.engine.settings import ModelSettings
 from linter.policy.model import Policy
 
 

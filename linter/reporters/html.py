@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
 from linter.findings import Finding, summarize
-from linter.model.budget import MemoryBudget
+from linter.model.facts.budget import MemoryBudget
 from linter.policy.helpers import human_bytes
 from linter.reporters.escape import escape_text
 from linter.reporters.memory import heading, needed, parts

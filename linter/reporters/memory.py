@@ -5,7 +5,12 @@ use (``human_bytes``), so a label reads the number a finding states."""
 from __future__ import annotations
 
 from linter.lightclass import frozen
-from linter.model.budget import FRACTION_SETTING, LENGTH_SETTING, SEQUENCES_SETTING, MemoryBudget
+from linter.model.facts.budget import (
+    FRACTION_SETTING,
+    LENGTH_SETTING,
+    SEQUENCES_SETTING,
+    MemoryBudget,
+)
 from linter.policy.helpers import fixed, human_bytes
 
 SERVER_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "tgi": "TGI"}

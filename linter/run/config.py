@@ -24,7 +24,7 @@ from linter.errors import ConfigError
 from linter.findings import Severity
 from linter.lazyregex import lazy_compile
 from linter.lightclass import frozen
-from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
+from linter.model.engine.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.parsing import bounded
 from linter.parsing.documents import DEFAULT_LIMITS, Document, Limits, parse_yaml
 from linter.positions import PathT

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from linter.lazyregex import lazy_compile
-from linter.model.settings import ModelSettings
+from linter.model.engine.settings import ModelSettings
 from linter.parsing import bounded
 from linter.sources.chartlayout import CHART_FILE, chart_of_template, is_chart, is_values_name
 from linter.sources.files import Input, expand

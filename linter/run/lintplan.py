@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from linter.evaluate.result import RunResult
 from linter.findings import Severity, sort_findings
 from linter.lightclass import frozen
-from linter.model.settings import ModelSettings
+from linter.model.engine.settings import ModelSettings
 from linter.parsing.documents import Limits
 from linter.policy import load_policies
 from linter.policy.model import Policy

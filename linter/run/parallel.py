@@ -30,7 +30,7 @@ from linter.evaluate.stages import read_inputs
 from linter.evaluate.subjects import Batch, Contribution, evaluate
 from linter.findings import Finding
 from linter.lightclass import frozen
-from linter.model.settings import ModelSettings
+from linter.model.engine.settings import ModelSettings
 from linter.parsing.documents import Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.sources.files import Input

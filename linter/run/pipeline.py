@@ -23,7 +23,7 @@ from linter.evaluate.result import RunResult, merged
 from linter.evaluate.stages import read_inputs
 from linter.evaluate.subjects import Contribution, SubjectProvider, evaluate
 from linter.findings import Finding
-from linter.model.settings import DEFAULT_SETTINGS, ModelSettings
+from linter.model.engine.settings import DEFAULT_SETTINGS, ModelSettings
 from linter.parsing.documents import DEFAULT_LIMITS, Limits, ParsedFile
 from linter.policy.model import Policy
 from linter.run import parallel

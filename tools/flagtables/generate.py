@@ -1,4 +1,4 @@
-"""Generate servelint's per-version flag tables (``linter/model/flagdata/*.json``).
+"""Generate servelint's per-version flag tables (``linter/model/engine/flagdata/*.json``).
 
 Maintenance script: not run in CI, not imported by servelint. For each release it downloads
 the wheel from PyPI (``pip download --no-deps``, into a cache folder outside the
@@ -37,7 +37,7 @@ from argparse_ast import (
 from clap_rust import clap_options, command_has_version
 from releases import release_sources
 
-OUT = Path(__file__).resolve().parents[2] / "linter" / "model" / "flagdata"
+OUT = Path(__file__).resolve().parents[2] / "linter" / "model" / "engine" / "flagdata"
 
 VLLM_RELEASES = [
     "0.6.0",

@@ -1,4 +1,4 @@
-"""Write ``linter/model/flagdata/release-dates.json``: the day each vLLM and SGLang release
+"""Write ``linter/model/engine/flagdata/release-dates.json``: the day each vLLM and SGLang release
 reached PyPI (the earliest upload time of its files), from PyPI's JSON simple API.
 
 servelint reads it to judge images tagged with a build date instead of a release
@@ -17,7 +17,14 @@ import urllib.request
 from pathlib import Path
 
 SERVERS = {"vllm": "vllm", "sglang": "sglang"}
-OUT = Path(__file__).resolve().parents[2] / "linter" / "model" / "flagdata" / "release-dates.json"
+OUT = (
+    Path(__file__).resolve().parents[2]
+    / "linter"
+    / "model"
+    / "engine"
+    / "flagdata"
+    / "release-dates.json"
+)
 _ACCEPT = "application/vnd.pypi.simple.v1+json"
 
 

@@ -157,7 +157,7 @@ def _reported(server: str, version: str, records: Sequence[Printed], model_key: 
     table's) but the model when it is not there (some vLLM releases leave the positional
     model out of the non-default args)."""
     from linter.drift.flagsettings import table_settings
-    from linter.model import registry
+    from linter.model.engine import registry
 
     reported: set[str] = set()
     for record in records:
@@ -174,7 +174,7 @@ def _reported(server: str, version: str, records: Sequence[Printed], model_key: 
 def _not_listed(server: str, merged: dict[str, Any], records: list[Printed]) -> set[str]:
     """Settings a record that lists every set setting leaves out: not set (the server's
     default, or a value it derives)."""
-    from linter.model import registry
+    from linter.model.engine import registry
 
     listed = {key for record in records for key in record.values}
     server_settings = {s.name for s in registry.REGISTRIES.get(server, ())}

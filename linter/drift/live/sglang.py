@@ -35,6 +35,7 @@ from typing import Any
 from linter.drift.live import literal
 from linter.drift.live.capture import EXPLICIT, RESOLVED, Printed
 from linter.drift.live.lines import Line
+from linter.model.engine.live import is_sglang_server_info
 
 SERVER = "sglang"
 MODEL_KEY = "model_path"
@@ -150,7 +151,7 @@ def grpc_server_args(data: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def is_server_info(data: dict[str, Any]) -> bool:
-    return "model_path" in data and bool(set(data) & {"mem_fraction_static", "tp_size"})
+    return is_sglang_server_info(data)
 
 
 def from_document(data: dict[str, Any]) -> tuple[list[Printed], str]:

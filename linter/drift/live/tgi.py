@@ -23,6 +23,7 @@ from typing import Any
 from linter.drift.live import literal
 from linter.drift.live.capture import DERIVED, EXPLICIT, RESOLVED, Printed
 from linter.drift.live.lines import Line
+from linter.model.engine.live import is_tgi_info
 
 SERVER = "tgi"
 MODEL_KEY = "model_id"
@@ -155,12 +156,7 @@ def _one_defaults_record(records: list[Printed]) -> list[Printed]:
 
 
 def is_info(data: dict[str, Any]) -> bool:
-    keys = set(data)
-    return (
-        "model_id" in keys
-        and bool(keys & {"max_total_tokens", "max_input_tokens", "max_input_length"})
-        and bool(keys & {"docker_label", "router", "sha", "max_concurrent_requests"})
-    )
+    return is_tgi_info(data)
 
 
 def is_usage_event(data: dict[str, Any]) -> bool:
