@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from linter.coverage.flagkeys import FlagKeys, flag_keys
+from linter.coverage.flagkeys import FlagKeys, flag_keys, flag_string
 
 
 @pytest.mark.parametrize(
@@ -45,3 +45,25 @@ from linter.coverage.flagkeys import FlagKeys, flag_keys
 )
 def test_flag_keys(keys: list[str], expected: FlagKeys | None) -> None:
     assert flag_keys(dict.fromkeys(keys, 1)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "--max-num-seqs 16 --enforce-eager",
+            FlagKeys("vllm", ("--max-num-seqs", "--enforce-eager")),
+        ),
+        (
+            "--mem-fraction-static=0.85 --chunked-prefill-size 4096 --tp-size 2",
+            FlagKeys("sglang", ("--mem-fraction-static", "--chunked-prefill-size", "--tp-size")),
+        ),
+        # One option, or options no server has, or words every server takes.
+        ("--max-model-len 4096", None),
+        ("run it with --help or --version", None),
+        ("--port 8000 --host 0.0.0.0", None),
+        ("--foo-bar 1 --baz-qux 2 --max-num-seqs 4", None),
+    ],
+)
+def test_flag_string(text: str, expected: FlagKeys | None) -> None:
+    assert flag_string(text) == expected

@@ -107,6 +107,32 @@ def test_a_server_named_under_keys_of_its_own_is_not_understood(
     )
 
 
+def test_a_string_of_one_servers_flags_is_not_understood(run_line: RunLine, tmp_path: Path) -> None:
+    # An Azure ML online deployment: the image is a placeholder; the flags the image's
+    # entrypoint appends sit in an environment variable.
+    (tmp_path / "deployment-vllm.yml").write_text(
+        "name: current\n"
+        "endpoint_name: vllm-hf\n"
+        "environment_variables:\n"
+        '  VLLM_ARGS: "--max-num-seqs 16 --enforce-eager"\n'
+        "environment:\n"
+        "  image: <image path>\n"
+        "instance_type: Standard_NC24ads_A100_v4\n"
+    )
+    # Prose that mentions options, and a single flag: quiet.
+    (tmp_path / "notes.yaml").write_text(
+        "vllm:\n  hint: run it with --help or --version\n  extra: --max-model-len 4096\n"
+    )
+    assert _notes(run_line, tmp_path) == (
+        0,
+        [
+            f"not understood: {tmp_path}/deployment-vllm.yml:4:3: values layout: vLLM flags in "
+            "a string (--max-num-seqs 16 --enforce-eager) at environment_variables.VLLM_ARGS; "
+            f"{VALUES_FIX}",
+        ],
+    )
+
+
 def test_files_that_name_a_server_without_running_it_stay_quiet(
     run_line: RunLine, tmp_path: Path
 ) -> None:

@@ -51,6 +51,29 @@ def flag_keys(node: Mapping[object, object]) -> FlagKeys | None:
     return best
 
 
+def flag_string(text: str) -> FlagKeys | None:
+    """The server whose flags a string of options is (``"--max-num-seqs 16
+    --enforce-eager"``, an environment variable a recipe's entrypoint appends to the
+    command): at least two ``--`` options, more than half of them that server's and one of
+    those words joined; else None."""
+    if text.count("--") < 2:
+        return None  # the cheap test first
+    written = [word.split("=", 1)[0] for word in text.split() if word.startswith("--")]
+    if len(written) < 2:
+        return None
+    best: FlagKeys | None = None
+    for server in _SERVERS:
+        options = _options(server)
+        found = tuple(flag for flag in written if flag in options)
+        if best is None or len(found) > len(best.keys):
+            best = FlagKeys(server, found)
+    if best is None or len(best.keys) < 2 or 2 * len(best.keys) <= len(written):
+        return None
+    if not any("-" in flag[2:] for flag in best.keys):
+        return None
+    return best
+
+
 def _flag(key: str) -> str:
     name = key.lower()
     for prefix in _PREFIXES:

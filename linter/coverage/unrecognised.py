@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from linter.coverage.flagkeys import FlagKeys, flag_keys
+from linter.coverage.flagkeys import FlagKeys, flag_keys, flag_string
 from linter.coverage.model import NotUnderstood
 from linter.lazyregex import lazy_compile
 from linter.model.engine.images import is_companion, parse_image
@@ -272,6 +272,9 @@ def _marker(key: object, value: str) -> str | None:
         return f"command {_short(value)}"
     if _STARTS_SERVER.match(value):
         return f"command {_short(value)}"
+    flags = flag_string(value)
+    if flags is not None:
+        return f"{_SERVER_NAMES[flags.server]} flags in a string ({_short(value)})"
     return None
 
 
