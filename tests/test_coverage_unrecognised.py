@@ -150,10 +150,16 @@ def test_files_that_name_a_server_without_running_it_stay_quiet(
         "backend: pytorch\ntensor_parallel_size: 1\npipeline_parallel_size: 1\n"
         "pytorch_backend_config: {use_cuda_graph: false}\ntriton_config: {max_batch_size: 0}\n"
     )
+    # A metrics proxy named after the server it measures.
+    (tmp_path / "proxy.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm-latency-proxy}\n"
+        "spec:\n  template:\n    spec:\n      containers:\n        - name: proxy\n"
+        "          image: ghcr.io/acme/vllm-latency-proxy:1.2.0\n"
+    )
     result = run_line(["lint", "--no-config", "-v", str(tmp_path)])
     assert (result.exit_code, result.output.splitlines()) == (
         0,
-        ["coverage: 2 files, 0 workloads recognised", "0 errors, 0 warnings, 0 info in 2 files"],
+        ["coverage: 3 files, 0 workloads recognised", "0 errors, 0 warnings, 0 info in 3 files"],
     )
 
 

@@ -93,7 +93,7 @@ _ROUTER_WORDS = ("router", "gateway")
 _COMPANION_WORDS = frozenset(
     {"proxy", "exporter", "benchmark", "bench", "client", "dashboard", "monitor", "ui", "webui"}
 )
-_WORD_SPLIT = lazy_compile(r"[-_.]")
+_WORD_SPLIT = lazy_compile(r"[-_.:@]")
 # Up to four numeric parts (vLLM 0.10.1.1, 0.9.0.1), a post-release or a release candidate.
 _RELEASE = lazy_compile(r"^v?(\d+\.\d+(?:\.\d+){0,2}(?:\.?post\d+|rc\d+)?)(?:[-+_].*)?$")
 # A pre-release (0.10.1rc1): a build of the main branch before that release, which the
