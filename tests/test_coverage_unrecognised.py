@@ -133,6 +133,30 @@ def test_a_string_of_one_servers_flags_is_not_understood(run_line: RunLine, tmp_
     )
 
 
+def test_a_ray_serve_application_named_after_a_server_is_not_understood(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    # An operator's own kind (AMD's KaiwoService) runs a Ray Serve application of the
+    # user's code whose deployment is vLLM; no vLLM image, command or flag is written.
+    (tmp_path / "kaiwo.yaml").write_text(
+        "apiVersion: kaiwo.silogen.ai/v1alpha1\nkind: KaiwoService\n"
+        "metadata: {name: online-inference}\nspec:\n  image: ghcr.io/silogen/rocm-ray:6.3\n"
+        "  gpus: 4\n  serveConfigV2: |\n    applications:\n    - name: llm\n"
+        "      import_path: workloads.online_inference:deployment\n"
+        "      deployments:\n      - name: VLLMDeployment\n"
+    )
+    assert _notes(run_line, tmp_path) == (
+        0,
+        [
+            f"not understood: {tmp_path}/kaiwo.yaml:7:3: kind KaiwoService "
+            "(kaiwo.silogen.ai/v1alpha1): Ray Serve application VLLMDeployment at "
+            "spec.serveConfigV2; fix: the server runs inside the application's own Python "
+            "code, whose settings servelint does not read: lint the pods Ray creates, or run "
+            "the server's image with its command",
+        ],
+    )
+
+
 def test_files_that_name_a_server_without_running_it_stay_quiet(
     run_line: RunLine, tmp_path: Path
 ) -> None:

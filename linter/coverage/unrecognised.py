@@ -44,6 +44,13 @@ _STARTS_SERVER = lazy_compile(
     r"(?:vllm\s+serve|vllm\.entrypoints|text-generation-launcher|sglang\.launch_server"
     r"|sglang\s+serve|tritonserver|trtllm-serve|dynamo\.(?:vllm|sglang|trtllm))\b"
 )
+# A Ray Serve application (a RayService's or another operator's ``serveConfigV2``, a
+# ``serve run`` config) whose import path or deployment is named after a server: Ray runs
+# the server inside Python code of the user's, with its settings where that code reads them.
+_SERVE_APP = lazy_compile(
+    r"(?m)^\s*-?\s*(?:import_path|name):\s*[\"']?(?P<name>[\w.:/-]*"
+    r"(?:vllm|VLLM|Vllm|sglang|SGLang|SGLANG)[\w.:/-]*)"
+)
 # An image reference with a tag or digest: registry/path:tag, no spaces, no URL scheme.
 # A tag of digits alone is a port (``tgi-service:8080``), not an image's tag.
 _IMAGE_WITH_TAG = lazy_compile(
@@ -99,6 +106,11 @@ _SERVER_NAMES = {
     "nim": "NIM",
     "kserve-huggingface": "KServe Hugging Face server (vLLM backend)",
 }
+_SERVE_EVIDENCE = "Ray Serve application"
+SERVE_FIX = (
+    "the server runs inside the application's own Python code, whose settings servelint "
+    "does not read: lint the pods Ray creates, or run the server's image with its command"
+)
 KIND_FIX = (
     "servelint has no reading of this kind yet: lint the rendered pod template, or describe "
     "the layout with a chart profile (docs/serving-model.md#profiles)"
@@ -152,7 +164,7 @@ def describe(document: Document) -> NotUnderstood | None:
     path, evidence = marker
     if isinstance(kind, str) and "apiVersion" in data:
         what = f"kind {kind} ({data.get('apiVersion')})"
-        fix = KIND_FIX
+        fix = SERVE_FIX if evidence.startswith(_SERVE_EVIDENCE) else KIND_FIX
     else:
         what = "values layout"
         fix = VALUES_FIX
@@ -272,6 +284,9 @@ def _marker(key: object, value: str) -> str | None:
         return f"command {_short(value)}"
     if _STARTS_SERVER.match(value):
         return f"command {_short(value)}"
+    app = _SERVE_APP.search(value) if "\n" in value else None
+    if app is not None:
+        return f"{_SERVE_EVIDENCE} {app['name']}"
     flags = flag_string(value)
     if flags is not None:
         return f"{_SERVER_NAMES[flags.server]} flags in a string ({_short(value)})"
