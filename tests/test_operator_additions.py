@@ -52,6 +52,11 @@ def test_which_kinds_have_known_additions() -> None:
         False,
         False,
     ]
+    # OME and KServe share three kind names: OME's runners were read, KServe's pods not.
+    assert [
+        additions_known("ClusterServingRuntime", role)
+        for role in ("engine", "decoder-leader", "", "worker")
+    ] == [True, True, False, False]
 
 
 def test_an_operator_not_read_is_named_in_coverage(run_line: RunLine, fixtures: Path) -> None:
@@ -79,5 +84,31 @@ def test_an_operator_not_read_is_named_in_coverage(run_line: RunLine, fixtures: 
 
 def test_an_operator_that_was_read_has_no_such_note(run_line: RunLine) -> None:
     path = ROOT / "tests" / "fixtures" / "model" / "operators" / "kaito-inferenceset.yaml"
+    result = run_line(["lint", "--no-config", "-v", str(path)])
+    assert [line for line in result.output.splitlines() if "operator additions" in line] == []
+
+
+def test_a_kserve_runtime_is_not_taken_for_omes(run_line: RunLine, tmp_path: Path) -> None:
+    path = tmp_path / "runtime.yaml"
+    path.write_text(
+        "apiVersion: serving.kserve.io/v1alpha1\nkind: ClusterServingRuntime\n"
+        "metadata: {name: vllm}\nspec:\n  containers:\n    - name: kserve-container\n"
+        "      image: vllm/vllm-openai:v0.11.0\n"
+        "      args: [--model, Qwen/Qwen3-8B]\n"
+        "      resources: {limits: {nvidia.com/gpu: 1}}\n"
+    )
+    result = run_line(["lint", "--no-config", "-v", str(path)])
+    assert [line for line in result.output.splitlines() if "operator additions (" in line] == [
+        f"not checked: {path}:1:1: operator additions (the operator of ClusterServingRuntime "
+        "may add probes, /dev/shm or environment to its pods): 5 rules did not run "
+        "(hub/gated-model-without-token, hub/token-is-unexpanded-variable, readiness/missing, "
+        "readiness/readiness-after-start-up, readiness/tcp-only); fix: lint "
+        "the pods the operator creates (kubectl get pod -o yaml) or a rendered manifest; "
+        "docs/operators.md lists the operators whose additions are read"
+    ]
+
+
+def test_an_ome_runtime_has_no_such_note(run_line: RunLine) -> None:
+    path = ROOT / "tests" / "fixtures" / "model" / "operators" / "ome-runtime.yaml"
     result = run_line(["lint", "--no-config", "-v", str(path)])
     assert [line for line in result.output.splitlines() if "operator additions" in line] == []

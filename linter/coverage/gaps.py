@@ -326,7 +326,7 @@ def _operator_additions(
     # Only with manifests: a values file's hook run never loads the table.
     from linter.model.facts.operator_additions import additions_known
 
-    if additions_known(kind):
+    if additions_known(kind, value_of(record.role) or ""):
         return []
     literal = f"'{kind}'"
     rules = [

@@ -257,6 +257,14 @@ def markdown_rows() -> list[str]:
     ]
 
 
-def additions_known(kind: str) -> bool:
-    """Whether what the operator of ``kind`` adds to its pods was read from its source."""
+# The roles of OME's runners (ome.py): KServe's kinds have the same names, and what KServe
+# adds to a ServingRuntime's or an InferenceService's pods is not in this table.
+_OME_ROLES = frozenset({"engine", "decoder"})
+
+
+def additions_known(kind: str, role: str = "") -> bool:
+    """Whether what the operator of ``kind`` adds to its pods (the pod of ``role``) was
+    read from its source."""
+    if kind in _OME_KINDS:
+        return role.split("-", 1)[0] in _OME_ROLES
     return kind in KINDS
