@@ -63,6 +63,9 @@ def test_flag_keys(keys: list[str], expected: FlagKeys | None) -> None:
         ("run it with --help or --version", None),
         ("--port 8000 --host 0.0.0.0", None),
         ("--foo-bar 1 --baz-qux 2 --max-num-seqs 4", None),
+        # Prose that mentions options, and options every server has.
+        ("vLLM tuning: run with --max-model-len 8192 and --enforce-eager to save memory", None),
+        ("--log-level debug --enable-metrics", None),
     ],
 )
 def test_flag_string(text: str, expected: FlagKeys | None) -> None:

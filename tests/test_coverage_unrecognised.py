@@ -10,7 +10,7 @@ from pathlib import Path
 
 from click.testing import Result
 
-from linter.coverage.unrecognised import describe
+from linter.coverage.unrecognised import SERVE_FIX, describe
 from linter.evaluate.parsers import parse
 
 RunLine = Callable[..., Result]
@@ -157,6 +157,37 @@ def test_a_ray_serve_application_named_after_a_server_is_not_understood(
     )
 
 
+def test_ray_serve_configs_of_every_form_are_not_understood(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    # A ``serve run`` config of its own, a KubeRay values file, and Ray Serve LLM.
+    (tmp_path / "serve.yaml").write_text(
+        "applications:\n  - name: chat\n    import_path: serve_vLLM:deployment\n"
+    )
+    (tmp_path / "values.yaml").write_text(
+        "service:\n  serveConfigV2: |\n    applications:\n    - name: llm\n"
+        "      import_path: app.main:deployment\n      deployments:\n"
+        "      - name: SglangDeployment\n"
+    )
+    (tmp_path / "llm.yaml").write_text(
+        "apiVersion: ray.io/v1\nkind: RayService\nmetadata: {name: llms}\nspec:\n"
+        "  serveConfigV2: |\n    applications:\n    - name: llms\n"
+        "      import_path: ray.serve.llm:build_openai_app\n"
+    )
+    assert _notes(run_line, tmp_path) == (
+        0,
+        [
+            f"not understood: {tmp_path}/llm.yaml:5:3: kind RayService (ray.io/v1): Ray Serve "
+            "application ray.serve.llm:build_openai_app at spec.serveConfigV2; "
+            f"fix: {SERVE_FIX}",
+            f"not understood: {tmp_path}/serve.yaml:3:5: values layout: Ray Serve application "
+            f"serve_vLLM:deployment at applications[0].import_path; fix: {SERVE_FIX}",
+            f"not understood: {tmp_path}/values.yaml:2:3: values layout: Ray Serve application "
+            f"SglangDeployment at service.serveConfigV2; fix: {SERVE_FIX}",
+        ],
+    )
+
+
 def test_files_that_name_a_server_without_running_it_stay_quiet(
     run_line: RunLine, tmp_path: Path
 ) -> None:
@@ -174,6 +205,14 @@ def test_files_that_name_a_server_without_running_it_stay_quiet(
         "backend: pytorch\ntensor_parallel_size: 1\npipeline_parallel_size: 1\n"
         "pytorch_backend_config: {use_cuda_graph: false}\ntriton_config: {max_batch_size: 0}\n"
     )
+    # A Job that applies an embedded manifest naming a vLLM Deployment: no Ray Serve app.
+    (tmp_path / "apply.yaml").write_text(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: apply}\nspec:\n  template:\n"
+        "    spec:\n      containers:\n        - name: kubectl\n"
+        "          image: bitnami/kubectl:1.31\n"
+        "          args:\n            - |\n              kubectl apply -f - <<EOF\n"
+        "              metadata:\n                name: vllm-llama\n              EOF\n"
+    )
     # A metrics proxy named after the server it measures.
     (tmp_path / "proxy.yaml").write_text(
         "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm-latency-proxy}\n"
@@ -183,7 +222,7 @@ def test_files_that_name_a_server_without_running_it_stay_quiet(
     result = run_line(["lint", "--no-config", "-v", str(tmp_path)])
     assert (result.exit_code, result.output.splitlines()) == (
         0,
-        ["coverage: 3 files, 0 workloads recognised", "0 errors, 0 warnings, 0 info in 3 files"],
+        ["coverage: 4 files, 0 workloads recognised", "0 errors, 0 warnings, 0 info in 4 files"],
     )
 
 

@@ -27,6 +27,8 @@ TAGS = [
     ("ghcr.io/acme/tgi-benchmark:2.0", "", "", False, ""),
     ("ghcr.io/acme/sglang_exporter:1", "", "", False, ""),
     ("ghcr.io/acme/vllm-build:0.9.1", "vllm", "", False, ""),
+    # A tag is no part of the name.
+    ("ghcr.io/acme/vllm-custom:gateway-fix", "vllm", "", False, ""),
     # vLLM: the release images, their platform builds and repositories, mirrors.
     ("vllm/vllm-openai:v0.9.1", "vllm", "0.9.1", True, "cuda"),
     ("vllm/vllm-openai:v0.6.1.post2", "vllm", "0.6.1.post2", True, "cuda"),

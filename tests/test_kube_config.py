@@ -290,11 +290,38 @@ def test_the_token_refresh_hook_runs_at_most_every_half_minute(
         configuration.refresh_api_key_hook = hook  # as the client's hook does
 
     refresh = kube_config._throttled(hook)
+    configuration.refresh_api_key_hook = refresh
     for now in (1000.0, 1000.5, 1029.9, 1030.0, 1031.0, 1061.0):
         clock[0] = now
         refresh(configuration)
     assert calls == [1000.0, 1030.0, 1061.0]
+    # The client's hook never replaces the throttled one, not even for a moment.
     assert configuration.refresh_api_key_hook is refresh
+
+
+def test_a_failed_token_refresh_is_tried_again_at_the_next_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from linter.sources import kube_config
+
+    monkeypatch.setattr(kube_config.time, "monotonic", lambda: 1000.0)
+    outcomes = [OSError("the exec plugin failed"), None]
+    calls: list[object] = []
+
+    def hook(configuration: Any) -> None:
+        calls.append(configuration)
+        outcome = outcomes.pop(0)
+        if outcome is not None:
+            raise outcome
+        configuration.api_key = {"BearerToken": "fresh"}
+
+    configuration = types.SimpleNamespace(refresh_api_key_hook=None, api_key={})
+    refresh = kube_config._throttled(hook)
+    with pytest.raises(OSError, match="the exec plugin failed"):
+        refresh(configuration)
+    refresh(configuration)  # at the same moment: not throttled, since the first failed
+    refresh(configuration)  # throttled now
+    assert (len(calls), configuration.api_key) == (2, {"BearerToken": "fresh"})
 
 
 def test_an_expiring_exec_token_is_renewed_once_not_before_every_request(

@@ -23,6 +23,26 @@ _PREFIXES = ("sm_vllm_", "option_")
 # are words joined (``max_model_len``), not a word every server has (``model``, ``port``).
 _AT_LEAST = 3
 _JOINED_AT_LEAST = 2
+# Options many programs take (an exporter's or a proxy's ``extraArgs``): never evidence of
+# one server.
+_GENERIC_OPTIONS = frozenset(
+    {
+        "--host",
+        "--port",
+        "--log-level",
+        "--log-format",
+        "--enable-metrics",
+        "--metrics-port",
+        "--config",
+        "--help",
+        "--version",
+        "--verbose",
+        "--debug",
+        "--api-key",
+        "--model",
+        "--timeout",
+    }
+)
 
 
 class FlagKeys(NamedTuple):
@@ -54,17 +74,20 @@ def flag_keys(node: Mapping[object, object]) -> FlagKeys | None:
 def flag_string(text: str) -> FlagKeys | None:
     """The server whose flags a string of options is (``"--max-num-seqs 16
     --enforce-eager"``, an environment variable a recipe's entrypoint appends to the
-    command): at least two ``--`` options, more than half of them that server's and one of
-    those words joined; else None."""
-    if text.count("--") < 2:
-        return None  # the cheap test first
-    written = [word.split("=", 1)[0] for word in text.split() if word.startswith("--")]
-    if len(written) < 2:
+    command): a string that starts with an option, at least two ``--`` options with at
+    most one value each, more than half of them that server's and one of those words
+    joined; else None."""
+    if text.count("--") < 2 or not text.lstrip().startswith("--"):
+        return None  # the cheap tests first: a list of options starts with one
+    words = text.split()
+    written = [word.split("=", 1)[0] for word in words if word.startswith("--")]
+    # At most one value after each option: prose that mentions options is no list of them.
+    if len(written) < 2 or len(words) > 2 * len(written):
         return None
     best: FlagKeys | None = None
     for server in _SERVERS:
         options = _options(server)
-        found = tuple(flag for flag in written if flag in options)
+        found = tuple(f for f in written if f in options and f not in _GENERIC_OPTIONS)
         if best is None or len(found) > len(best.keys):
             best = FlagKeys(server, found)
     if best is None or len(best.keys) < 2 or 2 * len(best.keys) <= len(written):

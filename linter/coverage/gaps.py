@@ -291,7 +291,7 @@ def _not_a_release(image: str, server: str) -> str:
 def _operator_pod(
     workload: Workload, server: str | None, needs: Callable[[], Sequence[_RuleNeeds]]
 ) -> tuple[Gap, ...]:
-    """A container found by shape (``model/shapes.py``): the rules that judge the whole
+    """A container found by shape (``model/frontends/shapes.py``): the rules that judge the whole
     pod held back, since its operator may add probes, /dev/shm and resources."""
     found = workload.record.extra.get(SHAPE_FACT)
     if found is None:

@@ -5,8 +5,9 @@ A document counts as an inference deployment when an image key (``image``,
 ``command``/``args``/``cmd`` entry starts a server (``vllm serve``, ``trtllm-serve``,
 ``python3 -m dynamo.vllm`` ...); and, under keys of its own (a cloud vendor's JSON recipe),
 when any string is a server image with its tag (``vllm/vllm-openai:v0.9.1``), any string or
-list of strings starts a server, or a mapping's keys are mostly one server's flags
-(``coverage/flagkeys.py``). Objects that only carry such text for something else — a
+list of strings starts a server, a mapping's keys or a string's options are mostly one
+server's flags (``coverage/flagkeys.py``), or a Ray Serve application's import path or
+deployment is named after a server. Objects that only carry such text for something else — a
 ConfigMap's script, a Kustomization's image override, a CI workflow's job container, a
 helm-unittest suite's ``set`` — are not deployments and stay quiet.
 
@@ -49,7 +50,7 @@ _STARTS_SERVER = lazy_compile(
 # the server inside Python code of the user's, with its settings where that code reads them.
 _SERVE_APP = lazy_compile(
     r"(?m)^\s*-?\s*(?:import_path|name):\s*[\"']?(?P<name>[\w.:/-]*"
-    r"(?:vllm|VLLM|Vllm|sglang|SGLang|SGLANG)[\w.:/-]*)"
+    r"(?i:vllm|sglang|ray\.serve\.llm)[\w.:/-]*)"
 )
 # An image reference with a tag or digest: registry/path:tag, no spaces, no URL scheme.
 # A tag of digits alone is a port (``tgi-service:8080``), not an image's tag.
@@ -60,7 +61,7 @@ _IMAGE_WITH_TAG = lazy_compile(
 # is not walked, so a mapping of a server's flags counts only in a file naming a server.
 _NAMES_A_SERVER = lazy_compile(
     r"vllm|text-generation|tgi|sglang|tritonserver|trtllm|dynamo\.|nvcr\.io/nim/"
-    r"|huggingfaceserver",
+    r"|huggingfaceserver|ray\.serve\.llm",
     re.IGNORECASE,
 )
 # Kinds that mention server images without running them.
@@ -167,7 +168,7 @@ def describe(document: Document) -> NotUnderstood | None:
         fix = SERVE_FIX if evidence.startswith(_SERVE_EVIDENCE) else KIND_FIX
     else:
         what = "values layout"
-        fix = VALUES_FIX
+        fix = SERVE_FIX if evidence.startswith(_SERVE_EVIDENCE) else VALUES_FIX
     span = document.span(path)
     return NotUnderstood(
         document.source,
@@ -270,6 +271,8 @@ def _is_image_key(key: object) -> bool:
 
 
 def _marker(key: object, value: str) -> str | None:
+    if key == "import_path" and _SERVE_APP.match(f"import_path: {value}"):
+        return f"{_SERVE_EVIDENCE} {value}"  # a ``serve run`` config of its own
     if _is_image_key(key) and value and " " not in value.strip():
         server = _family_of(value)
         if server:
@@ -284,7 +287,7 @@ def _marker(key: object, value: str) -> str | None:
         return f"command {_short(value)}"
     if _STARTS_SERVER.match(value):
         return f"command {_short(value)}"
-    app = _SERVE_APP.search(value) if "\n" in value else None
+    app = _SERVE_APP.search(value) if "\n" in value and "import_path" in value else None
     if app is not None:
         return f"{_SERVE_EVIDENCE} {app['name']}"
     flags = flag_string(value)

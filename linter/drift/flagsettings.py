@@ -1,6 +1,6 @@
 """Settings only the server's flag table knows, and the settings compared only when set.
 
-The serving model types the settings of its registry (``model/registry.py``); a server
+The serving model types the settings of its registry (``model/engine/registry.py``); a server
 has hundreds more (``tool_call_parser``, ``tokenizer_mode``, ``reasoning_parser``,
 ``chat_template``, ...). Every flag the server's flag table (``model/engine/flagdata/``) accepts
 at the release is comparable: the committed side as written on its command line, the live

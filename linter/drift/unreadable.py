@@ -19,7 +19,7 @@ from linter.positions import Origin, PathT
 from linter.secrets.patterns import is_secret_path, mask
 
 UNREADABLE_RULE = "drift/unreadable-live"
-# The kinds of the registry (model/registry.py) whose values are read, and what they are.
+# The kinds of the registry (model/engine/registry.py) whose values are read, and what they are.
 _KINDS = {
     "int": "an integer",
     "hint": "an integer",

@@ -5,7 +5,7 @@ Read: ``resources`` (and the older ``bases``: local files and folders, a folder 
 another kustomization, built first), ``configMapGenerator`` (``literals``, ``files``),
 ``helmCharts`` (returned as chart releases, not rendered), ``patchesStrategicMerge``,
 ``patches`` and ``patchesJson6902`` (strategic merge by the Kubernetes merge keys,
-``model/strategic_merge.py``; JSON 6902 ``add``/``replace``/``remove``), ``namespace``,
+``model/frontends/strategic_merge.py``; JSON 6902 ``add``/``replace``/``remove``), ``namespace``,
 ``namePrefix``/``nameSuffix`` and ``images`` (``newName``, ``newTag``, ``digest``), in
 the order Kustomize's built-in transformers run them. Nothing outside the repository is
 read (``sources/repository.py``): a remote resource or a path leading out of it is a note,

@@ -67,7 +67,9 @@ def load_configuration(
         except ConfigException as exc:
             raise SourceError(f"cannot use the in-cluster configuration: {exc}") from exc
         namespace = _SA_NAMESPACE.read_text().strip() if _SA_NAMESPACE.exists() else None
-    hook = getattr(configuration, "refresh_api_key_hook", None)  # a token from the kubeconfig
+    # A token the client refreshes: from the kubeconfig, or the in-cluster service account's
+    # (which the client re-reads once a minute).
+    hook = getattr(configuration, "refresh_api_key_hook", None)
     if hook is not None:
         # setattr: the client declares the attribute as always None.
         setattr(configuration, "refresh_api_key_hook", _throttled(hook))  # noqa: B010
@@ -79,7 +81,8 @@ def load_configuration(
 def _throttled(hook: Callable[[Any], None]) -> Callable[[Any], None]:
     """``hook`` run at most once every ``_REFRESH_SECONDS``. The client calls its token
     refresh hook before every request, and the hook sets the host again, which reads the
-    proxy settings from the whole environment: an eighth of a scan's time over 500 pods."""
+    proxy settings from the whole environment: an eighth of a scan's time over 500 pods.
+    A refresh that fails is tried again at the next request."""
     lock = threading.Lock()
     last = [-_REFRESH_SECONDS]
 
@@ -88,10 +91,24 @@ def _throttled(hook: Callable[[Any], None]) -> Callable[[Any], None]:
             now = time.monotonic()
             if now - last[0] < _REFRESH_SECONDS:
                 return
+            hook(_KeepHook(configuration))
             last[0] = now
-            hook(configuration)
-            # The client's hook installs a fresh copy of itself each time it runs
-            # (kube_config.KubeConfigLoader._set_config): keep this one in its place.
-            configuration.refresh_api_key_hook = refresh
 
     return refresh
+
+
+class _KeepHook:
+    """The configuration as the client's hook sees it: every attribute read and written
+    through, but the hook itself, which the client's hook replaces with a fresh copy of
+    itself (kube_config.KubeConfigLoader._set_config). Another thread reading the hook
+    meanwhile must still find the throttled one."""
+
+    def __init__(self, target: Any) -> None:
+        object.__setattr__(self, "_target", target)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._target, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name != "refresh_api_key_hook":
+            setattr(self._target, name, value)

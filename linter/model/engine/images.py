@@ -93,7 +93,7 @@ _ROUTER_WORDS = ("router", "gateway")
 _COMPANION_WORDS = frozenset(
     {"proxy", "exporter", "benchmark", "bench", "client", "dashboard", "monitor", "ui", "webui"}
 )
-_WORD_SPLIT = lazy_compile(r"[-_.:@]")
+_WORD_SPLIT = lazy_compile(r"[-_.]")
 # Up to four numeric parts (vLLM 0.10.1.1, 0.9.0.1), a post-release or a release candidate.
 _RELEASE = lazy_compile(r"^v?(\d+\.\d+(?:\.\d+){0,2}(?:\.?post\d+|rc\d+)?)(?:[-+_].*)?$")
 # A pre-release (0.10.1rc1): a build of the main branch before that release, which the
@@ -220,8 +220,10 @@ def _server_of(repository: str) -> tuple[str, bool]:
 
 
 def is_companion(name: str) -> bool:
-    """An image name (its last segment, lowercase) of a router, gateway, proxy or other
-    program that runs beside a server and not the server itself."""
+    """An image's last segment (lowercase, with or without its tag) that names a router,
+    gateway, proxy or other program running beside a server, not the server itself. The
+    tag is no part of the name: ``vllm-custom:gateway-fix`` is a server build."""
+    name = name.split("@", 1)[0].split(":", 1)[0]
     if any(word in name for word in _ROUTER_WORDS):
         return True
     return not _COMPANION_WORDS.isdisjoint(_WORD_SPLIT.split(name))

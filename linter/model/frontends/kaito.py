@@ -274,8 +274,9 @@ def kaito_workloads(
 
 def across_nodes(instance_type: str, nodes: int) -> list[tuple[str, str]]:
     """The parallelism flags of a workspace over several nodes (``configureParallelism``,
-    pkg/model/interface.go L557-L570 at 056b8280): tensor parallel over one node's GPUs,
-    pipeline parallel over the nodes, on Ray."""
+    pkg/model/interface.go L544-L570 at 056b8280): tensor parallel over one node's GPUs,
+    pipeline parallel over the nodes, on Ray. Its condition, ``DistributedInference``, holds
+    for every preset there (presets/workspace/models/vllm_model.go L273)."""
     count = gpus_of_sku(instance_type)
     if count is None:
         return []
