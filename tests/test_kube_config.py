@@ -38,16 +38,35 @@ def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def one_pod() -> Cluster:
+    return vllm_pods(1)
+
+
+def vllm_pods(count: int) -> Cluster:
     config = (FIXTURES / "live" / "pod-config.json").read_bytes()
     return Cluster(
         pods=[
             Pod(
-                "vllm-0",
+                f"vllm-{n}",
                 labels={"app": "vllm"},
                 containers=[Container("vllm", files={"/etc/config.json": config})],
             )
+            for n in range(count)
         ]
     )
+
+
+def use_exec_plugin(kubeconfig: Path, plugin: Path) -> None:
+    """The kubeconfig's user gets its token from ``plugin``, a Python exec credential plugin."""
+    config = yaml.safe_load(kubeconfig.read_text())
+    config["users"][0]["user"] = {
+        "exec": {
+            "apiVersion": "client.authentication.k8s.io/v1",
+            "command": sys.executable,
+            "args": [str(plugin)],
+            "interactiveMode": "Never",
+        }
+    }
+    kubeconfig.write_text(yaml.safe_dump(config))
 
 
 def request(kubeconfig: Path | None, **options: object) -> KubeRequest:
@@ -99,16 +118,7 @@ def test_an_exec_auth_plugin_provides_the_token(tmp_path: Path) -> None:
     """)
     )
     with running(one_pod(), tmp_path) as api:
-        config = yaml.safe_load(api.kubeconfig.read_text())
-        config["users"][0]["user"] = {
-            "exec": {
-                "apiVersion": "client.authentication.k8s.io/v1",
-                "command": sys.executable,
-                "args": [str(plugin)],
-                "interactiveMode": "Never",
-            }
-        }
-        api.kubeconfig.write_text(yaml.safe_dump(config))
+        use_exec_plugin(api.kubeconfig, plugin)
         report = fetch(request(api.kubeconfig))
     assert [(i.pod, i.state, json.loads(i.text or "{}")["max_num_seqs"]) for i in report.items] == [
         ("vllm-0", "ok", 256)
@@ -342,28 +352,8 @@ def test_an_expiring_exec_token_is_renewed_once_not_before_every_request(
                                       "expirationTimestamp": "2000-01-01T00:00:00Z"}}}}))
     """)
     )
-    config = (FIXTURES / "live" / "pod-config.json").read_bytes()
-    cluster = Cluster(
-        pods=[
-            Pod(
-                f"vllm-{n}",
-                labels={"app": "vllm"},
-                containers=[Container("vllm", files={"/etc/config.json": config})],
-            )
-            for n in range(3)
-        ]
-    )
-    with running(cluster, tmp_path) as api:
-        kubeconfig = yaml.safe_load(api.kubeconfig.read_text())
-        kubeconfig["users"][0]["user"] = {
-            "exec": {
-                "apiVersion": "client.authentication.k8s.io/v1",
-                "command": sys.executable,
-                "args": [str(plugin)],
-                "interactiveMode": "Never",
-            }
-        }
-        api.kubeconfig.write_text(yaml.safe_dump(kubeconfig))
+    with running(vllm_pods(3), tmp_path) as api:
+        use_exec_plugin(api.kubeconfig, plugin)
         report = fetch(request(api.kubeconfig))
     assert [(i.pod, i.state) for i in report.items] == [
         ("vllm-0", "ok"),

@@ -10,7 +10,7 @@ Asked only of documents that name a server and yielded no workload
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 from linter.model.engine import flagtables
@@ -58,13 +58,8 @@ def flag_keys(node: Mapping[object, object]) -> FlagKeys | None:
     joined = [key for key in names if "_" in key or "-" in key]
     if len(names) < _AT_LEAST or len(joined) < _JOINED_AT_LEAST:
         return None  # the cheap test first: most mappings stop here
-    best: FlagKeys | None = None
-    for server in _SERVERS:
-        options = _options(server)
-        found = tuple(key for key in names if _flag(key) in options)
-        if best is None or len(found) > len(best.keys):
-            best = FlagKeys(server, found)
-    if best is None or len(best.keys) < _AT_LEAST or 2 * len(best.keys) <= len(names):
+    best = _most_flags(names, _flag)
+    if len(best.keys) < _AT_LEAST or 2 * len(best.keys) <= len(names):
         return None
     if sum(1 for key in best.keys if "_" in key or "-" in key) < _JOINED_AT_LEAST:
         return None
@@ -84,16 +79,23 @@ def flag_string(text: str) -> FlagKeys | None:
     # At most one value after each option: prose that mentions options is no list of them.
     if len(written) < 2 or len(words) > 2 * len(written):
         return None
-    best: FlagKeys | None = None
-    for server in _SERVERS:
-        options = _options(server)
-        found = tuple(f for f in written if f in options and f not in _GENERIC_OPTIONS)
-        if best is None or len(found) > len(best.keys):
-            best = FlagKeys(server, found)
-    if best is None or len(best.keys) < 2 or 2 * len(best.keys) <= len(written):
+    best = _most_flags([f for f in written if f not in _GENERIC_OPTIONS], str)
+    if len(best.keys) < 2 or 2 * len(best.keys) <= len(written):
         return None
     if not any("-" in flag[2:] for flag in best.keys):
         return None
+    return best
+
+
+def _most_flags(words: Sequence[str], flag_of: Callable[[str], str]) -> FlagKeys:
+    """The server whose options most of ``words`` spell (``flag_of`` gives the option a
+    word spells), with those words; the first of ``_SERVERS`` on a tie."""
+    best = FlagKeys(_SERVERS[0], ())
+    for server in _SERVERS:
+        options = _options(server)
+        found = tuple(word for word in words if flag_of(word) in options)
+        if len(found) > len(best.keys):
+            best = FlagKeys(server, found)
     return best
 
 

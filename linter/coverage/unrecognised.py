@@ -27,6 +27,7 @@ from linter.coverage.model import NotUnderstood
 from linter.lazyregex import lazy_compile
 from linter.model.engine.images import is_companion, parse_image
 from linter.model.frontends.role_groups import unbuilt_roles
+from linter.model.frontends.shapes import NOT_DEPLOYMENTS
 from linter.parsing.documents import Document, ParsedFile
 from linter.positions import PathT, format_path
 
@@ -48,10 +49,9 @@ _STARTS_SERVER = lazy_compile(
 # A Ray Serve application (a RayService's or another operator's ``serveConfigV2``, a
 # ``serve run`` config) whose import path or deployment is named after a server: Ray runs
 # the server inside Python code of the user's, with its settings where that code reads them.
-_SERVE_APP = lazy_compile(
-    r"(?m)^\s*-?\s*(?:import_path|name):\s*[\"']?(?P<name>[\w.:/-]*"
-    r"(?i:vllm|sglang|ray\.serve\.llm)[\w.:/-]*)"
-)
+_SERVE_NAME = r"[\w.:/-]*(?i:vllm|sglang|ray\.serve\.llm)[\w.:/-]*"
+_SERVE_APP = lazy_compile(rf"(?m)^\s*-?\s*(?:import_path|name):\s*[\"']?(?P<name>{_SERVE_NAME})")
+_SERVE_IMPORT_PATH = lazy_compile(rf"\s*[\"']?{_SERVE_NAME}")
 # An image reference with a tag or digest: registry/path:tag, no spaces, no URL scheme.
 # A tag of digits alone is a port (``tgi-service:8080``), not an image's tag.
 _IMAGE_WITH_TAG = lazy_compile(
@@ -63,24 +63,6 @@ _NAMES_A_SERVER = lazy_compile(
     r"vllm|text-generation|tgi|sglang|tritonserver|trtllm|dynamo\.|nvcr\.io/nim/"
     r"|huggingfaceserver|ray\.serve\.llm",
     re.IGNORECASE,
-)
-# Kinds that mention server images without running them.
-_NOT_DEPLOYMENTS = frozenset(
-    {
-        "ConfigMap",
-        "Secret",
-        "Kustomization",
-        "Component",
-        "Application",
-        "ApplicationSet",
-        # Flux's chart release: read as a release of its chart (linter/gitops/), which says
-        # itself when its values gave no workload.
-        "HelmRelease",
-        "ImagePolicy",
-        "ImageRepository",
-        "ImageUpdateAutomation",
-        "CustomResourceDefinition",
-    }
 )
 # A server family named anywhere in an image's last segment or tag, for images servelint
 # does not model as that server: builds of other projects that carry its name, and
@@ -155,7 +137,7 @@ def describe(document: Document) -> NotUnderstood | None:
     if not isinstance(data, dict) or _is_workflow(data) or _is_unittest_suite(data):
         return None
     kind = data.get("kind")
-    if isinstance(kind, str) and kind in _NOT_DEPLOYMENTS:
+    if isinstance(kind, str) and kind in NOT_DEPLOYMENTS:
         return None
     if ("model_path" in data or "model_id" in data) and _live_answer(data):
         return None
@@ -271,7 +253,7 @@ def _is_image_key(key: object) -> bool:
 
 
 def _marker(key: object, value: str) -> str | None:
-    if key == "import_path" and _SERVE_APP.match(f"import_path: {value}"):
+    if key == "import_path" and _SERVE_IMPORT_PATH.match(value):
         return f"{_SERVE_EVIDENCE} {value}"  # a ``serve run`` config of its own
     if _is_image_key(key) and value and " " not in value.strip():
         server = _family_of(value)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Protocol, TextIO
+
+from linter.reporters import imported
 
 if TYPE_CHECKING:
     from linter.drift.result import DriftResult
@@ -27,6 +28,5 @@ DRIFT_REPORTERS: dict[str, str] = {
 
 
 def get(name: str) -> type[DriftReporter]:
-    module, _, cls = DRIFT_REPORTERS[name].partition(":")
-    reporter: type[DriftReporter] = getattr(importlib.import_module(module), cls)
+    reporter: type[DriftReporter] = imported(DRIFT_REPORTERS[name])
     return reporter

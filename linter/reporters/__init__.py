@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from linter.reporters.base import Reporter
@@ -22,10 +22,16 @@ REPORTERS: dict[str, str] = {
 
 def get(name: str) -> type[Reporter]:
     try:
-        module, _, cls = REPORTERS[name].partition(":")
+        spec = REPORTERS[name]
     except KeyError:
         raise ValueError(
             f"unknown format '{name}'; choose from {', '.join(sorted(REPORTERS))}"
         ) from None
-    reporter: type[Reporter] = getattr(importlib.import_module(module), cls)
+    reporter: type[Reporter] = imported(spec)
     return reporter
+
+
+def imported(spec: str) -> Any:
+    """The object ``"module:name"`` names, its module imported now (not at start-up)."""
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)

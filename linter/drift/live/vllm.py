@@ -184,22 +184,13 @@ def from_usage(records: list[dict[str, Any]]) -> tuple[list[Printed], str]:
 _CACHED_LINE = 64 * 1024
 
 
-def _engine_config(text: str) -> dict[str, Any]:
-    """``key_values`` of an engine config line. The replicas of a deployment (and its
-    engine cores) print the same line: it is parsed once, each caller gets its own copy."""
+def _parsed_once(parse: Callable[[str], Any], text: str) -> Any:
+    """``parse(text)``, a copy of the caller's own. The replicas of a deployment (and its
+    engine cores) print the same lines: each is parsed once, from the bytes kept for it, or
+    each time when it is too long to keep."""
     if len(text) > _CACHED_LINE:
-        return key_values(text)
-    values: dict[str, Any] = pickle.loads(_pickled(key_values, text))
-    return values
-
-
-def _parsed_literal(text: str) -> tuple[Any, str]:
-    """``literal.parse_cut`` of a printed argument map, parsed once per distinct line as
-    the engine config line is."""
-    if len(text) > _CACHED_LINE:
-        return literal.parse_cut(text)
-    parsed: tuple[Any, str] = pickle.loads(_pickled(literal.parse_cut, text))
-    return parsed
+        return parse(text)
+    return pickle.loads(_pickled(parse, text))
 
 
 @functools.lru_cache(maxsize=64)
@@ -273,7 +264,8 @@ def _spaces(text: str, index: int) -> int:
 def _literal(text: str, line: Line, kind: str, problems: list[str]) -> tuple[Any, str]:
     """The value and, when the line was cut, the last complete field read."""
     try:
-        return _parsed_literal(text)
+        parsed: tuple[Any, str] = _parsed_once(literal.parse_cut, text)
+        return parsed
     except literal.LiteralError as error:
         problems.append(f"line {line.number}: the {kind} could not be read ({error})")
         return None, ""
@@ -288,7 +280,7 @@ def engine_fields(text: str) -> tuple[dict[str, Any], str]:
     """The fields of an engine config line and, when the line was cut before its end, the
     last complete field: the field the cut went through is dropped (``enforce_eager=Fal``
     is not a value)."""
-    values = _engine_config(text)
+    values: dict[str, Any] = _parsed_once(key_values, text)
     stripped = text.rstrip()
     if not values or (stripped.endswith(")") and not _open(stripped)):
         return values, ""

@@ -29,9 +29,11 @@ _CONTAINER_KEYS = ("command", "args", "env", "resources")
 _POD_KEYS = ("volumes", "nodeSelector", "affinity", "tolerations")
 # As deep as the pod templates read in unknown kinds (``manifests._MAX_POD_SPEC_DEPTH``).
 _MAX_DEPTH = 12
-# Kinds that carry container-like text without running it: their readers are elsewhere
-# (gitops, kustomize) or they deploy nothing.
-_NOT_PODS = frozenset(
+# Kinds that mention server images or containers without running them: their readers are
+# elsewhere (gitops, kustomize: a Flux HelmRelease is read as a release of its chart, which
+# says itself when its values gave no workload) or they deploy nothing. Coverage's "not
+# understood" leaves them alone too (coverage/unrecognised.py).
+NOT_DEPLOYMENTS = frozenset(
     {
         "ConfigMap",
         "Secret",
@@ -40,6 +42,9 @@ _NOT_PODS = frozenset(
         "Application",
         "ApplicationSet",
         "HelmRelease",
+        "ImagePolicy",
+        "ImageRepository",
+        "ImageUpdateAutomation",
         "CustomResourceDefinition",
     }
 )
@@ -65,7 +70,7 @@ def is_container(node: object) -> bool:
 
 def shape_pods(data: Mapping[str, Any]) -> list[ShapePod]:
     """Every container found by shape under ``spec`` of an object of unknown kind."""
-    if data.get("kind") in _NOT_PODS:
+    if data.get("kind") in NOT_DEPLOYMENTS:
         return []
     out: list[ShapePod] = []
 
