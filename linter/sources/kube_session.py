@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from linter.errors import SourceError
-from linter.sources import kube_ws
+from linter.sources import kube_deadline, kube_ws
 from linter.sources.kube_config import MISSING_CLIENT, load_configuration
 from linter.sources.kube_errors import BodyTooLarge, call
 
@@ -73,6 +73,7 @@ class Session:
         except ImportError as exc:  # pragma: no cover - checked in _load_configuration
             raise SourceError(MISSING_CLIENT) from exc
         self.client = ApiClient(self.configuration)
+        kube_deadline.install(self.client.rest_client.pool_manager)
         self._clients.append(self.client)
         self._api_exception = ApiException
         self.direct_exec = not (self.configuration.proxy or self.configuration.proxy_headers)
@@ -105,16 +106,13 @@ class Session:
             header_params={"Accept": "application/json"},
             auth_settings=["BearerToken"],
         )
-        response = with_deadline(
-            lambda: self.client.call_api(
+        with kube_deadline.bounded(deadline):
+            response = self.client.call_api(
                 method, url, headers, body, post, _request_timeout=timeout
-            ),
-            timeout,
-            self.errors,
-        )
-        ok = 200 <= response.status <= 299
-        limit = self.request.max_bytes if ok else _MAX_ERROR_BODY
-        data = read_body(response.response, deadline, limit, path)
+            )
+            ok = 200 <= response.status <= 299
+            limit = self.request.max_bytes if ok else _MAX_ERROR_BODY
+            data = read_body(response.response, deadline, limit, path)
         if not ok:
             # from_response raises the status's own subclass (NotFoundException, ...).
             raise self._api_exception.from_response(
