@@ -73,3 +73,36 @@ def test_replicas_lines_parsed_once_are_still_each_pods_own() -> None:
     assert second is not None
     assert second.settings == kept
     assert second.settings["compilation_config"]["level"] != -1
+
+
+def test_a_replicas_log_with_other_times_and_process_ids_reads_as_the_first() -> None:
+    """What the marked lines say is read once per scan; the second replica's capture is
+    equal to the first's, with maps of its own."""
+    text = (LOGS / "vllm-0.11-dp2.log").read_text()
+    replica = text.replace("10-21 ", "10-22 ").replace("pid=", "pid=9")
+    assert replica != text
+    first, second = read_capture(text), read_capture(replica)
+    assert first is not None and second is not None
+    assert second == first
+    second.settings["compilation_config"]["level"] = -1
+    third = read_capture(text)
+    assert third is not None and third == first
+    assert third.settings["compilation_config"]["level"] != -1
+
+
+def test_processes_that_disagree_are_named_from_each_log_read() -> None:
+    """A capture with disagreements names the processes of its own log, although the
+    lines of another replica said the same."""
+    text = (LOGS / "vllm-two-replicas.log").read_text()
+    other = text.replace("pod/llm-vllm-7f9c-a2kq9", "pod/llm-vllm-7f9c-zz111")
+    first, second = read_capture(text), read_capture(other)
+    assert first is not None and second is not None
+    assert [d.setting for d in first.disagreements] == ["api_key", "max_model_len"]
+    assert [p for p, _, _ in first.disagreements[1].seen] == [
+        "pod/llm-vllm-7f9c-a2kq9/vllm",
+        "pod/llm-vllm-7f9c-c9m2p/vllm",
+    ]
+    assert [p for p, _, _ in second.disagreements[1].seen] == [
+        "pod/llm-vllm-7f9c-zz111/vllm",
+        "pod/llm-vllm-7f9c-c9m2p/vllm",
+    ]

@@ -248,6 +248,17 @@ def test_progress_bar_only_on_a_terminal_and_for_many_pods(monkeypatch: pytest.M
     assert pipe.getvalue() == ""
 
 
+def test_a_concurrent_scan_counts_every_pod_once_and_keeps_their_order(tmp_path: Path) -> None:
+    calls: list[tuple[int, int]] = []
+    with running(vllm_pods(30), tmp_path) as api:
+        report = fetch(
+            request(api.kubeconfig, concurrency=8), lambda done, total: calls.append((done, total))
+        )
+    assert calls == [(done, 30) for done in range(1, 31)]
+    assert [i.pod for i in report.items] == sorted(f"vllm-{n}" for n in range(30))
+    assert {i.state for i in report.items} == {"ok"}
+
+
 def test_drift_kube_without_the_client_says_how_to_install_it(tmp_path: Path) -> None:
     """The client is the `kube` extra; without it drift --kube stops with the install line."""
     code = textwrap.dedent(f"""

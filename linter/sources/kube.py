@@ -10,9 +10,11 @@ exponential backoff a bounded number of times; 401, 403, 404 and timeouts are no
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from linter.lightclass import frozen
@@ -100,15 +102,21 @@ def _fetch(
             RequestFailed("no-pods", f"no pods match {what} in namespace '{namespace}'"),
         )
     results: list[Fetched | None] = [None] * len(pods)
+    # Each worker stores its result and counts itself done: a main thread woken at every
+    # pod would contend for the interpreter lock with the workers 500 times a scan.
+    done = itertools.count(1)
+    lock = threading.Lock()
+
+    def read(index: int, pod: dict[str, Any]) -> None:
+        results[index] = _fetch_pod(session, namespace, pod, prepare)
+        if progress is not None:
+            with lock:
+                progress(next(done), len(pods))
+
     with ThreadPoolExecutor(max_workers=max(request.concurrency, 1)) as pool:
-        futures = {
-            pool.submit(_fetch_pod, session, namespace, pod, prepare): index
-            for index, pod in enumerate(pods)
-        }
-        for done, future in enumerate(as_completed(futures), start=1):
-            results[futures[future]] = future.result()
-            if progress is not None:
-                progress(done, len(pods))
+        futures = [pool.submit(read, index, pod) for index, pod in enumerate(pods)]
+    for future in futures:
+        future.result()  # all done: a failure in a worker propagates
     return FetchReport([r for r in results if r is not None], namespace)
 
 
@@ -174,28 +182,20 @@ def _json_object(data: bytes, what: str) -> dict[str, Any]:
 
 
 def _nesting(data: bytes) -> int:
-    """The deepest bracket nesting of a JSON text (strings skipped), in one pass."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for byte in data:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > _MAX_JSON_DEPTH:
-                    return deepest
-        elif byte in (0x5D, 0x7D):
-            depth -= 1
-    return deepest
+    """The deepest bracket nesting of a JSON text, outside its strings: exact for valid
+    JSON; any other text fails to parse (a RecursionError included). Escaped backslashes,
+    then escaped quotes, are dropped, so that every quote left opens or closes a string;
+    a pure-Python loop over every byte of a 500-pod list cost more than parsing it."""
+    unescaped = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    outside = b"".join(unescaped.split(b'"')[0::2])
+    brackets = outside.translate(None, _NOT_BRACKETS)
+    return max(itertools.accumulate(map(_STEP.__getitem__, brackets), initial=0))
+
+
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_STEP = [0] * 256
+_STEP[ord("[")] = _STEP[ord("{")] = 1
+_STEP[ord("]")] = _STEP[ord("}")] = -1
 
 
 def _fetch_pod(

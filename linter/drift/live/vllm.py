@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import pickle
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from linter.drift.live import literal
@@ -89,7 +89,7 @@ USAGE_RESOLVED = frozenset({"dtype", "block_size"})
 _USAGE_KEYS = frozenset({"vllm_version", "gpu_memory_utilization", "model_architecture"})
 
 
-def from_lines(lines: list[Line], problems: list[str]) -> tuple[list[Printed], str]:
+def from_lines(lines: Sequence[Line], problems: list[str]) -> tuple[list[Printed], str]:
     records: list[Printed] = []
     version = ""
     for line in lines:
