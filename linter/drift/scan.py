@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
@@ -25,6 +25,7 @@ from linter.drift.items import (
     failure_finding,
     unchecked_findings,
 )
+from linter.drift.memo import Memo
 from linter.drift.normalize import normalize
 from linter.drift.result import COMPARED, ERROR, NOT_READY, DriftResult, Target, TargetResult
 from linter.drift.sides import (
@@ -58,7 +59,7 @@ class _Pairing(Protocol):
     def note(self) -> str: ...
 
     @property
-    def memo(self) -> dict[tuple[str, str], Any]: ...
+    def memo(self) -> Memo: ...
 
     def named(self, target: Target) -> str:
         """What of the target the analysis depends on beside the live text ("" when
@@ -119,7 +120,9 @@ def run_kube(plan: DriftPlan, request: Any, progress: Any = None) -> DriftResult
     started = time.time()
     pairing = _pairing(plan, podspec=request.source.kind == "podspec")
     compare_module.warm_up()
-    report = kube.fetch(request, progress, _early_reader(pairing))
+    # Each pod is compared in the thread that read it, while the others wait on the
+    # network; the results keep the order of the pods.
+    report = kube.fetch(request, progress, lambda item: _fetched(pairing, item))
     if report.error is not None:
         return DriftResult(
             [],
@@ -129,27 +132,7 @@ def run_kube(plan: DriftPlan, request: Any, progress: Any = None) -> DriftResult
             report.error.reason,
             _notes(pairing),
         )
-    results = [_fetched(pairing, item) for item in report.items]
-    return DriftResult(results, started, time.time() - started, notes=_notes(pairing))
-
-
-# The memo key of a live text's capture read ahead (a file name never holds a NUL).
-_READ_AHEAD = "\0read"
-
-
-def _early_reader(pairing: _Pairing) -> Callable[[str], None]:
-    """Read each live text's capture in the thread that fetched it (start-up logs are
-    the CPU of a scan); what fails there is read again, and reported, in order."""
-
-    def read(text: str) -> None:
-        if (_READ_AHEAD, text) in pairing.memo:
-            return  # a replica's copy of a text already read
-        try:
-            pairing.memo[(_READ_AHEAD, text)] = live.read_capture(text)
-        except Exception:  # _analyse_text reads it again and reports what failed
-            return
-
-    return read
+    return DriftResult(list(report.prepared), started, time.time() - started, notes=_notes(pairing))
 
 
 def _notes(pairing: _Pairing) -> list[str]:
@@ -239,10 +222,7 @@ def _compare_text(pairing: _Pairing, name: str, text: str, target: Target) -> Ta
     # The replicas of a Deployment load the same file: a text already compared in this
     # run has the same differences, only the target (pod, source) differs.
     key = (name + pairing.named(target), text)
-    analysis = pairing.memo.get(key)
-    if analysis is None:
-        analysis = _analyse_text(pairing, name, text, target)
-        pairing.memo[key] = analysis
+    analysis = pairing.memo.once(key, lambda: _analyse_text(pairing, name, text, target))
     return pairing.result(analysis, target)
 
 
@@ -250,7 +230,7 @@ def _analyse_text(pairing: _Pairing, name: str, text: str, target: Target) -> An
     """A start-up log or info answer (``linter.drift.live``), else a JSON/YAML document;
     a log is never read as YAML."""
     try:
-        capture = pairing.memo.pop((_READ_AHEAD, text), None) or live.read_capture(text)
+        capture = live.read_capture(text)
     except live.UnknownCapture as error:
         return _Failure("unrecognised-format", f"{error}; not compared")
     if capture is not None:
@@ -259,11 +239,7 @@ def _analyse_text(pairing: _Pairing, name: str, text: str, target: Target) -> An
         # formats, lines and processes) have the same analysis. A file name never holds
         # a NUL, so these keys cannot meet a text's.
         key = ("\0capture" + pairing.named(target), repr(capture))
-        analysis = pairing.memo.get(key)
-        if analysis is None:
-            analysis = pairing.analyse(capture, target, pod=False)
-            pairing.memo[key] = analysis
-        return analysis
+        return pairing.memo.once(key, lambda: pairing.analyse(capture, target, pod=False))
     try:
         data = live_document(name, text)
     except LiveError as error:
@@ -281,7 +257,7 @@ class _ByPath:
     desired: DesiredSide
     pairing: Pairing
     note: str = ""
-    memo: dict[tuple[str, str], Any] = dataclasses.field(default_factory=dict, compare=False)
+    memo: Memo = dataclasses.field(default_factory=Memo, compare=False)
 
     def named(self, target: Target) -> str:
         return ""
@@ -332,7 +308,7 @@ class _ByEngine:
     pairing: Pairing
     note: str = ""
     hidden: frozenset[str] = frozenset()
-    memo: dict[tuple[str, str], Any] = dataclasses.field(default_factory=dict, compare=False)
+    memo: Memo = dataclasses.field(default_factory=Memo, compare=False)
 
     def named(self, target: Target) -> str:
         """Several committed workloads: the target's name may tell which one it runs."""

@@ -24,7 +24,7 @@ from linter.sources.kube_pods import SourceSpec
 from linter.sources.kube_session import Session, with_deadline
 
 Progress = Callable[[int, int], None]
-Prepare = Callable[[str], None]
+Prepare = Callable[["Fetched"], Any]
 
 
 @frozen
@@ -67,6 +67,7 @@ class FetchReport:
     items: list[Fetched]
     namespace: str
     error: RequestFailed | None = None  # the scan could not start: nothing was read
+    prepared: list[Any] = dataclasses.field(default_factory=list)  # fetch's ``prepare``
 
 
 def fetch(
@@ -74,8 +75,9 @@ def fetch(
 ) -> FetchReport:
     """Read ``request.source`` from every selected pod (or the one ConfigMap).
 
-    ``prepare`` is called with each text read, in the thread that read it: CPU work on
-    one pod's text is done while the other threads wait on the network.
+    ``prepare`` is called with each pod's ``Fetched``, in the thread that read it (CPU work
+    on one pod is done while the other threads wait on the network); what it returns is
+    ``FetchReport.prepared``, in the order of the items.
     """
     session = Session(request)
     try:
@@ -89,7 +91,8 @@ def _fetch(
 ) -> FetchReport:
     namespace = request.namespace or session.namespace
     if request.source.kind == "configmap":
-        return FetchReport([_configmap(session, namespace)], namespace)
+        item = _configmap(session, namespace)
+        return FetchReport([item], namespace, prepared=[prepare(item)] if prepare else [])
     try:
         pods = _select_pods(session, namespace)
     except RequestFailed as failure:
@@ -102,13 +105,16 @@ def _fetch(
             RequestFailed("no-pods", f"no pods match {what} in namespace '{namespace}'"),
         )
     results: list[Fetched | None] = [None] * len(pods)
+    prepared: list[Any] = [None] * len(pods) if prepare is not None else []
     # Each worker stores its result and counts itself done: a main thread woken at every
     # pod would contend for the interpreter lock with the workers 500 times a scan.
     done = itertools.count(1)
     lock = threading.Lock()
 
     def read(index: int, pod: dict[str, Any]) -> None:
-        results[index] = _fetch_pod(session, namespace, pod, prepare)
+        results[index] = fetched = _fetch_pod(session, namespace, pod)
+        if prepare is not None:
+            prepared[index] = prepare(fetched)
         if progress is not None:
             with lock:
                 progress(next(done), len(pods))
@@ -117,7 +123,7 @@ def _fetch(
         futures = [pool.submit(read, index, pod) for index, pod in enumerate(pods)]
     for future in futures:
         future.result()  # all done: a failure in a worker propagates
-    return FetchReport([r for r in results if r is not None], namespace)
+    return FetchReport([r for r in results if r is not None], namespace, prepared=prepared)
 
 
 def _select_pods(session: Session, namespace: str) -> list[dict[str, Any]]:
@@ -198,14 +204,9 @@ _STEP[ord("[")] = _STEP[ord("{")] = 1
 _STEP[ord("]")] = _STEP[ord("}")] = -1
 
 
-def _fetch_pod(
-    session: Session, namespace: str, pod: dict[str, Any], prepare: Prepare | None = None
-) -> Fetched:
+def _fetch_pod(session: Session, namespace: str, pod: dict[str, Any]) -> Fetched:
     try:
-        fetched = _fetch_pod_checked(session, namespace, pod)
-        if prepare is not None and fetched.text is not None:
-            prepare(fetched.text)
-        return fetched
+        return _fetch_pod_checked(session, namespace, pod)
     except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
         # An object of the wrong shape (a list where a map belongs): this pod only.
         name = _pod_name(pod) or "?"

@@ -1,0 +1,49 @@
+"""``linter.drift.memo.Memo``: one computation per key, however many threads ask."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from linter.drift.memo import Memo
+
+
+def test_threads_asking_together_share_one_computation() -> None:
+    memo = Memo()
+    calls: list[str] = []
+    start = threading.Barrier(16)
+
+    def compute() -> str:
+        calls.append("computed")
+        time.sleep(0.05)  # the others arrive while it runs
+        return "analysis"
+
+    got: list[str] = []
+
+    def ask() -> None:
+        start.wait()
+        got.append(memo.once(("config.json", "text"), compute))
+
+    threads = [threading.Thread(target=ask) for _ in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert calls == ["computed"]
+    assert got == ["analysis"] * 16
+    assert memo.once(("config.json", "other"), lambda: "second") == "second"
+    assert len(memo) == 2
+
+
+def test_a_computation_that_fails_keeps_nothing() -> None:
+    memo = Memo()
+
+    def fail() -> str:
+        raise ValueError("broken capture")
+
+    with pytest.raises(ValueError, match="broken capture"):
+        memo.once("key", fail)
+    assert len(memo) == 0
+    assert memo.once("key", lambda: "read") == "read"
