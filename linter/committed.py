@@ -13,8 +13,8 @@ import os
 from collections.abc import Sequence
 
 from linter.coverage.model import NotUnderstood
+from linter.evaluate.inputs import read_inputs
 from linter.evaluate.providers import StandaloneWorkloads
-from linter.evaluate.stages import read_inputs
 from linter.lightclass import frozen
 from linter.model.engine.settings import ModelSettings
 from linter.model.records.workload import Workload

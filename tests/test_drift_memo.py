@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from linter.drift.memo import Memo
+from linter.drift.memo import Busy, Memo
 
 
 def test_threads_asking_together_share_one_computation() -> None:
@@ -47,3 +47,22 @@ def test_a_computation_that_fails_keeps_nothing() -> None:
         memo.once("key", fail)
     assert len(memo) == 0
     assert memo.once("key", lambda: "read") == "read"
+
+
+def test_a_thread_that_must_not_wait_is_told_the_analysis_is_busy() -> None:
+    memo = Memo()
+    started, finish = threading.Event(), threading.Event()
+
+    def slow() -> str:
+        started.set()
+        finish.wait(5)
+        return "analysis"
+
+    worker = threading.Thread(target=memo.once, args=("key", slow))
+    worker.start()
+    started.wait(5)
+    with pytest.raises(Busy):
+        memo.once("key", lambda: "computed twice", wait=False)
+    finish.set()
+    worker.join()
+    assert memo.once("key", lambda: "computed twice", wait=False) == "analysis"

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from linter.committed import _in_chart
+from linter.evaluate.inputs import read_inputs
 from linter.evaluate.parsers import parse
-from linter.evaluate.stages import read_inputs
 from linter.model.engine.settings import DEFAULT_SETTINGS
 from linter.model.frontends.extract import extract_workloads
 from linter.model.records.workload import Workload

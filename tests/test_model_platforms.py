@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import Result
 from report_lines import report_lines
 
-from linter.evaluate.stages import read_inputs
+from linter.evaluate.inputs import read_inputs
 from linter.model.frontends.extract import extract_workloads
 from linter.model.records.workload import Workload
 from linter.sources.files import expand

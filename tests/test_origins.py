@@ -8,7 +8,7 @@ from pathlib import Path
 
 from click.testing import Result
 
-from linter.evaluate.stages import read_inputs
+from linter.evaluate.inputs import read_inputs
 from linter.helm.context import ChartContext, request_for
 from linter.model.engine.settings import DEFAULT_SETTINGS
 from linter.model.records.workload import Workload

@@ -120,8 +120,23 @@ def swap(differences: Sequence[Difference]) -> list[tuple[PathT, str]]:
     return sorted((d.path, SWAPPED[d.status]) for d in differences)
 
 
+_IMPORTED = threading.Event()
+
+
 def warm_up() -> None:
     """Import the diff library in a thread of its own. A cluster scan calls it before
     reading the pods: the import (a tenth of a second) then runs while the requests wait
     on the network, instead of after them."""
-    threading.Thread(target=importlib.import_module, args=("deepdiff",), daemon=True).start()
+    threading.Thread(target=_import, daemon=True).start()
+
+
+def _import() -> None:
+    try:
+        importlib.import_module("deepdiff")
+    finally:
+        _IMPORTED.set()  # a failed import fails again, and is reported, where it is used
+
+
+def ready() -> bool:
+    """``warm_up`` has imported the diff library: a comparison will not wait for it."""
+    return _IMPORTED.is_set()

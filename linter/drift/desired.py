@@ -39,10 +39,15 @@ class Desired:
 
 
 def read_desired(
-    files: Sequence[str], sets: Sequence[str] = (), limits: Limits = DEFAULT_LIMITS
+    files: Sequence[str],
+    sets: Sequence[str] = (),
+    limits: Limits = DEFAULT_LIMITS,
+    workloads: bool = True,
 ) -> Desired:
-    """``SourceError`` or ``ValuesError`` (exit 3) when a file cannot be read."""
-    from linter.evaluate.stages import read_inputs
+    """``SourceError`` or ``ValuesError`` (exit 3) when a file cannot be read. Without
+    ``workloads`` (``--values-path`` compares a subtree of the values, not the serving
+    model's workloads) values files are only merged."""
+    from linter.evaluate.inputs import read_inputs
     from linter.sources.files import Input
 
     parsed, failures = read_inputs([Input(f, Path(f)) for f in files], limits)
@@ -50,7 +55,7 @@ def read_desired(
         first = failures[0]
         raise SourceError(f"{first.file}: cannot read committed file: {first.message}")
     if all(_values_file(p) for p in parsed):
-        return _layered(files, sets, limits)
+        return _layered(files, sets, limits, workloads)
     if sets:
         raise SourceError(
             "--set applies to values files; "
@@ -80,19 +85,23 @@ def _policies() -> list[Policy]:
     return load_policies((), builtin=True)
 
 
-def _layered(files: Sequence[str], sets: Sequence[str], limits: Limits) -> Desired:
+def _layered(
+    files: Sequence[str], sets: Sequence[str], limits: Limits, workloads: bool
+) -> Desired:
     from linter.sources.chartlayout import chart_of
 
     charts = {chart_of(f) if os.path.exists(f) else None for f in files}
     folder = charts.pop() if len(charts) == 1 else None
     if folder is not None:
         return _in_chart(folder, files, sets, limits)
+    merged = merge_values(None, [load_values(path) for path in files], sets)
+    if not workloads:
+        return Desired([], merged, tuple(files))
     from linter.helm.chart import values_workloads
     from linter.model.engine.settings import DEFAULT_SETTINGS
 
-    merged = merge_values(None, [load_values(path) for path in files], sets)
-    workloads = values_workloads(merged, DEFAULT_SETTINGS)
-    return Desired([(w, None) for w in workloads], merged, tuple(files))
+    found = values_workloads(merged, DEFAULT_SETTINGS)
+    return Desired([(w, None) for w in found], merged, tuple(files))
 
 
 def _in_chart(folder: str, files: Sequence[str], sets: Sequence[str], limits: Limits) -> Desired:

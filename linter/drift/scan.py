@@ -25,7 +25,7 @@ from linter.drift.items import (
     failure_finding,
     unchecked_findings,
 )
-from linter.drift.memo import Memo
+from linter.drift.memo import Busy, Memo
 from linter.drift.normalize import normalize
 from linter.drift.result import COMPARED, ERROR, NOT_READY, DriftResult, Target, TargetResult
 from linter.drift.sides import (
@@ -120,9 +120,7 @@ def run_kube(plan: DriftPlan, request: Any, progress: Any = None) -> DriftResult
     started = time.time()
     pairing = _pairing(plan, podspec=request.source.kind == "podspec")
     compare_module.warm_up()
-    # Each pod is compared in the thread that read it, while the others wait on the
-    # network; the results keep the order of the pods.
-    report = kube.fetch(request, progress, lambda item: _fetched(pairing, item))
+    report = kube.fetch(request, progress, lambda item: _compared_early(pairing, item))
     if report.error is not None:
         return DriftResult(
             [],
@@ -132,7 +130,24 @@ def run_kube(plan: DriftPlan, request: Any, progress: Any = None) -> DriftResult
             report.error.reason,
             _notes(pairing),
         )
-    return DriftResult(list(report.prepared), started, time.time() - started, notes=_notes(pairing))
+    results = [
+        early if early is not None else _fetched(pairing, item)
+        for early, item in zip(report.prepared, report.items, strict=True)
+    ]
+    return DriftResult(results, started, time.time() - started, notes=_notes(pairing))
+
+
+def _compared_early(pairing: _Pairing, item: Any) -> TargetResult | None:
+    """The pod compared in the thread that read it, while the other threads wait on the
+    network; None (compared after the scan) rather than wait, for the diff library's
+    import or for another thread's analysis of the same configuration: a thread that
+    waits reads no pods."""
+    if not compare_module.ready():
+        return None
+    try:
+        return _fetched(pairing, item, wait=False)
+    except Busy:
+        return None
 
 
 def _notes(pairing: _Pairing) -> list[str]:
@@ -140,9 +155,10 @@ def _notes(pairing: _Pairing) -> list[str]:
 
 
 def _pairing(plan: DriftPlan, podspec: bool) -> _Pairing:
-    desired = read_desired(plan.values, plan.sets)
+    by_path = plan.pairing.values_path is not None
+    desired = read_desired(plan.values, plan.sets, workloads=not by_path)
     values = desired.merged
-    if plan.pairing.values_path is not None:
+    if by_path:
         if values is None:
             raise SourceError(_NOT_VALUES.format(files=", ".join(desired.files)))
         only = PODSPEC_KEYS if podspec else None
@@ -167,7 +183,7 @@ _NO_SERVER = (
 )
 
 
-def _fetched(pairing: _Pairing, item: Any) -> TargetResult:
+def _fetched(pairing: _Pairing, item: Any, wait: bool = True) -> TargetResult:
     target = Target(
         item.source,
         item.namespace,
@@ -189,7 +205,7 @@ def _fetched(pairing: _Pairing, item: Any) -> TargetResult:
     try:
         if item.data is not None:
             return _compare(pairing, item.data, target, pod=True)
-        return _compare_text(pairing, _document_name(target.spec), item.text or "", target)
+        return _compare_text(pairing, _document_name(target.spec), item.text or "", target, wait)
     except _ONE_TARGET_ERRORS as exc:
         # A live object or file of an unexpected shape fails its own target only: the
         # other pods of the scan are still compared and reported.
@@ -218,15 +234,21 @@ def _document_name(spec: str) -> str:
     return name or "live"
 
 
-def _compare_text(pairing: _Pairing, name: str, text: str, target: Target) -> TargetResult:
+def _compare_text(
+    pairing: _Pairing, name: str, text: str, target: Target, wait: bool = True
+) -> TargetResult:
     # The replicas of a Deployment load the same file: a text already compared in this
     # run has the same differences, only the target (pod, source) differs.
     key = (name + pairing.named(target), text)
-    analysis = pairing.memo.once(key, lambda: _analyse_text(pairing, name, text, target))
+    analysis = pairing.memo.once(
+        key, lambda: _analyse_text(pairing, name, text, target, wait), wait
+    )
     return pairing.result(analysis, target)
 
 
-def _analyse_text(pairing: _Pairing, name: str, text: str, target: Target) -> Any:
+def _analyse_text(
+    pairing: _Pairing, name: str, text: str, target: Target, wait: bool = True
+) -> Any:
     """A start-up log or info answer (``linter.drift.live``), else a JSON/YAML document;
     a log is never read as YAML."""
     try:
@@ -239,7 +261,7 @@ def _analyse_text(pairing: _Pairing, name: str, text: str, target: Target) -> An
         # formats, lines and processes) have the same analysis. A file name never holds
         # a NUL, so these keys cannot meet a text's.
         key = ("\0capture" + pairing.named(target), repr(capture))
-        return pairing.memo.once(key, lambda: pairing.analyse(capture, target, pod=False))
+        return pairing.memo.once(key, lambda: pairing.analyse(capture, target, pod=False), wait)
     try:
         data = live_document(name, text)
     except LiveError as error:

@@ -1,48 +1,20 @@
-"""Reading inputs into documents, and linting files read as they are.
+"""Linting files read as they are (``servelint test``).
 
-The lint run itself (providers, the engine once, governance) is ``run/pipeline.py``.
+Reading the inputs is ``inputs.py``; the lint run itself (providers, the engine once,
+governance) is ``run/pipeline.py``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from linter.evaluate.parsers import parse
 from linter.evaluate.providers import file_providers
 from linter.evaluate.result import RunResult, merged
 from linter.evaluate.subjects import evaluate
-from linter.findings import Finding, Severity
+from linter.findings import Finding
 from linter.model.engine.settings import DEFAULT_SETTINGS, ModelSettings
-from linter.parsing.documents import DEFAULT_LIMITS, Limits, ParsedFile
+from linter.parsing.documents import ParsedFile
 from linter.policy.model import Policy
-from linter.sources import files as file_sources
-
-
-def read_inputs(
-    inputs: Sequence[file_sources.Input], limits: Limits = DEFAULT_LIMITS
-) -> tuple[list[ParsedFile], list[Finding]]:
-    """Read and parse every input; a file that cannot be read is a ``read-error`` finding."""
-    parsed: list[ParsedFile] = []
-    failures: list[Finding] = []
-    for item in inputs:
-        result = file_sources.read(item, limits.max_bytes)
-        if result.text is None:
-            finding = Finding(
-                result.rule,
-                Severity.ERROR,
-                result.error or "cannot read",
-                item.name,
-                result.line,
-                result.column,
-            )
-            if result.rule == "input-limit":
-                # A limit is a finding about the input (exit 1), not a tool failure.
-                parsed.append(ParsedFile(item.name, "", [], [finding]))
-            else:
-                failures.append(finding)
-            continue
-        parsed.append(parse(item.name, result.text, limits))
-    return parsed, failures
 
 
 def lint_parsed(

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from linter.coverage import gaps
 from linter.coverage.model import Coverage, NotUnderstood, combine
 from linter.coverage.unrecognised import describe
-from linter.evaluate.stages import read_inputs
+from linter.evaluate.inputs import read_inputs
 from linter.evaluate.subjects import Batch, Contribution, conclude_each
 from linter.findings import Finding
 from linter.gitops.model import WrappedRelease

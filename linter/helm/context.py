@@ -21,7 +21,7 @@ import os
 from collections.abc import Sequence
 
 from linter.coverage.model import combine
-from linter.evaluate.stages import read_inputs
+from linter.evaluate.inputs import read_inputs
 from linter.evaluate.subjects import Batch, Contribution, conclude_each
 from linter.findings import Finding
 from linter.helm.chart import (

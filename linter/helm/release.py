@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from linter.coverage.model import Coverage, combine, judged_flags
+from linter.evaluate.inputs import read_inputs
 from linter.evaluate.providers import StandaloneWorkloads, file_providers
-from linter.evaluate.stages import read_inputs
 from linter.evaluate.subjects import Batch, Contribution, SubjectProvider, conclude_each
 from linter.findings import Finding, sort_findings
 from linter.helm.chart import (

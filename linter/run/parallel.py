@@ -25,8 +25,8 @@ import os
 from collections.abc import Sequence
 
 from linter.coverage.model import combine
+from linter.evaluate.inputs import read_inputs
 from linter.evaluate.providers import file_providers
-from linter.evaluate.stages import read_inputs
 from linter.evaluate.subjects import Batch, Contribution, evaluate
 from linter.findings import Finding
 from linter.lightclass import frozen

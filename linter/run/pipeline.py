@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from linter.evaluate.inputs import read_inputs
 from linter.evaluate.providers import file_providers
 from linter.evaluate.result import RunResult, merged
-from linter.evaluate.stages import read_inputs
 from linter.evaluate.subjects import Contribution, SubjectProvider, evaluate
 from linter.findings import Finding
 from linter.model.engine.settings import DEFAULT_SETTINGS, ModelSettings
