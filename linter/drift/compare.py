@@ -124,9 +124,9 @@ _IMPORTED = threading.Event()
 
 
 def warm_up() -> None:
-    """Import the diff library in a thread of its own. A cluster scan calls it before
-    reading the pods: the import (a tenth of a second) then runs while the requests wait
-    on the network, instead of after them."""
+    """Import the diff library in a thread of its own. A cluster scan calls it once its
+    client is set up, before the first request: the import (a tenth of a second) then
+    runs while the requests wait on the network, neither before them nor after them."""
     threading.Thread(target=_import, daemon=True).start()
 
 

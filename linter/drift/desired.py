@@ -85,9 +85,7 @@ def _policies() -> list[Policy]:
     return load_policies((), builtin=True)
 
 
-def _layered(
-    files: Sequence[str], sets: Sequence[str], limits: Limits, workloads: bool
-) -> Desired:
+def _layered(files: Sequence[str], sets: Sequence[str], limits: Limits, workloads: bool) -> Desired:
     from linter.sources.chartlayout import chart_of
 
     charts = {chart_of(f) if os.path.exists(f) else None for f in files}

@@ -119,8 +119,12 @@ def run_kube(plan: DriftPlan, request: Any, progress: Any = None) -> DriftResult
 
     started = time.time()
     pairing = _pairing(plan, podspec=request.source.kind == "podspec")
-    compare_module.warm_up()
-    report = kube.fetch(request, progress, lambda item: _compared_early(pairing, item))
+    report = kube.fetch(
+        request,
+        progress,
+        lambda item: _compared_early(pairing, item),
+        before_requests=compare_module.warm_up,
+    )
     if report.error is not None:
         return DriftResult(
             [],

@@ -71,15 +71,22 @@ class FetchReport:
 
 
 def fetch(
-    request: KubeRequest, progress: Progress | None = None, prepare: Prepare | None = None
+    request: KubeRequest,
+    progress: Progress | None = None,
+    prepare: Prepare | None = None,
+    before_requests: Callable[[], None] | None = None,
 ) -> FetchReport:
     """Read ``request.source`` from every selected pod (or the one ConfigMap).
 
     ``prepare`` is called with each pod's ``Fetched``, in the thread that read it (CPU work
     on one pod is done while the other threads wait on the network); what it returns is
-    ``FetchReport.prepared``, in the order of the items.
+    ``FetchReport.prepared``, in the order of the items. ``before_requests`` is called
+    once the client is set up (its import is most of a scan's start), before the first
+    request: work started there runs while the requests wait on the network.
     """
     session = Session(request)
+    if before_requests is not None:
+        before_requests()
     try:
         return _fetch(session, request, progress, prepare)
     finally:
