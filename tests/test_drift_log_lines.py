@@ -84,6 +84,11 @@ def test_a_replicas_log_with_other_times_and_process_ids_reads_as_the_first() ->
     first, second = read_capture(text), read_capture(replica)
     assert first is not None and second is not None
     assert second == first
+    # The scan keys its shared analyses by the capture: the replica's key is known
+    # without formatting the capture again, and equals the first's.
+    assert first.fingerprint in ("", repr(first))  # "" when first read in this process
+    assert second.fingerprint == repr(first)
+    assert second.key() == first.key() == repr(first)
     second.settings["compilation_config"]["level"] = -1
     third = read_capture(text)
     assert third is not None and third == first

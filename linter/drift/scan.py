@@ -264,7 +264,7 @@ def _analyse_text(
         # never repeat; what they printed does. Equal captures (same repr: same settings,
         # formats, lines and processes) have the same analysis. A file name never holds
         # a NUL, so these keys cannot meet a text's.
-        key = ("\0capture" + pairing.named(target), repr(capture))
+        key = ("\0capture" + pairing.named(target), capture.key())
         return pairing.memo.once(key, lambda: pairing.analyse(capture, target, pod=False), wait)
     try:
         data = live_document(name, text)

@@ -60,7 +60,8 @@ def read_capture(text: str) -> Capture | None:
     if records:
         capture = assemble(vllm.SERVER, version, records, vllm.IGNORED, vllm.MODEL_KEY)
         if not capture.disagreements:
-            _remember(said, (capture, pickle.dumps(capture.settings, pickle.HIGHEST_PROTOCOL)))
+            kept = dataclasses.replace(capture, fingerprint=repr(capture))
+            _remember(said, (kept, pickle.dumps(capture.settings, pickle.HIGHEST_PROTOCOL)))
         return capture
     cleaned = lines.clean(text)
     for parser in _OTHER_LOG_PARSERS:

@@ -12,6 +12,7 @@ server's resolution shows, beside a record of the arguments, was chosen by the s
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -73,6 +74,13 @@ class Capture:
     model_key: str = ""
     # (kind, last complete field) of each record cut before its end.
     truncated: tuple[tuple[str, str], ...] = ()
+    # repr() of the capture without this field, once it is known (a capture read again
+    # from lines read before): what a scan keys its shared analyses by.
+    fingerprint: str = dataclasses.field(default="", repr=False, compare=False)
+
+    def key(self) -> str:
+        """Equal for equal captures (same settings, formats, lines and processes)."""
+        return self.fingerprint or repr(self)
 
     def describe(self) -> str:
         """``vLLM 0.11.0: non-default args, V1 engine config (truncated after seed)``."""
