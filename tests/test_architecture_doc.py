@@ -38,7 +38,7 @@ def defined_names(path: Path) -> set[str]:
 
 def test_every_path_in_the_map_exists() -> None:
     paths = set(PATH.findall(DOC.read_text(encoding="utf-8")))
-    assert {"sources/chartlayout.py", "evaluate/stages.py", "policies/vllm-kv.yaml"} <= paths
+    assert {"sources/chartlayout.py", "evaluate/inputs.py", "policies/vllm-kv.yaml"} <= paths
     assert sorted(p for p in paths if resolve(p) is None) == []
 
 

@@ -319,6 +319,53 @@ def test_vllm_v1_log_planted_drift_by_setting_name(run_line: Run) -> None:
     )
 
 
+def test_several_served_model_names_compare_as_the_command_line_gives_them(
+    run_line: Run, tmp_path: Path
+) -> None:
+    """``--served-model-name a b`` prints as a list of two: the committed list is in sync
+    with it, and a name changed on either side is reported at its line."""
+    log = (LOGS / "vllm-0.11-dp2.log").read_text()
+    two = log.replace(
+        "'served_model_name': ['llama-3.1-8b']", "'served_model_name': ['llama-3.1-8b', 'llama']"
+    )
+    assert two != log
+    (tmp_path / "two-names.log").write_text(two)
+    values = (LOGS / "vllm-values.yaml").read_text()
+    listed = values.replace(
+        "      servedModelName: llama-3.1-8b\n",
+        "      servedModelName:\n        - llama-3.1-8b\n        - llama\n",
+    )
+    assert listed != values
+    (tmp_path / "values.yaml").write_text(listed)
+    (tmp_path / "renamed.yaml").write_text(listed.replace("        - llama\n", "        - l3\n"))
+    in_sync = run_line(
+        ["drift", "-f", str(tmp_path / "values.yaml"), "--live", str(tmp_path / "two-names.log")]
+    )
+    assert in_sync.exit_code == 0, in_sync.output
+    renamed = run_line(
+        [
+            "drift",
+            "-f",
+            str(tmp_path / "renamed.yaml"),
+            "--live",
+            str(tmp_path / "two-names.log"),
+            "--format",
+            "json",
+        ]
+    )
+    assert renamed.exit_code == 1
+    findings = json.loads(renamed.output)["findings"]
+    assert [(f["rule"], f["path"], f["desired"], f["live"], f["line"]) for f in findings] == [
+        (
+            "drift/served-model-name",
+            "served_model_name",
+            "llama-3.1-8b l3",
+            "llama-3.1-8b llama",
+            11,
+        )
+    ]
+
+
 def test_vllm_v0_namespace_log(run_line: Run) -> None:
     args = ["drift", "-f", "vllm-0.7-values.yaml", "--live", "vllm-0.7-namespace.log"]
     assert run_line(args).exit_code == 0

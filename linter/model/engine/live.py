@@ -61,15 +61,25 @@ def server_settings(
 ) -> LiveSettings:
     """The settings of ``server`` among ``data`` (keys named as the server names them,
     e.g. what a start-up log printed), typed as the serving model types them. A string
-    setting printed as a one-item list (``nargs="+"``: ``'served_model_name': ['llama']``)
-    is that string."""
+    setting printed as a list (``nargs="+"``: ``'served_model_name': ['llama-8b',
+    'llama']``) is its items separated by spaces, as the command line gives them and as
+    the committed side reads them (one item: that item)."""
     unwrapped = {}
     for key, value in data.items():
         setting = registry.by_key(server, str(key))
         if setting is not None and setting.kind == "str" and isinstance(value, list):
-            value = value[0] if len(value) == 1 else value
+            value = _joined(value)
         unwrapped[key] = value
     return _settings(server, unwrapped, model, version)
+
+
+def _joined(items: list[Any]) -> Any:
+    """A list of words as one string; anything else (a list of maps) as it is."""
+    if len(items) == 1:
+        return items[0]
+    if items and all(isinstance(i, str | int | float) and not isinstance(i, bool) for i in items):
+        return " ".join(str(i) for i in items)
+    return items
 
 
 def _settings(server: str, data: Mapping[str, Any], model: str, version: str) -> LiveSettings:
