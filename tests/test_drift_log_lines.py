@@ -4,6 +4,7 @@ exactly what cleaning every line gives it: same lines, numbers, processes and te
 from __future__ import annotations
 
 import copy
+import dataclasses
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -89,6 +90,8 @@ def test_a_replicas_log_with_other_times_and_process_ids_reads_as_the_first() ->
     assert first.fingerprint in ("", repr(first))  # "" when first read in this process
     assert second.fingerprint == repr(first)
     assert second.key() == first.key() == repr(first)
+    changed = dataclasses.replace(second, version="0.12.0")  # no longer the same capture
+    assert changed.fingerprint == "" and changed.key() == repr(changed) != first.key()
     second.settings["compilation_config"]["level"] = -1
     third = read_capture(text)
     assert third is not None and third == first

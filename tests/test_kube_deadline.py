@@ -84,3 +84,62 @@ def test_pools_of_every_scheme_build_bounded_answers_and_installing_twice_change
     for scheme, pool in first.items():
         assert issubclass(pool, urllib3.PoolManager().pool_classes_by_scheme[scheme])
         assert pool.ConnectionCls.response_class is kube_deadline.DeadlineResponse
+
+
+def test_a_tls_handshake_that_never_ends_is_given_up_at_the_deadline() -> None:
+    """A server that takes the connection and never answers the TLS handshake: each read
+    would wait the 5 s socket timeout; the request ends at its 0.5 s deadline."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted: list[socket.socket] = []
+    server = threading.Thread(target=lambda: accepted.append(listener.accept()[0]), daemon=True)
+    server.start()
+    manager = urllib3.PoolManager(cert_reqs="CERT_NONE", retries=False)
+    kube_deadline.install(manager)
+    port = listener.getsockname()[1]
+    started = time.monotonic()
+    try:
+        with (
+            kube_deadline.bounded(started + 0.5),
+            pytest.raises(urllib3.exceptions.TimeoutError),
+        ):
+            manager.request("GET", f"https://127.0.0.1:{port}/", timeout=5.0)
+        assert 0.4 < time.monotonic() - started < 3.0
+    finally:
+        manager.clear()
+        server.join(5)
+        for sock in accepted:
+            sock.close()
+        listener.close()
+
+
+def test_connections_made_in_time_are_kept_alive_and_reused() -> None:
+    """A keep-alive server answered twice over one connection: the connection is made
+    once (by the deadline), then reused without connecting again."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    connections: list[socket.socket] = []
+
+    def serve() -> None:
+        conn = listener.accept()[0]
+        connections.append(conn)
+        for _ in range(2):
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += conn.recv(4096)
+            conn.sendall(HEAD)
+
+    server = threading.Thread(target=serve, daemon=True)
+    server.start()
+    manager = urllib3.PoolManager(retries=False)
+    kube_deadline.install(manager)
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/"
+    try:
+        for _ in range(2):
+            with kube_deadline.bounded(time.monotonic() + 5.0):
+                assert manager.request("GET", url, timeout=5.0).data == b"hello"
+        server.join(5)
+        assert len(connections) == 1
+    finally:
+        manager.clear()
+        for sock in connections:
+            sock.close()
+        listener.close()

@@ -5,10 +5,13 @@ refused, deep or not."""
 from __future__ import annotations
 
 import json
+import tracemalloc
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from linter.sources import kube
 from linter.sources.kube import _MAX_JSON_DEPTH, RequestFailed, _json_object, _nesting
 
 
@@ -41,10 +44,27 @@ _JSON = st.recursive(
 )
 
 
-@given(_JSON, st.booleans())
-def test_the_depth_is_the_reference_depth_for_any_json(value: object, ascii_only: bool) -> None:
+@given(_JSON, st.booleans(), st.sampled_from([1, 2, 3, 7, 1 << 20]))
+def test_the_depth_is_the_reference_depth_for_any_json(
+    value: object, ascii_only: bool, window: int
+) -> None:
+    """Whatever the window: strings and escapes that cross a window's edge included."""
     data = json.dumps(value, ensure_ascii=ascii_only).encode()
-    assert _nesting(data) == _reference(data)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kube, "_WINDOW", window)
+        assert _nesting(data) == _reference(data)
+
+
+def test_a_long_list_of_short_strings_is_checked_in_little_memory() -> None:
+    # 16 MiB of "", : split at its quotes whole, the pieces took 470 MB.
+    data = b"[" + b'"",' * (16 * 2**20 // 3) + b'""]'
+    tracemalloc.start()
+    try:
+        assert _nesting(data) == 1
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 2**20, f"{peak / 2**20:.0f} MB"
 
 
 def test_brackets_in_strings_and_escaped_quotes_do_not_count() -> None:

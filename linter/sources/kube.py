@@ -85,9 +85,9 @@ def fetch(
     request: work started there runs while the requests wait on the network.
     """
     session = Session(request)
-    if before_requests is not None:
-        before_requests()
     try:
+        if before_requests is not None:
+            before_requests()
         return _fetch(session, request, progress, prepare)
     finally:
         session.close()
@@ -196,15 +196,25 @@ def _json_object(data: bytes, what: str) -> dict[str, Any]:
 
 def _nesting(data: bytes) -> int:
     """The deepest bracket nesting of a JSON text, outside its strings: exact for valid
-    JSON; any other text fails to parse (a RecursionError included). Escaped backslashes,
-    then escaped quotes, are dropped, so that every quote left opens or closes a string;
-    a pure-Python loop over every byte of a 500-pod list cost more than parsing it."""
+    UTF-8 JSON; any other text fails to parse (a RecursionError included). Escaped
+    backslashes, then escaped quotes, are dropped, so that every quote left opens or
+    closes a string; the text is then split at its quotes a window at a time (a list of
+    pieces per window, not per answer: a hostile list of empty strings stays small). A
+    pure-Python loop over every byte of a 500-pod list cost more than parsing it."""
     unescaped = data.replace(b"\\\\", b"").replace(b'\\"', b"")
-    outside = b"".join(unescaped.split(b'"')[0::2])
-    brackets = outside.translate(None, _NOT_BRACKETS)
-    return max(itertools.accumulate(map(_STEP.__getitem__, brackets), initial=0))
+    depth = deepest = 0
+    inside = False  # a string runs on from the window before
+    for start in range(0, len(unescaped), _WINDOW):
+        pieces = unescaped[start : start + _WINDOW].split(b'"')
+        outside = b"".join(pieces[1 if inside else 0 :: 2])
+        inside ^= len(pieces) % 2 == 0  # an odd number of quotes
+        steps = map(_STEP.__getitem__, outside.translate(None, _NOT_BRACKETS))
+        levels = list(itertools.accumulate(steps, initial=depth))
+        deepest, depth = max(deepest, max(levels)), levels[-1]
+    return deepest
 
 
+_WINDOW = 1 << 20
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _STEP = [0] * 256
 _STEP[ord("[")] = _STEP[ord("{")] = 1

@@ -8,10 +8,12 @@ was given up at the deadline: a scan of 500 pods spent a third of its CPU starti
 those threads (``benchmarks/drift.py``).
 
 The connection pools of the official client's ``urllib3`` pool manager are swapped for
-subclasses whose connections build their answers with ``DeadlineResponse``; the
-deadline is the calling thread's (``bounded``), so connections stay shared by threads.
-Connecting (and a TLS handshake) is bounded by the socket timeout alone, as for exec
-(``kube_ws``).
+subclasses whose connections build their answers with ``DeadlineResponse`` and connect
+within the deadline too: a new connection (name lookup, each address tried, the TLS
+handshake) is made in a thread given up at the deadline. Connections are kept alive, so
+that thread is started once per connection, not per request. The deadline is the
+calling thread's (``bounded``), so connections stay shared by threads. Exec's WebSocket
+connections (``kube_ws``) connect under the socket timeout, as before.
 """
 
 from __future__ import annotations
@@ -91,6 +93,41 @@ class DeadlineResponse(http.client.HTTPResponse):
         super().__init__(sock, *args, **kwargs)
 
 
+class _DeadlineConnect:
+    """A connection made by the deadline of the thread that needs it (``bounded``)."""
+
+    def connect(self) -> None:
+        deadline = getattr(_local, "deadline", None)
+        if deadline is None:
+            super().connect()  # type: ignore[misc]
+            return
+        lock = threading.Lock()
+        outcome: list[BaseException | None] = []
+        abandoned = False
+
+        def make() -> None:
+            error: BaseException | None = None
+            try:
+                super(_DeadlineConnect, self).connect()  # type: ignore[misc]
+            except BaseException as exc:  # handed to the thread that waits, or dropped
+                error = exc
+            with lock:
+                if abandoned:
+                    self.close()  # type: ignore[attr-defined]
+                else:
+                    outcome.append(error)
+
+        worker = threading.Thread(target=make, daemon=True, name="servelint-connect")
+        worker.start()
+        worker.join(max(deadline - time.monotonic(), 0.0))
+        with lock:
+            if not outcome:
+                abandoned = True
+                raise TimeoutError("no connection within the timeout")
+        if outcome[0] is not None:
+            raise outcome[0]
+
+
 _POOLS: dict[type[Any], type[Any]] = {}
 _POOLS_LOCK = threading.Lock()
 
@@ -111,7 +148,7 @@ def _bounded_pool(pool: type[Any]) -> type[Any]:
         if made is None:
             connection = type(
                 pool.ConnectionCls.__name__,
-                (pool.ConnectionCls,),
+                (_DeadlineConnect, pool.ConnectionCls),
                 {"response_class": DeadlineResponse},
             )
             made = type(pool.__name__, (pool,), {"ConnectionCls": connection})

@@ -55,12 +55,13 @@ def read_capture(text: str) -> Capture | None:
     if known is not None:
         capture, settings = known
         # Its maps are each caller's own; every other field is immutable.
-        return dataclasses.replace(capture, settings=pickle.loads(settings))
+        copy = dataclasses.replace(capture, settings=pickle.loads(settings))
+        return copy.with_fingerprint(capture.fingerprint)
     records, version = vllm.from_lines(marked, problems)
     if records:
         capture = assemble(vllm.SERVER, version, records, vllm.IGNORED, vllm.MODEL_KEY)
         if not capture.disagreements:
-            kept = dataclasses.replace(capture, fingerprint=repr(capture))
+            kept = dataclasses.replace(capture).with_fingerprint(repr(capture))
             _remember(said, (kept, pickle.dumps(capture.settings, pickle.HIGHEST_PROTOCOL)))
         return capture
     cleaned = lines.clean(text)

@@ -75,12 +75,19 @@ class Capture:
     # (kind, last complete field) of each record cut before its end.
     truncated: tuple[tuple[str, str], ...] = ()
     # repr() of the capture without this field, once it is known (a capture read again
-    # from lines read before): what a scan keys its shared analyses by.
-    fingerprint: str = dataclasses.field(default="", repr=False, compare=False)
+    # from lines read before): what a scan keys its shared analyses by. Not an argument:
+    # ``dataclasses.replace`` never carries it over to a capture that may differ.
+    fingerprint: str = dataclasses.field(default="", init=False, repr=False, compare=False)
 
     def key(self) -> str:
         """Equal for equal captures (same settings, formats, lines and processes)."""
         return self.fingerprint or repr(self)
+
+    def with_fingerprint(self, fingerprint: str) -> Capture:
+        """This capture, just made and known to equal the one ``fingerprint`` is the repr
+        of (the only change a capture ever sees, before anyone else holds it)."""
+        object.__setattr__(self, "fingerprint", fingerprint)
+        return self
 
     def describe(self) -> str:
         """``vLLM 0.11.0: non-default args, V1 engine config (truncated after seed)``."""
