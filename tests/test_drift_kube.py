@@ -484,3 +484,27 @@ def test_per_pod_401_403_and_not_ready_while_the_others_are_compared(
         "pod is Running but not Ready (containers not ready: vllm); not compared"
     )
     assert cluster.count("/pods/vllm-5d9c7-a2kq9/exec") == 1  # 401 is never retried
+
+
+def test_pods_compared_after_the_scan_give_the_report_of_pods_compared_while_read(
+    run_line: Run, api: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Workers compare the pods they read unless the diff library is still importing or
+    another worker is analysing the same configuration; the main thread compares those
+    after the scan. Whoever compares a pod, and however many threads read, the report is
+    the same."""
+
+    def report(*extra: str) -> dict[str, object]:
+        result = drift(run_line, api, "--selector", "app=vllm", "--format", "json", *extra)
+        assert result.exit_code == 1
+        data: dict[str, object] = json.loads(result.output)
+        return data
+
+    while_read = report("--concurrency", "4")
+    one_at_a_time = report("--concurrency", "1")
+    monkeypatch.setattr("linter.drift.compare.ready", lambda: False)
+    after_the_scan = report("--concurrency", "4")
+    assert while_read == one_at_a_time == after_the_scan
+    targets = after_the_scan["targets"]
+    assert isinstance(targets, list)
+    assert [t.get("differences") for t in targets] == [1, 1, 0, None]
