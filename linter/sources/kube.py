@@ -19,9 +19,10 @@ from typing import Any
 
 from linter.lightclass import frozen
 from linter.sources import kube_logs, kube_pods
+from linter.sources.kube_deadline import with_deadline
 from linter.sources.kube_errors import RequestFailed, RetryPolicy
 from linter.sources.kube_pods import SourceSpec
-from linter.sources.kube_session import Session, with_deadline
+from linter.sources.kube_session import Session
 
 Progress = Callable[[int, int], None]
 Prepare = Callable[["Fetched"], Any]

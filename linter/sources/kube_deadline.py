@@ -23,10 +23,11 @@ import io
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
+T = TypeVar("T")
 _local = threading.local()
 _BUFFER = 64 * 1024
 
@@ -101,31 +102,59 @@ class _DeadlineConnect:
         if deadline is None:
             super().connect()  # type: ignore[misc]
             return
-        lock = threading.Lock()
-        outcome: list[BaseException | None] = []
-        abandoned = False
+        with_deadline(
+            super().connect,  # type: ignore[misc]
+            max(deadline - time.monotonic(), 0.0),
+            (Exception,),
+            abandoned=lambda _: self.close(),  # type: ignore[attr-defined]
+            name="servelint-connect",
+        )
 
-        def make() -> None:
-            error: BaseException | None = None
-            try:
-                super(_DeadlineConnect, self).connect()  # type: ignore[misc]
-            except BaseException as exc:  # handed to the thread that waits, or dropped
-                error = exc
-            with lock:
-                if abandoned:
-                    self.close()  # type: ignore[attr-defined]
-                else:
-                    outcome.append(error)
 
-        worker = threading.Thread(target=make, daemon=True, name="servelint-connect")
-        worker.start()
-        worker.join(max(deadline - time.monotonic(), 0.0))
+def with_deadline(
+    action: Callable[[], T],
+    timeout: float,
+    errors: tuple[type[BaseException], ...],
+    abandoned: Callable[[T], None] | None = None,
+    name: str = "servelint-exec",
+) -> T:
+    """Run ``action`` in a daemon thread and give up after ``timeout`` seconds; its
+    ``errors`` are raised here. What it returns after it was given up goes to
+    ``abandoned`` (a connection made too late is closed there).
+
+    The client's WebSocket handshake has no timeout of its own (websocket-client connects
+    with a blocking socket), nor has a name lookup, so a pod that never answers would
+    hang the scan; the abandoned thread ends when the connection does, or with the
+    process.
+    """
+    lock = threading.Lock()
+    outcome: list[tuple[bool, Any]] = []
+    given_up = False
+
+    def target() -> None:
+        try:
+            result: tuple[bool, Any] = (True, action())
+        except errors as exc:  # handed over to the calling thread, which classifies it
+            result = (False, exc)
         with lock:
-            if not outcome:
-                abandoned = True
-                raise TimeoutError("no connection within the timeout")
-        if outcome[0] is not None:
-            raise outcome[0]
+            if not given_up:
+                outcome.append(result)
+            elif result[0] and abandoned is not None:
+                abandoned(result[1])
+
+    worker = threading.Thread(target=target, daemon=True, name=name)
+    worker.start()
+    worker.join(timeout)
+    with lock:
+        if not outcome:
+            given_up = True
+            if worker.is_alive():
+                raise TimeoutError(f"no answer within {timeout} s")
+            raise RuntimeError(f"the {name} worker failed (traceback above)")
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return cast(T, value)
 
 
 _POOLS: dict[type[Any], type[Any]] = {}

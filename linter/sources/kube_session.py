@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from linter.errors import SourceError
 from linter.sources import kube_deadline, kube_ws
@@ -16,7 +16,6 @@ from linter.sources.kube_errors import BodyTooLarge, call
 if TYPE_CHECKING:
     from linter.sources.kube import KubeRequest
 
-T = TypeVar("T")
 _MAX_ERROR_BODY = 1024 * 1024  # an error Status is a few hundred bytes
 _CHUNK = 64 * 1024
 
@@ -163,33 +162,3 @@ class Session:
 
     def call(self, action: Callable[[], Any], what: str) -> Any:
         return call(action, self.request.retry, what, self.errors)
-
-
-def with_deadline(
-    action: Callable[[], T], timeout: float, errors: tuple[type[BaseException], ...]
-) -> T:
-    """Run ``action`` in a daemon thread and give up after ``timeout`` seconds.
-
-    The client's WebSocket handshake has no timeout of its own (websocket-client connects
-    with a blocking socket), so a pod that never answers would hang the scan; the
-    abandoned thread ends when the connection does, or with the process.
-    """
-    outcome: list[tuple[bool, Any]] = []
-
-    def target() -> None:
-        try:
-            outcome.append((True, action()))
-        except errors as exc:  # handed over to the calling thread, which classifies it
-            outcome.append((False, exc))
-
-    worker = threading.Thread(target=target, daemon=True, name="servelint-exec")
-    worker.start()
-    worker.join(timeout)
-    if not outcome:
-        if worker.is_alive():
-            raise TimeoutError(f"no answer within {timeout} s")
-        raise RuntimeError("the exec worker failed (traceback above)")
-    ok, value = outcome[0]
-    if not ok:
-        raise value
-    return value
