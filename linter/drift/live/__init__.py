@@ -61,8 +61,9 @@ def read_capture(text: str) -> Capture | None:
     if records:
         capture = assemble(vllm.SERVER, version, records, vllm.IGNORED, vllm.MODEL_KEY)
         if not capture.disagreements:
-            kept = dataclasses.replace(capture).with_fingerprint(repr(capture))
-            _remember(said, (kept, pickle.dumps(capture.settings, pickle.HIGHEST_PROTOCOL)))
+            # Kept for its fields but its maps, which each later caller loads afresh.
+            capture.with_fingerprint(repr(capture))
+            _remember(said, (capture, pickle.dumps(capture.settings, pickle.HIGHEST_PROTOCOL)))
         return capture
     cleaned = lines.clean(text)
     for parser in _OTHER_LOG_PARSERS:
